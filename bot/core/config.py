@@ -1,0 +1,117 @@
+"""Target-repository configuration and domain knowledge. Pure: text in, data out.
+
+Knowledge ships as `bot/knowledge/default.yaml`; a target repository may
+override any part of it in `.recipe-bot.yml` under `knowledge:`. Both are
+validated with JSON Schemas from `schemas/`.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from typing import Any
+
+import jsonschema
+
+from bot.core.model import SEVERITIES, Severity
+from bot.parse.yamlsafe import YamlError, load_safe
+
+CONFIG_FILENAMES = (".recipe-bot.yml", ".recipe-bot.yaml", ".github/recipe-bot.yml")
+
+
+class ConfigError(Exception):
+    pass
+
+
+def load_schema(name: str) -> dict[str, Any]:
+    text = resources.files("bot.schemas").joinpath(name).read_text(encoding="utf-8")
+    schema: dict[str, Any] = json.loads(text)
+    return schema
+
+
+def _validate(data: Any, schema_name: str, label: str) -> None:
+    schema = load_schema(schema_name)
+    validator = jsonschema.Draft202012Validator(schema)
+    errors = sorted(validator.iter_errors(data), key=lambda e: list(e.absolute_path))
+    if errors:
+        err = errors[0]
+        where = "/".join(str(p) for p in err.absolute_path) or "(top level)"
+        raise ConfigError(f"{label}: {where}: {err.message}")
+
+
+def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, Any]:
+    out = dict(base)
+    for key, value in over.items():
+        if isinstance(value, Mapping) and isinstance(out.get(key), Mapping):
+            out[key] = deep_merge(out[key], value)
+        else:
+            out[key] = value
+    return out
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    data: Mapping[str, Any]
+
+    def model(self, prefix: str | None) -> Mapping[str, Any]:
+        if not prefix:
+            return {}
+        models: Mapping[str, Any] = self.data.get("models", {})
+        return models.get(prefix, {})
+
+    def section(self, name: str) -> Any:
+        return self.data.get(name, {})
+
+
+@dataclass(frozen=True)
+class Config:
+    recipes: tuple[str, ...] = ()
+    changelog: str = "perf-changelog.yaml"
+    golden_dir: str = "golden_al_distribution"
+    master_configs: tuple[str, ...] = ()
+    disabled: frozenset[str] = frozenset()
+    severity: Mapping[str, Severity] = field(default_factory=dict)
+    knowledge: Knowledge = field(default_factory=lambda: Knowledge({}))
+    source: str = "defaults"
+
+
+def default_knowledge_text() -> str:
+    return resources.files("bot.knowledge").joinpath("default.yaml").read_text(encoding="utf-8")
+
+
+def build_config(repo_config_text: str | None, *, source: str = "defaults") -> Config:
+    """Defaults for an InferenceX-shaped repository, overridden by the repo's config."""
+    try:
+        kdata = load_safe(default_knowledge_text(), label="default knowledge")
+    except YamlError as exc:  # pragma: no cover - shipped data
+        raise ConfigError(str(exc)) from exc
+    user: Mapping[str, Any] = {}
+    if repo_config_text is not None:
+        try:
+            loaded = load_safe(repo_config_text, label=source)
+        except YamlError as exc:
+            raise ConfigError(str(exc)) from exc
+        if loaded is None:
+            loaded = {}
+        _validate(loaded, "config.schema.json", source)
+        user = loaded
+    knowledge = deep_merge(kdata, user.get("knowledge", {}) or {})
+    _validate(knowledge, "knowledge.schema.json", f"{source}: knowledge")
+    paths = deep_merge(knowledge.get("paths", {}), user.get("paths", {}) or {})
+    rules_cfg = user.get("rules", {}) or {}
+    severity = {k.upper(): v for k, v in (rules_cfg.get("severity", {}) or {}).items()}
+    for sev in severity.values():
+        if sev not in SEVERITIES:  # pragma: no cover - schema enforces
+            raise ConfigError(f"{source}: unknown severity {sev!r}")
+    return Config(
+        recipes=tuple(paths.get("recipes", ())),
+        changelog=str(paths.get("changelog", "perf-changelog.yaml")),
+        golden_dir=str(paths.get("golden", "golden_al_distribution")),
+        master_configs=tuple(paths.get("master_configs", ())),
+        disabled=frozenset(r.upper() for r in rules_cfg.get("disable", []) or []),
+        severity=severity,
+        knowledge=Knowledge(knowledge),
+        source=source,
+    )

@@ -1,0 +1,190 @@
+"""The rule engine: route paths to parsers, run rules, apply suppressions. Pure.
+
+Each changed path is routed to its parser by glob, parsed once (cached by
+blob id), and handed to the rules that target it. A file that cannot be
+parsed becomes a finding, never an exception.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from bot.core.config import Config
+from bot.core.model import SEVERITY_RANK, Finding
+from bot.core.registry import RuleModule, all_rules
+from bot.core.tree import Tree, glob_match
+
+SUPPRESS_RE = re.compile(r"#\s*bot:\s*ignore\[([A-Za-z0-9_,\s-]+)\]")
+
+_PARSE_CACHE: dict[tuple[str, str], Any] = {}
+_PARSE_CACHE_MAX = 4096
+
+
+@dataclass
+class Context:
+    """What a rule may look at besides its own input. Read-only."""
+
+    tree: Tree
+    config: Config
+    pr: int | None = None
+    base: Tree | None = None
+    # paths changed by the PR; None when the whole tree is linted
+    changed: frozenset[str] | None = None
+    _memo: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def knowledge(self) -> Any:
+        return self.config.knowledge
+
+    def text(self, path: str, tree: Tree | None = None) -> str | None:
+        data = (tree or self.tree).read(path)
+        if data is None:
+            return None
+        return data.decode("utf-8", errors="replace")
+
+    def parsed(self, kind: str, path: str, parse: Callable[[str, str], Any], tree: Tree | None = None) -> Any:
+        """Parse `path` once per content: results are cached by blob id."""
+        src = tree or self.tree
+        blob = src.blob_id(path)
+        if blob is None:
+            return None
+        key = (kind, blob + "\x00" + path)
+        if key not in _PARSE_CACHE:
+            text = self.text(path, src)
+            if text is None:
+                return None
+            if len(_PARSE_CACHE) >= _PARSE_CACHE_MAX:
+                _PARSE_CACHE.clear()
+            _PARSE_CACHE[key] = parse(path, text)
+        return _PARSE_CACHE[key]
+
+    def recipe(self, path: str) -> Any:
+        from bot.parse.recipe import parse_recipe
+
+        return self.parsed("recipe", path, parse_recipe)
+
+    def memo(self, key: str, make: Callable[[], Any]) -> Any:
+        if key not in self._memo:
+            self._memo[key] = make()
+        return self._memo[key]
+
+    def golden(self) -> Any:
+        from bot.parse.golden import load_golden_set
+
+        return self.memo("golden", lambda: load_golden_set(self))
+
+
+@dataclass
+class Target:
+    kind: str
+    parse: Callable[[str, str], Any]
+
+
+def _targets() -> dict[str, Target]:
+    from bot.parse.changelog import parse_changelog
+    from bot.parse.recipe import parse_recipe
+
+    return {
+        "recipe": Target("recipe", parse_recipe),
+        "changelog": Target("changelog", parse_changelog),
+    }
+
+
+def route(path: str, config: Config) -> str | None:
+    if path == config.changelog or glob_match(path, config.changelog):
+        return "changelog"
+    if any(glob_match(path, pat) for pat in config.recipes):
+        return "recipe"
+    return None
+
+
+def suppressed_ids(text: str) -> dict[int, set[str]]:
+    """Line number -> rule ids suppressed there (`# bot: ignore[ID, ...] reason`)."""
+    out: dict[int, set[str]] = {}
+    if "bot:" not in text:
+        return out
+    for no, line in enumerate(text.splitlines(), 1):
+        m = SUPPRESS_RE.search(line)
+        if m:
+            ids = {x.strip().upper() for x in m.group(1).split(",") if x.strip()}
+            out.setdefault(no, set()).update(ids)
+    return out
+
+
+def _is_suppressed(f: Finding, marks: dict[int, set[str]], slugs: dict[str, str]) -> bool:
+    for line in (f.span.line, f.span.line - 1, f.span.last_line):
+        ids = marks.get(line, set())
+        if f.rule in ids or f.slug.upper() in ids or "ALL" in ids:
+            return True
+    return False
+
+
+@dataclass
+class Report:
+    findings: list[Finding]
+    files: list[str]
+    suppressed: int = 0
+
+    def counts(self) -> dict[str, int]:
+        out = {"error": 0, "warning": 0, "info": 0}
+        for f in self.findings:
+            out[f.severity] += 1
+        return out
+
+    def exceeds(self, level: str) -> bool:
+        return any(SEVERITY_RANK[f.severity] >= SEVERITY_RANK[level] for f in self.findings)
+
+
+def lint(
+    ctx: Context,
+    paths: Iterable[str] | None = None,
+    rules: list[RuleModule] | None = None,
+) -> Report:
+    """Lint `paths` (default: every routed path of the tree)."""
+    rules = rules if rules is not None else all_rules()
+    config = ctx.config
+    targets = _targets()
+    selected = sorted(set(paths if paths is not None else ctx.tree.paths()))
+    findings: list[Finding] = []
+    files: list[str] = []
+    suppressed = 0
+    for path in selected:
+        kind = route(path, config)
+        if kind is None:
+            continue
+        parsed = ctx.parsed(kind, path, targets[kind].parse)
+        if parsed is None:
+            continue
+        files.append(path)
+        text = ctx.text(path) or ""
+        marks = suppressed_ids(text)
+        for rm in rules:
+            if rm.rule.target != kind or rm.rule.id in config.disabled:
+                continue
+            for finding in _run(rm, parsed, ctx):
+                if _is_suppressed(finding, marks, {}):
+                    suppressed += 1
+                    continue
+                override = config.severity.get(rm.rule.id)
+                findings.append(replace(finding, severity=override) if override else finding)
+    findings = _dedupe(findings)
+    findings.sort(key=Finding.sort_key)
+    return Report(findings=findings, files=files, suppressed=suppressed)
+
+
+def _run(rm: RuleModule, parsed: Any, ctx: Context) -> Iterator[Finding]:
+    yield from rm.check(parsed, ctx)
+
+
+def _dedupe(findings: list[Finding]) -> list[Finding]:
+    seen: set[tuple[str, str, int, str]] = set()
+    out = []
+    for f in findings:
+        key = (f.rule, f.path, f.span.line, f.message.en)
+        if key not in seen:
+            seen.add(key)
+            out.append(f)
+    return out

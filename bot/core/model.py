@@ -1,0 +1,154 @@
+"""Core data types: bilingual text, rules, findings. Pure: no I/O."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+import string
+from collections.abc import Mapping
+from dataclasses import dataclass, field, replace
+from typing import Any, Literal
+
+Severity = Literal["error", "warning", "info"]
+SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
+SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
+
+ERROR: Severity = "error"
+WARNING: Severity = "warning"
+INFO: Severity = "info"
+
+
+@dataclass(frozen=True)
+class T:
+    """A text in English and Chinese, with the same `{placeholders}` in both."""
+
+    en: str
+    zh: str
+
+    def placeholders(self) -> tuple[set[str], set[str]]:
+        def names(s: str) -> set[str]:
+            return {f for _, f, _, _ in string.Formatter().parse(s) if f}
+
+        return names(self.en), names(self.zh)
+
+    def format(self, params: Mapping[str, Any]) -> T:
+        return T(en=self.en.format_map(_Params(params)), zh=self.zh.format_map(_Params(params)))
+
+    def get(self, lang: str) -> str:
+        return self.zh if lang == "zh" else self.en
+
+
+class _Params(dict[str, Any]):
+    """format_map helper: a missing placeholder stays visible instead of raising."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+@dataclass(frozen=True)
+class Example:
+    """A file that a rule must fire on (bad) or stay silent on (good).
+
+    Lines that must fire carry a trailing marker `# [RCP001]` (any comment
+    syntax ending in `[ID]`). `files` holds other files of the same
+    repository the check needs (a sibling recipe, a golden curve, ...).
+    """
+
+    path: str
+    text: str
+    files: Mapping[str, str] = field(default_factory=dict)
+    pr: int | None = None
+    # the same repository before the change, for rules that compare base and head
+    base: Mapping[str, str] | None = None
+    note: str = ""
+
+
+@dataclass(frozen=True)
+class Span:
+    """Where something is written: 1-based line and column, inclusive end line."""
+
+    line: int
+    col: int = 1
+    end_line: int | None = None
+    end_col: int | None = None
+
+    @property
+    def last_line(self) -> int:
+        return self.end_line or self.line
+
+
+@dataclass(frozen=True)
+class Finding:
+    rule: str
+    slug: str
+    severity: Severity
+    path: str
+    span: Span
+    title: T
+    message: T
+    fix: T | None
+    # normalised offending text; with rule and path it makes the fingerprint,
+    # so a finding survives a rebase that only moves lines.
+    subject: str
+    suggestion: str | None = None
+
+    @property
+    def line(self) -> int:
+        return self.span.line
+
+    @property
+    def fingerprint(self) -> str:
+        norm = re.sub(r"\s+", " ", self.subject).strip()
+        raw = f"{self.rule}\x00{self.path}\x00{norm}".encode()
+        return hashlib.sha256(raw).hexdigest()[:16]
+
+    def sort_key(self) -> tuple[str, int, int, str]:
+        return (self.path, self.span.line, self.span.col, self.rule)
+
+
+@dataclass(frozen=True)
+class Rule:
+    id: str
+    slug: str
+    severity: Severity
+    target: Literal["recipe", "changelog", "repo"]
+    title: T
+    message: T
+    rationale: T
+    fix: T | None = None
+    bad: tuple[Example, ...] = ()
+    good: tuple[Example, ...] = ()
+    # Alternative wordings for special cases of the same defect, keyed by name.
+    variants: Mapping[str, T] = field(default_factory=dict)
+    variant_fixes: Mapping[str, T] = field(default_factory=dict)
+
+    def hit(
+        self,
+        path: str,
+        span: Span,
+        subject: str,
+        *,
+        variant: str | None = None,
+        severity: Severity | None = None,
+        suggestion: str | None = None,
+        **params: Any,
+    ) -> Finding:
+        """Build a finding of this rule with its message filled in."""
+        message = self.variants[variant] if variant else self.message
+        fix = self.variant_fixes.get(variant, self.fix) if variant else self.fix
+        return Finding(
+            rule=self.id,
+            slug=self.slug,
+            severity=severity or self.severity,
+            path=path,
+            span=span,
+            title=self.title,
+            message=message.format(params),
+            fix=fix.format(params) if fix else None,
+            subject=subject,
+            suggestion=suggestion,
+        )
+
+
+def with_severity(finding: Finding, severity: Severity) -> Finding:
+    return replace(finding, severity=severity)

@@ -1,0 +1,1339 @@
+"""A symbolic bash interpreter over tree-sitter-bash syntax trees. Pure.
+
+It does not run anything. It walks a recipe script the way bash would and
+keeps, for every path through the script that matters, what each variable,
+array, exported variable and heredoc-written file holds, as `Str` values
+that remember where they were written. Conditions it can decide from known
+values pick one arm; conditions on the environment (`EVAL_ONLY`, `CONC`,
+`KV_OFFLOADING`, ...) fork the path and record the assumption, so both arms
+of `if [ "$EVAL_ONLY" = "true" ]` become separate *variants*, consistent
+with later tests of the same variable. Every executed command is reported to
+a callback with its expanded words and environment; the recipe model picks
+out the engine launches.
+
+Limits keep hostile scripts cheap: a cap on live paths, on function-call
+depth and on syntax-tree depth. What cannot be resolved stays symbolic.
+"""
+
+from __future__ import annotations
+
+import ast
+import fnmatch
+import math
+import re
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
+from typing import Any
+
+import tree_sitter_bash
+from tree_sitter import Language, Node, Parser
+
+from bot.parse.values import Seg, Str
+
+MAX_PATHS = 64
+# Above this many live paths, paths that agree on the variant variables are
+# joined: values on which they disagree become unknown instead of multiplying.
+SOFT_PATHS = 12
+VARIANT_VARS = frozenset({"EVAL_ONLY"})
+MAX_CALL_DEPTH = 8
+MAX_NODE_DEPTH = 400
+MAX_STEPS = 200_000
+
+Value = Str | tuple[Str, ...]
+
+
+@lru_cache(maxsize=1)
+def _parser() -> Parser:
+    return Parser(Language(tree_sitter_bash.language()))
+
+
+def parse_tree(source: bytes) -> Any:
+    return _parser().parse(source)
+
+
+@dataclass(frozen=True)
+class Assumption:
+    """A condition on an unknown (environment) variable taken by one path."""
+
+    var: str
+    op: str  # "eq" | "ne"
+    value: str
+    line: int
+
+
+@dataclass
+class State:
+    vars: dict[str, Value] = field(default_factory=dict)
+    exported: frozenset[str] = frozenset()
+    files: dict[str, Str] = field(default_factory=dict)
+    assumptions: tuple[Assumption, ...] = ()
+    positional: tuple[Str, ...] = ()
+    done: bool = False
+    returning: bool = False
+    breaking: bool = False
+
+    def copy(self) -> State:
+        return replace(self, vars=dict(self.vars), files=dict(self.files))
+
+    def key(self) -> tuple[Any, ...]:
+        return (
+            tuple(sorted(self.vars.items())),
+            self.exported,
+            tuple(sorted(self.files.items())),
+            frozenset(self.assumptions),
+            self.positional,
+            self.done,
+            self.returning,
+            self.breaking,
+        )
+
+    def eq_value(self, name: str) -> str | None:
+        for a in self.assumptions:
+            if a.var == name and a.op == "eq":
+                return a.value
+        return None
+
+    def ne_values(self, name: str) -> set[str]:
+        return {a.value for a in self.assumptions if a.var == name and a.op == "ne"}
+
+
+@dataclass
+class Command:
+    """An executed simple command, fully expanded as far as possible."""
+
+    words: list[Str]
+    inline_env: dict[str, Str]
+    state: State
+    line: int
+    end_line: int
+    background: bool = False
+
+
+@dataclass
+class Problem:
+    line: int
+    message: str
+
+
+class _Budget(Exception):
+    pass
+
+
+class Interpreter:
+    def __init__(self, source: bytes, on_command: Callable[[Command], None]) -> None:
+        self.src = source
+        self.on_command = on_command
+        self.functions: dict[str, Node] = {}
+        self.problems: list[Problem] = []
+        self.finished: list[State] = []
+        self.steps = 0
+        self.call_depth = 0
+        self._path_cap_reported = False
+        self.last_use = _last_uses(source)
+
+    # ----------------------------------------------------------------- driving
+    def run(self, root: Node) -> list[State]:
+        states = [State()]
+        try:
+            states = self.block(list(root.named_children), states, 0)
+        except _Budget:
+            self.problems.append(Problem(1, "script too complex to analyse fully; stopped early"))
+        except RecursionError:
+            self.problems.append(Problem(1, "script nested too deeply to analyse"))
+        return self.finished + [s for s in states if not s.done]
+
+    def text(self, node: Node) -> str:
+        return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+    def block(self, nodes: list[Node], states: list[State], depth: int) -> list[State]:
+        for node in nodes:
+            if node.type == "comment":
+                continue
+            nxt: list[State] = []
+            for st in states:
+                if st.done or st.returning or st.breaking:
+                    nxt.append(st)
+                    continue
+                nxt.extend(self.stmt(node, st, depth + 1))
+            self._prune(nxt, node.end_byte)
+            states = self._merge(nxt) if len(nxt) > len(states) else nxt
+            if len(states) > SOFT_PATHS:
+                states = self._join_by_variant(states)
+            live = [s for s in states if not s.done]
+            self.finished.extend(s for s in states if s.done)
+            states = live
+            if not states:
+                break
+        return states
+
+    def _prune(self, states: list[State], pos: int) -> None:
+        """Forget variables and assumptions no later text can read.
+
+        Paths that differ only in dead variables then merge, which keeps the
+        number of paths close to the number of real launch variants.
+        """
+        last = self.last_use
+        for st in states:
+            dead = [k for k in st.vars if last.get(k, -1) < pos and k not in st.exported]
+            for k in dead:
+                del st.vars[k]
+            if st.assumptions and any(last.get(a.var, -1) < pos for a in st.assumptions):
+                st.assumptions = tuple(a for a in st.assumptions if last.get(a.var, -1) >= pos)
+
+    def _join_by_variant(self, states: list[State]) -> list[State]:
+        groups: dict[tuple[Any, ...], list[State]] = {}
+        for st in states:
+            if st.done:
+                groups.setdefault(("done", id(st)), []).append(st)
+                continue
+            key = tuple(sorted(a for a in st.assumptions if a.var in VARIANT_VARS))
+            groups.setdefault(key, []).append(st)
+        return [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
+
+    def _merge(self, states: list[State]) -> list[State]:
+        if len(states) < 2:
+            return states
+        seen: dict[tuple[Any, ...], State] = {}
+        for st in states:
+            seen.setdefault(st.key(), st)
+        return list(seen.values())
+
+    def _fork_allowed(self, n: int) -> bool:
+        if n < MAX_PATHS:
+            return True
+        if not self._path_cap_reported:
+            self._path_cap_reported = True
+            self.problems.append(
+                Problem(1, f"more than {MAX_PATHS} paths through the script; some branches not analysed")
+            )
+        return False
+
+    # -------------------------------------------------------------- statements
+    def stmt(self, node: Node, st: State, depth: int) -> list[State]:
+        self.steps += 1
+        if self.steps > MAX_STEPS:
+            raise _Budget()
+        if depth > MAX_NODE_DEPTH:
+            raise RecursionError()
+        t = node.type
+        if t in ("variable_assignment", "variable_assignments"):
+            assigns = [node] if t == "variable_assignment" else [
+                c for c in node.named_children if c.type == "variable_assignment"
+            ]
+            for a in assigns:
+                self.assign(a, st)
+            return [st]
+        if t == "command":
+            return self.command(node, st, depth, background=False)
+        if t == "declaration_command":
+            self.declaration(node, st)
+            return [st]
+        if t == "unset_command":
+            for c in node.named_children:
+                name = self.text(c)
+                if not name.startswith("-"):
+                    st.vars[name] = Str()
+                    st.exported = st.exported - {name}
+            return [st]
+        if t == "redirected_statement":
+            return self.redirected(node, st, depth)
+        if t in ("compound_statement", "subshell", "do_group"):
+            return self.block(list(node.named_children), [st], depth)
+        if t == "if_statement":
+            return self.if_statement(node, st, depth)
+        if t == "case_statement":
+            return self.case_statement(node, st, depth)
+        if t in ("for_statement", "c_style_for_statement", "while_statement"):
+            return self.loop(node, st, depth)
+        if t == "function_definition":
+            name = node.child_by_field_name("name")
+            body = node.child_by_field_name("body")
+            if name is not None and body is not None:
+                self.functions[self.text(name)] = body
+            return [st]
+        if t == "list":
+            return self.list_statement(node, st, depth)
+        if t == "pipeline":
+            states = [st]
+            for c in node.named_children:
+                states = self.block([c], states, depth)
+            return states
+        if t == "negated_command":
+            return self.block(list(node.named_children), [st], depth)
+        return [st]
+
+    def list_statement(self, node: Node, st: State, depth: int) -> list[State]:
+        kids = node.children
+        ops = [c.type for c in kids if not c.is_named]
+        named = [c for c in kids if c.is_named]
+        if len(named) == 2 and ops in (["&&"], ["||"]):
+            left, right = named
+            truth = self.condition(left, st) if left.type in ("test_command",) else None
+            if left.type == "test_command" or ops == ["||"]:
+                want = ops == ["&&"]
+                if truth is None:
+                    if not self._has_effect(right):
+                        return self.block([left], [st], depth)
+                    states = self.block([left], [st], depth)
+                    out: list[State] = []
+                    for s in states:
+                        taken = s.copy()
+                        taken.assumptions += tuple(self.assumptions_for(left, want, s))
+                        if self._fork_allowed(len(out) + 2):
+                            out.extend(self.block([right], [taken], depth))
+                            skipped = s.copy()
+                            skipped.assumptions += tuple(self.assumptions_for(left, not want, s))
+                            out.append(skipped)
+                        else:
+                            out.append(s)
+                    return out
+                if truth == want:
+                    return self.block([right], [st], depth)
+                return [st]
+            return self.block([left, right], [st], depth)
+        return self.block(named, [st], depth)
+
+    def _has_effect(self, node: Node) -> bool:
+        """Whether running `node` could change state or launch something."""
+        if node.type in ("variable_assignment", "declaration_command", "unset_command"):
+            return True
+        if node.type == "command":
+            name = node.child_by_field_name("name")
+            word = self.text(name) if name is not None else ""
+            if word in ("exit", "return", "echo", "printf", "true", "false", ":", "sleep", "break"):
+                return word in ("exit", "return", "break")
+            return True
+        return any(self._has_effect(c) for c in node.named_children)
+
+    def if_statement(self, node: Node, st: State, depth: int) -> list[State]:
+        arms: list[tuple[Node | None, list[Node]]] = []
+        cond: Node | None = node.child_by_field_name("condition")
+        body: list[Node] = []
+        for c in node.named_children:
+            if c.type in ("elif_clause", "else_clause"):
+                break
+            if c is not cond and c.type != "comment" and (cond is None or c.start_byte >= cond.end_byte):
+                body.append(c)
+        arms.append((cond, body))
+        for c in node.named_children:
+            if c.type == "elif_clause":
+                ec = c.child_by_field_name("condition")
+                if ec is None:
+                    named = [x for x in c.named_children if x.type != "comment"]
+                    ec, rest = (named[0], named[1:]) if named else (None, [])
+                else:
+                    rest = [x for x in c.named_children if x.start_byte >= ec.end_byte and x.type != "comment"]
+                arms.append((ec, rest))
+            elif c.type == "else_clause":
+                arms.append((None, [x for x in c.named_children if x.type != "comment"]))
+        if len(arms) == 1 or arms[-1][0] is not None:
+            arms.append((None, []))
+        return self._arms(arms, st, depth)
+
+    def _arms(self, arms: list[tuple[Node | None, list[Node]]], st: State, depth: int) -> list[State]:
+        """Run a chain of (condition, body) arms; a None condition is `else`."""
+        out: list[State] = []
+        pending = [st]
+        for cond, body in arms:
+            if not pending:
+                break
+            nxt_pending: list[State] = []
+            for s in pending:
+                if cond is None:
+                    out.extend(self.block(body, [s], depth))
+                    continue
+                # commands in the condition run too (e.g. `if cmd; then`)
+                truth = self.condition(cond, s)
+                if truth is True:
+                    out.extend(self.block(body, [s], depth))
+                elif truth is False:
+                    nxt_pending.append(s)
+                else:
+                    if self._fork_allowed(len(out) + len(nxt_pending) + 2):
+                        taken = s.copy()
+                        taken.assumptions += tuple(self.assumptions_for(cond, True, s))
+                        out.extend(self.block(body, [taken], depth))
+                        rest = s.copy()
+                        rest.assumptions += tuple(self.assumptions_for(cond, False, s))
+                        nxt_pending.append(rest)
+                    else:
+                        out.extend(self.block(body, [s], depth))
+            pending = nxt_pending
+        return out + pending
+
+    def case_statement(self, node: Node, st: State, depth: int) -> list[State]:
+        value_node = node.child_by_field_name("value")
+        subject = self.expand_one(value_node, st) if value_node is not None else Str()
+        items = [c for c in node.named_children if c.type == "case_item"]
+        out: list[State] = []
+        unmatched = [st]
+        has_default = False
+        for item in items:
+            pats = [item.children[i] for i in range(item.child_count) if item.field_name_for_child(i) == "value"]
+            body = [c for c in item.named_children if c not in pats and c.type != "comment"]
+            pat_texts = [self._pattern_text(p, st) for p in pats]
+            if any(p == "*" for p in pat_texts):
+                has_default = True
+            if subject.known:
+                if any(p is not None and fnmatch.fnmatchcase(subject.text, p) for p in pat_texts):
+                    return self.block(body, [st], depth)
+                continue
+            if not self._fork_allowed(len(out) + 2):
+                continue
+            branch = st.copy()
+            var = self._single_var(value_node) if value_node is not None else None
+            if var and len(pat_texts) == 1 and pat_texts[0] and not any(ch in pat_texts[0] for ch in "*?["):
+                branch.assumptions += (Assumption(var, "eq", pat_texts[0], item.start_point.row + 1),)
+            out.extend(self.block(body, [branch], depth))
+        if subject.known:
+            return [st]
+        if not has_default:
+            out.extend(unmatched)
+        return out
+
+    def _pattern_text(self, node: Node, st: State) -> str | None:
+        if node.type in ("word", "extglob_pattern", "number"):
+            return self.text(node)
+        s = self.expand_one(node, st)
+        return s.value
+
+    def loop(self, node: Node, st: State, depth: int) -> list[State]:
+        body = node.child_by_field_name("body")
+        if body is None:
+            return [st]
+        var = node.child_by_field_name("variable")
+        if var is not None:
+            st.vars[self.text(var)] = Str.unknown_of("$" + self.text(var))
+        states = self.block([body], [st], depth)
+        for s in states:
+            s.breaking = False
+        return states
+
+    # ------------------------------------------------------------ assignments
+    def assign(self, node: Node, st: State, export: bool = False) -> None:
+        name_node = node.child_by_field_name("name")
+        if name_node is None:
+            return
+        name = self.text(name_node)
+        if name_node.type == "subscript":
+            base = name_node.child_by_field_name("name")
+            if base is not None:
+                st.vars.pop(self.text(base), None)
+            return
+        value_node = node.child_by_field_name("value")
+        append = any(c.type == "+=" for c in node.children)
+        value: Value
+        if value_node is None:
+            value = Str()
+        elif value_node.type == "array":
+            elems: list[Str] = []
+            for c in value_node.named_children:
+                if c.type != "comment":
+                    elems.extend(self.expand(c, st))
+            value = tuple(elems)
+        else:
+            value = self.expand_one(value_node, st, assignment=True)
+        if append:
+            old = st.vars.get(name)
+            if isinstance(value, tuple):
+                prev = old if isinstance(old, tuple) else ((old,) if isinstance(old, Str) and old.segs else ())
+                value = prev + value
+            elif isinstance(old, Str):
+                value = old + value
+            elif old is None:
+                value = Str.unknown_of("$" + name) + value
+        st.vars[name] = value
+        if export:
+            st.exported = st.exported | {name}
+
+    def declaration(self, node: Node, st: State) -> None:
+        kw = node.children[0].type if node.children else ""
+        export = kw == "export"
+        for c in node.named_children:
+            if c.type == "word" and self.text(c) == "-x":
+                export = True
+        for c in node.named_children:
+            if c.type == "variable_assignment":
+                self.assign(c, st, export=export)
+            elif c.type == "variable_name" and export:
+                st.exported = st.exported | {self.text(c)}
+
+    # ----------------------------------------------------------------- commands
+    def command(self, node: Node, st: State, depth: int, background: bool,
+                heredoc: Str | None = None, redirect_to: Str | None = None) -> list[State]:
+        inline: dict[str, Str] = {}
+        words: list[Str] = []
+        name_node = node.child_by_field_name("name")
+        for c in node.named_children:
+            if c.type == "variable_assignment" and name_node is None:
+                self.assign(c, st)
+            elif c.type == "variable_assignment":
+                nn = c.child_by_field_name("name")
+                vn = c.child_by_field_name("value")
+                if nn is not None:
+                    inline[self.text(nn)] = self.expand_one(vn, st) if vn is not None else Str()
+            elif c.type in ("command_name",):
+                words.extend(self.expand(c.named_children[0], st) if c.named_children else [])
+            elif c.type in ("file_redirect", "herestring_redirect", "comment"):
+                continue
+            elif c.type == "subscript":
+                continue
+            else:
+                words.extend(self.expand(c, st))
+        if not words:
+            return [st]
+        head = words[0].value
+        if head in ("exit",):
+            code = words[1].value if len(words) > 1 else "0"
+            st.done = True
+            st.vars["?exit"] = Str.lit(code or "?")
+            return [st]
+        if head == "return":
+            st.returning = True
+            return [st]
+        if head in ("break", "continue"):
+            st.breaking = True
+            return [st]
+        if head == "export":
+            for w in words[1:]:
+                text = w.text
+                if "=" in text:
+                    k, _, _ = text.partition("=")
+                    st.vars[k] = _after_eq(w)
+                    st.exported = st.exported | {k}
+                elif re.fullmatch(r"[A-Za-z_]\w*", text):
+                    st.exported = st.exported | {text}
+            return [st]
+        if head == "unset":
+            for w in words[1:]:
+                if w.value and not w.text.startswith("-"):
+                    st.vars[w.text] = Str()
+                    st.exported = st.exported - {w.text}
+            return [st]
+        if head == "printf" and len(words) > 2 and words[1].value == "-v":
+            target = words[2].value
+            if target and len(words) > 3:
+                st.vars[target] = printf(words[3], words[4:])
+            return [st]
+        if head in ("cat", "tee") and heredoc is not None:
+            dest = redirect_to
+            if head == "tee":
+                dests = [w for w in words[1:] if not w.text.startswith("-")]
+                dest = dests[0] if dests else dest
+            if dest is not None:
+                st.files[dest.text] = heredoc
+        if head in self.functions and self.call_depth < MAX_CALL_DEPTH:
+            body = self.functions[head]
+            saved = st.positional
+            st.positional = tuple(words[1:])
+            self.call_depth += 1
+            try:
+                states = self.block([body], [st], depth)
+            finally:
+                self.call_depth -= 1
+            for s in states:
+                s.positional = saved
+                s.returning = False
+            return states
+        self.on_command(
+            Command(
+                words=words,
+                inline_env=inline,
+                state=st,
+                line=node.start_point.row + 1,
+                end_line=node.end_point.row + 1,
+                background=background,
+            )
+        )
+        return [st]
+
+    def redirected(self, node: Node, st: State, depth: int) -> list[State]:
+        body = node.child_by_field_name("body")
+        heredoc: Str | None = None
+        dest: Str | None = None
+        for i in range(node.child_count):
+            c = node.children[i]
+            if c.type == "heredoc_redirect":
+                heredoc = self.heredoc(c, st)
+                for cc in c.named_children:
+                    if cc.type == "file_redirect":
+                        dest = self._redirect_dest(cc, st) or dest
+            elif c.type == "file_redirect":
+                d = self._redirect_dest(c, st)
+                op = c.children[0].type if c.children else ""
+                if d is not None and op in (">", ">>", ">|"):
+                    dest = d
+        if body is None:
+            return [st]
+        if body.type == "command":
+            return self.command(node=body, st=st, depth=depth, background=False,
+                                heredoc=heredoc, redirect_to=dest)
+        return self.block([body], [st], depth)
+
+    def _redirect_dest(self, node: Node, st: State) -> Str | None:
+        d = node.child_by_field_name("destination")
+        if d is None:
+            return None
+        return self.expand_one(d, st)
+
+    def heredoc(self, node: Node, st: State) -> Str:
+        start = next((c for c in node.children if c.type == "heredoc_start"), None)
+        body = next((c for c in node.children if c.type == "heredoc_body"), None)
+        if body is None:
+            return Str()
+        quoted = start is not None and any(q in self.text(start) for q in "'\"\\")
+        if quoted:
+            return _lit_segs(self.text(body), body.start_point.row, body.start_point.column)
+        return self._concat_children(body, st, unescape=False)
+
+    # --------------------------------------------------------------- conditions
+    def condition(self, node: Node, st: State) -> bool | None:
+        t = node.type
+        if t == "test_command":
+            kids = node.named_children
+            return self.test_expr(kids[0], st) if kids else None
+        if t == "negated_command":
+            kids = node.named_children
+            inner = self.condition(kids[0], st) if kids else None
+            return None if inner is None else not inner
+        if t == "list":
+            named = node.named_children
+            ops = [c.type for c in node.children if not c.is_named]
+            if len(named) == 2 and ops in (["&&"], ["||"]):
+                a = self.condition(named[0], st)
+                b = self.condition(named[1], st)
+                return _and(a, b) if ops == ["&&"] else _or(a, b)
+            return None
+        if t == "command":
+            name = node.child_by_field_name("name")
+            word = self.text(name) if name is not None else ""
+            if word == "true":
+                return True
+            if word == "false":
+                return False
+            return None
+        if t in ("compound_statement", "subshell") and node.named_children:
+            return self.condition(node.named_children[-1], st)
+        if t == "arithmetic_expansion" or t == "arith":
+            return None
+        return None
+
+    def test_expr(self, node: Node, st: State) -> bool | None:
+        t = node.type
+        if t == "parenthesized_expression":
+            kids = node.named_children
+            return self.test_expr(kids[0], st) if kids else None
+        if t == "unary_expression":
+            op = node.child_by_field_name("operator")
+            kids = [c for c in node.named_children if c.type != "test_operator"]
+            optext = self.text(op) if op is not None else (node.children[0].type if node.children else "")
+            if optext == "!" and kids:
+                inner = self.test_expr(kids[0], st)
+                return None if inner is None else not inner
+            if optext in ("-z", "-n") and kids:
+                v = self.expand_one(kids[0], st)
+                if v.known:
+                    return (v.text == "") == (optext == "-z")
+                if v.text and any(s.unknown is None and s.text for s in v.segs):
+                    return optext == "-n"
+            return None
+        if t == "binary_expression":
+            op_node = node.child_by_field_name("operator")
+            op = self.text(op_node) if op_node is not None else ""
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if left is None or right is None:
+                kids = node.named_children
+                if len(kids) >= 2:
+                    left, right = kids[0], kids[-1]
+                else:
+                    return None
+            if op in ("&&", "-a"):
+                return _and(self.test_expr(left, st), self.test_expr(right, st))
+            if op in ("||", "-o"):
+                return _or(self.test_expr(left, st), self.test_expr(right, st))
+            lv = self.expand_one(left, st)
+            rv = self.expand_one(right, st) if right.type not in ("regex", "extglob_pattern") else Str.lit(self.text(right))
+            if op in ("=", "==", "!="):
+                same = self._equal(lv, rv, left, st, glob=op == "==")
+                if same is None:
+                    return None
+                return same if op != "!=" else not same
+            if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
+                a, b = _to_int(lv.value), _to_int(rv.value)
+                if a is None or b is None:
+                    return None
+                return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b,
+                        "-gt": a > b, "-ge": a >= b}[op]
+            return None
+        if t in ("string", "word", "simple_expansion", "expansion", "concatenation"):
+            v = self.expand_one(node, st)
+            return (v.text != "") if v.known else None
+        return None
+
+    def _equal(self, lv: Str, rv: Str, left: Node, st: State, glob: bool) -> bool | None:
+        if lv.known and rv.known:
+            if glob and any(ch in rv.text for ch in "*?["):
+                return fnmatch.fnmatchcase(lv.text, rv.text)
+            return lv.text == rv.text
+        var = self._single_var(left)
+        if var and rv.known:
+            eq = st.eq_value(var)
+            if eq is not None:
+                return eq == rv.text
+            if rv.text in st.ne_values(var):
+                return False
+        return None
+
+    def assumptions_for(self, node: Node, truth: bool, st: State) -> Iterator[Assumption]:
+        """What taking this arm of `node` tells about environment variables."""
+        t = node.type
+        if t == "test_command":
+            if node.named_children:
+                yield from self._test_assumptions(node.named_children[0], truth, st)
+        elif t == "negated_command" and node.named_children:
+            yield from self.assumptions_for(node.named_children[0], not truth, st)
+        elif t == "list":
+            named = node.named_children
+            ops = [c.type for c in node.children if not c.is_named]
+            if len(named) == 2 and ((ops == ["&&"] and truth) or (ops == ["||"] and not truth)):
+                yield from self.assumptions_for(named[0], truth, st)
+                yield from self.assumptions_for(named[1], truth, st)
+
+    def _test_assumptions(self, node: Node, truth: bool, st: State) -> Iterator[Assumption]:
+        t = node.type
+        if t == "parenthesized_expression" and node.named_children:
+            yield from self._test_assumptions(node.named_children[0], truth, st)
+            return
+        if t == "unary_expression":
+            kids = [c for c in node.named_children if c.type != "test_operator"]
+            if node.children and node.children[0].type == "!" and kids:
+                yield from self._test_assumptions(kids[0], not truth, st)
+            return
+        if t != "binary_expression":
+            return
+        op_node = node.child_by_field_name("operator")
+        op = self.text(op_node) if op_node is not None else ""
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if left is None or right is None:
+            return
+        if op in ("&&", "-a") and truth:
+            yield from self._test_assumptions(left, True, st)
+            yield from self._test_assumptions(right, True, st)
+            return
+        if op in ("||", "-o") and not truth:
+            yield from self._test_assumptions(left, False, st)
+            yield from self._test_assumptions(right, False, st)
+            return
+        if op not in ("=", "==", "!="):
+            return
+        var = self._single_var(left)
+        rv = self.expand_one(right, st)
+        if not var or not rv.known or any(ch in rv.text for ch in "*?["):
+            return
+        positive = truth if op != "!=" else not truth
+        yield Assumption(var, "eq" if positive else "ne", rv.text, node.start_point.row + 1)
+
+    def _single_var(self, node: Node) -> str | None:
+        """`"$X"`, `$X`, `${X}`, `${X:-d}` -> "X"; anything else -> None."""
+        n = node
+        if n.type == "string":
+            kids = n.named_children
+            if len(kids) != 1:
+                return None
+            n = kids[0]
+        if n.type == "simple_expansion":
+            vn = next((c for c in n.named_children if c.type == "variable_name"), None)
+            return self.text(vn) if vn is not None else None
+        if n.type == "expansion":
+            kids = n.named_children
+            if kids and kids[0].type == "variable_name":
+                op = n.child_by_field_name("operator")
+                if op is None or self.text(op) in (":-", "-"):
+                    return self.text(kids[0])
+        return None
+
+    # -------------------------------------------------------------- expansions
+    def expand(self, node: Node, st: State) -> list[Str]:
+        """Expand one syntactic word into zero or more words (arrays, splitting)."""
+        t = node.type
+        if t == "string":
+            kids = node.named_children
+            if len(kids) == 1 and kids[0].type in ("expansion", "simple_expansion"):
+                arr = self._array_ref(kids[0], st)
+                if arr is not None:
+                    return list(arr)
+            return [self._concat_children(node, st, unescape=True)]
+        if t in ("simple_expansion", "expansion"):
+            arr = self._array_ref(node, st)
+            if arr is not None:
+                out: list[Str] = []
+                for e in arr:
+                    out.extend(e.split() if e.known else [e])
+                return out
+            v = self.expand_one(node, st)
+            return v.split() if v.known else ([v] if v.segs else [])
+        if t == "command_substitution":
+            v = self.expand_one(node, st)
+            return v.split() if v.known else [v]
+        if t == "concatenation":
+            return [self.expand_one(node, st)]
+        return [self.expand_one(node, st)]
+
+    def _array_ref(self, node: Node, st: State) -> tuple[Str, ...] | None:
+        """`${A[@]}`, `${A[*]}`, `$@` -> the elements; else None."""
+        if node.type == "simple_expansion":
+            name = self.text(node)[1:]
+            if name in ("@", "*"):
+                return st.positional
+            return None
+        kids = node.named_children
+        if len(kids) == 1 and kids[0].type == "subscript":
+            sub = kids[0]
+            base = sub.child_by_field_name("name")
+            index = sub.child_by_field_name("index")
+            if base is None or index is None or self.text(index) not in ("@", "*"):
+                return None
+            if any(c.type in ("#", "!") for c in node.children):
+                return None
+            value = st.vars.get(self.text(base))
+            if value is None:
+                return (Str.unknown_of(self.text(node), node.start_point.row + 1, node.start_point.column + 1),)
+            return value if isinstance(value, tuple) else (value,)
+        return None
+
+    def expand_one(self, node: Node, st: State, assignment: bool = False) -> Str:
+        t = node.type
+        row, col = node.start_point.row, node.start_point.column
+        if t in ("word", "number", "extglob_pattern", "regex", "test_operator"):
+            raw = self.text(node)
+            if "\\" in raw:
+                raw = re.sub(r"\\(.)", r"\1", raw)
+            return Str.lit(raw, row + 1, col + 1)
+        if t == "raw_string":
+            raw = self.text(node)[1:-1]
+            return _lit_segs(raw, row, col + 1)
+        if t == "ansi_c_string":
+            raw = self.text(node)[2:-1]
+            try:
+                raw = raw.encode("latin-1", "backslashreplace").decode("unicode_escape")
+            except UnicodeDecodeError:
+                pass
+            return Str.lit(raw, row + 1, col + 1)
+        if t == "string":
+            return self._concat_children(node, st, unescape=True)
+        if t == "concatenation":
+            parts = [self.expand_one(c, st) if c.type != "string" else self._concat_children(c, st, True)
+                     for c in node.named_children]
+            return Str.join(parts)
+        if t == "simple_expansion":
+            name = self.text(node)[1:]
+            return self.lookup(name, st, row, col)
+        if t == "expansion":
+            return self.param_expansion(node, st)
+        if t == "arithmetic_expansion":
+            return self.arithmetic(node, st)
+        if t == "command_substitution":
+            return self.command_substitution(node, st)
+        if t == "array":
+            return Str.join([self.expand_one(c, st) for c in node.named_children], " ")
+        if t == "translated_string":
+            return self._concat_children(node, st, unescape=True)
+        return Str.unknown_of(self.text(node), row + 1, col + 1)
+
+    def _concat_children(self, node: Node, st: State, unescape: bool) -> Str:
+        """A double-quoted string or heredoc body: literal gaps plus expansions."""
+        parts: list[Str] = []
+        start = node.start_byte
+        end = node.end_byte
+        row, col = node.start_point.row, node.start_point.column
+        if node.type == "string":
+            start += 1
+            end -= 1
+            col += 1
+        pos = start
+        prow, pcol = row, col
+        for c in node.children:
+            if c.type in ('"',) or c.start_byte < start:
+                continue
+            if c.type in ("string_content", "heredoc_content") or not c.is_named:
+                continue
+            if c.start_byte > pos:
+                parts.append(self._lit_between(pos, c.start_byte, prow, pcol, unescape))
+            if c.type in ("simple_expansion", "expansion"):
+                arr = self._array_ref(c, st)
+                parts.append(Str.join(arr, " ") if arr is not None else self.expand_one(c, st))
+            else:
+                parts.append(self.expand_one(c, st))
+            pos = c.end_byte
+            prow, pcol = c.end_point.row, c.end_point.column
+        if end > pos:
+            parts.append(self._lit_between(pos, end, prow, pcol, unescape))
+        return Str.join(parts)
+
+    def _lit_between(self, a: int, b: int, row: int, col: int, unescape: bool) -> Str:
+        raw = self.src[a:b].decode("utf-8", errors="replace")
+        return _lit_segs(raw, row, col, unescape=unescape)
+
+    def lookup(self, name: str, st: State, row: int = -1, col: int = 0) -> Str:
+        if name.isdigit():
+            i = int(name)
+            if i == 0:
+                return Str.unknown_of("$0", row + 1, col + 1)
+            if i - 1 < len(st.positional):
+                return st.positional[i - 1]
+            return Str.unknown_of("$" + name, row + 1, col + 1)
+        if name in ("@", "*"):
+            return Str.join(st.positional, " ")
+        value = st.vars.get(name)
+        if value is None:
+            eq = st.eq_value(name)
+            if eq is not None:
+                return Str.lit(eq)
+            return Str.unknown_of("$" + name, row + 1, col + 1)
+        if isinstance(value, tuple):
+            return value[0] if value else Str()
+        return value
+
+    def param_expansion(self, node: Node, st: State) -> Str:
+        row, col = node.start_point.row, node.start_point.column
+        kids = node.named_children
+        op_node = node.child_by_field_name("operator")
+        op = self.text(op_node) if op_node is not None else None
+        raw = self.text(node)
+        if not kids:
+            return Str.unknown_of(raw, row + 1, col + 1)
+        first = kids[0]
+        if op == "#" and first.type in ("subscript", "variable_name") and first is kids[-1]:
+            # ${#X} / ${#A[@]}
+            if first.type == "subscript":
+                base = first.child_by_field_name("name")
+                val = st.vars.get(self.text(base)) if base is not None else None
+                if isinstance(val, tuple):
+                    return Str.lit(str(len(val)))
+                return Str.unknown_of(raw, row + 1, col + 1)
+            v = self.lookup(self.text(first), st, row, col)
+            return Str.lit(str(len(v.text))) if v.known else Str.unknown_of(raw, row + 1, col + 1)
+        if first.type == "subscript":
+            arr = self._array_ref(node, st)
+            if arr is not None:
+                return Str.join(arr, " ")
+            base = first.child_by_field_name("name")
+            index = first.child_by_field_name("index")
+            val = st.vars.get(self.text(base)) if base is not None else None
+            if isinstance(val, tuple) and index is not None:
+                i = _to_int(self.expand_one(index, st).value)
+                if i is not None and -len(val) <= i < len(val):
+                    return val[i]
+            return Str.unknown_of(raw, row + 1, col + 1)
+        if first.type != "variable_name":
+            return Str.unknown_of(raw, row + 1, col + 1)
+        name = self.text(first)
+        value = self.lookup(name, st, row, col)
+        if value.known is False and value.unknowns == ["$" + name]:
+            value = Str.unknown_of(raw if op is None else "$" + name, row + 1, col + 1)
+        if op is None:
+            return value
+        rest = [c for c in kids[1:]]
+        arg = Str.join([self.expand_one(c, st) for c in rest]) if rest else Str()
+        is_set = name in st.vars or st.eq_value(name) is not None
+        if op in (":-", "-", ":=", "="):
+            if is_set:
+                if op.startswith(":") and value.known and value.text == "":
+                    chosen = arg
+                else:
+                    return value
+            elif (name in st.vars) is False and value.known is False:
+                # an environment variable: its default is what the script shows
+                # but the real value may differ; keep it symbolic, with the default
+                # recorded so rules can still read the script's intent.
+                chosen = Str((Seg(arg.text, *_first_pos(arg), unknown="${" + name + op + arg.text + "}"),)) \
+                    if arg.known else Str.unknown_of("$" + name, row + 1, col + 1)
+                if op in (":=", "="):
+                    st.vars[name] = chosen
+                return chosen
+            else:
+                chosen = arg
+            if op in (":=", "="):
+                st.vars[name] = chosen
+            return chosen
+        if op in (":+", "+"):
+            if not value.known:
+                return Str.unknown_of(raw, row + 1, col + 1)
+            return arg if (value.text or op == "+") else Str()
+        if not value.known:
+            return Str.unknown_of(raw, row + 1, col + 1)
+        text = value.text
+        pat = arg.text if arg.known else None
+        if pat is None:
+            return Str.unknown_of(raw, row + 1, col + 1)
+        if op in ("%", "%%", "#", "##"):
+            return Str.lit(_trim(text, pat, op), *(_first_pos(value)))
+        if op in (",,", "^^", ",", "^"):
+            return Str.lit(text.lower() if op.startswith(",") else text.upper(), *(_first_pos(value)))
+        return Str.unknown_of(raw, row + 1, col + 1)
+
+    def arithmetic(self, node: Node, st: State) -> Str:
+        row, col = node.start_point.row, node.start_point.column
+        raw = self.text(node)
+        inner = raw[3:-2] if raw.startswith("$((") else raw
+
+        def var(name: str) -> int | None:
+            v = self.lookup(name, st)
+            return _to_int(v.value)
+
+        result = eval_arith(inner, var)
+        if result is None:
+            return Str.unknown_of(raw, row + 1, col + 1)
+        return Str.lit(str(result), row + 1, col + 1)
+
+    def command_substitution(self, node: Node, st: State) -> Str:
+        row, col = node.start_point.row, node.start_point.column
+        raw = self.text(node)
+        cmds = [c for c in node.named_children if c.type == "command"]
+        if len(cmds) == 1:
+            words: list[Str] = []
+            for c in cmds[0].named_children:
+                if c.type == "command_name":
+                    words.extend(self.expand(c.named_children[0], st) if c.named_children else [])
+                elif c.type not in ("file_redirect", "comment", "variable_assignment"):
+                    words.extend(self.expand(c, st))
+            head = words[0].value if words else None
+            if head == "printf" and len(words) >= 2 and words[1].value != "-v":
+                out = printf(words[1], words[2:])
+                if out.known:
+                    return out
+            if head == "echo" and all(w.known for w in words[1:]):
+                return Str.join(words[1:], " ")
+            if head == "awk":
+                prog = [w for w in words[1:] if not w.text.startswith("-")]
+                if len(prog) == 1 and prog[0].known:
+                    v = awk_begin_print(prog[0].text)
+                    if v is not None:
+                        return Str((Seg(v, *_first_pos(prog[0])),))
+        return Str.unknown_of(raw, row + 1, col + 1)
+
+
+# ------------------------------------------------------------------- helpers
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_FUNC_DEF = re.compile(rb"(?m)^\s*(?:function\s+)?[A-Za-z_][\w-]*\s*\(\s*\)\s*\{")
+_FOREVER = 1 << 62
+
+
+def _last_uses(source: bytes) -> dict[str, int]:
+    """Byte offset of the last textual mention of each identifier.
+
+    Names mentioned inside function bodies live forever (a function may be
+    called after its definition), and so does EVAL_ONLY, which names variants.
+    """
+    last: dict[str, int] = {}
+    for m in _IDENT.finditer(source):
+        last[m.group().decode()] = m.end()
+    for m in _FUNC_DEF.finditer(source):
+        depth = 0
+        end = len(source)
+        for i in range(m.end() - 1, len(source)):
+            ch = source[i : i + 1]
+            if ch == b"{":
+                depth += 1
+            elif ch == b"}":
+                depth -= 1
+                if depth == 0:
+                    end = i
+                    break
+        for im in _IDENT.finditer(source, m.end(), end):
+            last[im.group().decode()] = _FOREVER
+    last["EVAL_ONLY"] = _FOREVER
+    return last
+
+
+def _join(states: list[State]) -> State:
+    """One state standing for several: disagreeing values become unknown."""
+    first = states[0]
+    out = first.copy()
+    names = set().union(*(s.vars.keys() for s in states))
+    for name in names:
+        values = [s.vars.get(name) for s in states]
+        if all(v == values[0] for v in values[1:]):
+            continue
+        out.vars[name] = Str.unknown_of("$" + name)
+    out.exported = frozenset().union(*(s.exported for s in states))
+    for path in list(out.files):
+        if any(s.files.get(path) != out.files[path] for s in states[1:]):
+            del out.files[path]
+    common = set(first.assumptions)
+    for s in states[1:]:
+        common &= set(s.assumptions)
+    out.assumptions = tuple(a for a in first.assumptions if a in common)
+    return out
+
+
+def _first_pos(s: Str) -> tuple[int, int]:
+    for seg in s.segs:
+        if seg.line > 0:
+            return seg.line, seg.col
+    return 0, 1
+
+
+def _after_eq(w: Str) -> Str:
+    text = w.text
+    cut = text.index("=") + 1
+    pos = 0
+    segs: list[Seg] = []
+    for seg in w.segs:
+        nxt = pos + len(seg.text)
+        if nxt <= cut:
+            pos = nxt
+            continue
+        if pos < cut:
+            off = cut - pos
+            segs.append(Seg(seg.text[off:], seg.line, seg.col + off, seg.unknown))
+        else:
+            segs.append(seg)
+        pos = nxt
+    return Str(tuple(segs))
+
+
+_DQ_ESC = re.compile(r"\\([$`\"\\\n])")
+
+
+def _lit_segs(raw: str, row: int, col: int, unescape: bool = False) -> Str:
+    """Literal text starting at 0-based (row, col), split into one segment per line."""
+    segs: list[Seg] = []
+    if unescape and "\\" in raw:
+        raw = _DQ_ESC.sub(lambda m: "" if m.group(1) == "\n" else m.group(1), raw)
+    lines = raw.split("\n")
+    for i, piece in enumerate(lines):
+        text = piece + ("\n" if i < len(lines) - 1 else "")
+        if text:
+            segs.append(Seg(text, row + 1 + i, (col if i == 0 else 0) + 1))
+    return Str(tuple(segs))
+
+
+def _to_int(text: str | None) -> int | None:
+    if text is None:
+        return None
+    try:
+        return int(text.strip(), 0) if text.strip() else None
+    except ValueError:
+        return None
+
+
+def _and(a: bool | None, b: bool | None) -> bool | None:
+    if a is False or b is False:
+        return False
+    if a is True and b is True:
+        return True
+    return None
+
+
+def _or(a: bool | None, b: bool | None) -> bool | None:
+    if a is True or b is True:
+        return True
+    if a is False and b is False:
+        return False
+    return None
+
+
+def _trim(text: str, pat: str, op: str) -> str:
+    n = len(text)
+    if op in ("%", "%%"):
+        rng = range(n, -1, -1) if op == "%" else range(0, n + 1)
+        for i in rng:
+            if fnmatch.fnmatchcase(text[i:], pat):
+                return text[:i]
+        return text
+    rng = range(0, n + 1) if op == "#" else range(n, -1, -1)
+    for i in rng:
+        if fnmatch.fnmatchcase(text[:i], pat):
+            return text[i:]
+    return text
+
+
+_ARITH_TOKEN = re.compile(r"\s*(?:(\d+\.\d*|\d+)|(\$\{?[A-Za-z_]\w*\}?|[A-Za-z_]\w*)|(\*\*|<=|>=|==|!=|&&|\|\||[-+*/%()<>?:!]))")
+
+
+def eval_arith(expr: str, var: Callable[[str], int | None]) -> int | None:
+    """Evaluate bash integer arithmetic over known variables; None when unknown."""
+    out: list[str] = []
+    pos = 0
+    expr = expr.strip()
+    while pos < len(expr):
+        m = _ARITH_TOKEN.match(expr, pos)
+        if not m or m.end() == pos:
+            return None
+        pos = m.end()
+        num, name, op = m.groups()
+        if num:
+            if "." in num:
+                return None
+            out.append(str(int(num)))
+        elif name:
+            v = var(name.strip("${}"))
+            if v is None:
+                return None
+            out.append(f"({v})")
+        elif op:
+            out.append({"&&": " and ", "||": " or ", "!": " not ", "/": "//"}.get(op, op))
+    if "?" in out or ":" in out:
+        return None
+    try:
+        tree = ast.parse("".join(out), mode="eval")
+    except SyntaxError:
+        return None
+    return _eval_node(tree.body)
+
+
+def _eval_node(node: ast.AST) -> int | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, int):
+        return int(node.value)
+    if isinstance(node, ast.UnaryOp):
+        v = _eval_node(node.operand)
+        if v is None:
+            return None
+        if isinstance(node.op, ast.USub):
+            return -v
+        if isinstance(node.op, ast.UAdd):
+            return v
+        if isinstance(node.op, ast.Not):
+            return int(not v)
+        return None
+    if isinstance(node, ast.BinOp):
+        a, b = _eval_node(node.left), _eval_node(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b if abs(a * b) < 2**63 else None
+        if isinstance(node.op, ast.FloorDiv):
+            if b == 0:
+                return None
+            q = abs(a) // abs(b)
+            return q if (a >= 0) == (b >= 0) else -q
+        if isinstance(node.op, ast.Mod):
+            if b == 0:
+                return None
+            return int(math.fmod(a, b))
+        if isinstance(node.op, ast.Pow):
+            return a**b if 0 <= b <= 64 and abs(a) < 2**16 else None
+        return None
+    if isinstance(node, ast.Compare) and len(node.ops) == 1:
+        a, b = _eval_node(node.left), _eval_node(node.comparators[0])
+        if a is None or b is None:
+            return None
+        op = node.ops[0]
+        table = {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b,
+                 ast.Eq: a == b, ast.NotEq: a != b}
+        for k, v in table.items():
+            if isinstance(op, k):
+                return int(v)
+        return None
+    if isinstance(node, ast.BoolOp):
+        vals = [_eval_node(v) for v in node.values]
+        if any(v is None for v in vals):
+            return None
+        if isinstance(node.op, ast.And):
+            return int(all(vals))
+        return int(any(vals))
+    return None
+
+
+_PRINTF_SPEC = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?[sdifgeExXc])")
+
+
+def printf(fmt: Str, args: list[Str]) -> Str:
+    """bash `printf FORMAT ARGS` over Str values (position kept for each piece)."""
+    if not fmt.known:
+        return Str.unknown_of("$(printf ...)")
+    text = fmt.text.replace("\\n", "\n").replace("\\t", "\t")
+    line, col = _first_pos(fmt)
+    parts: list[Str] = []
+    pos = 0
+    i = 0
+    for m in _PRINTF_SPEC.finditer(text):
+        if m.start() > pos:
+            parts.append(Str.lit(text[pos : m.start()], line, col + pos))
+        spec = m.group(1)
+        pos = m.end()
+        if spec == "%":
+            parts.append(Str.lit("%"))
+            continue
+        arg = args[i] if i < len(args) else Str()
+        i += 1
+        conv = spec[-1]
+        if conv == "s":
+            parts.append(arg)
+            continue
+        if not arg.known:
+            parts.append(Str.unknown_of(arg.text, *_first_pos(arg)))
+            continue
+        try:
+            if conv in "di":
+                val = "%" + spec[:-1] + "d"
+                out = val % int(float(arg.text or "0"))
+            else:
+                out = ("%" + spec) % float(arg.text or "0")
+        except (ValueError, TypeError):
+            return Str.unknown_of("$(printf ...)", line, col)
+        parts.append(Str((Seg(out, *_first_pos(arg)),)))
+    if pos < len(text):
+        parts.append(Str.lit(text[pos:], line, col + pos))
+    return Str.join(parts)
+
+
+_AWK = re.compile(r"^\s*BEGIN\s*\{\s*print(f?)\s*(.*?)\s*;?\s*\}\s*$", re.S)
+
+
+def awk_begin_print(prog: str) -> str | None:
+    """`awk 'BEGIN{print EXPR}'` or `BEGIN{printf "%.2f", EXPR}` over numbers."""
+    m = _AWK.match(prog)
+    if not m:
+        return None
+    is_printf, body = m.groups()
+    fmt = "%.6g"
+    if is_printf:
+        fm = re.match(r'^"([^"]*)"\s*,\s*(.*)$', body, re.S)
+        if not fm:
+            return None
+        fmt, body = fm.group(1).replace("\\n", ""), fm.group(2)
+    if not re.fullmatch(r"[\d\s.+\-*/()]+", body):
+        return None
+    try:
+        tree = ast.parse(body, mode="eval")
+    except SyntaxError:
+        return None
+    val = _eval_float(tree.body)
+    if val is None:
+        return None
+    if fmt == "%.6g" and float(val).is_integer():
+        return str(int(val))
+    try:
+        return fmt % val
+    except (TypeError, ValueError):
+        return None
+
+
+def _eval_float(node: ast.AST) -> float | None:
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)):
+        return float(node.value)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub):
+        v = _eval_float(node.operand)
+        return None if v is None else -v
+    if isinstance(node, ast.BinOp):
+        a, b = _eval_float(node.left), _eval_float(node.right)
+        if a is None or b is None:
+            return None
+        if isinstance(node.op, ast.Add):
+            return a + b
+        if isinstance(node.op, ast.Sub):
+            return a - b
+        if isinstance(node.op, ast.Mult):
+            return a * b
+        if isinstance(node.op, ast.Div):
+            return a / b if b else None
+    return None

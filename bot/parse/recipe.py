@@ -1,0 +1,377 @@
+"""The recipe model: what an inference engine is launched with. Pure.
+
+`parse_recipe(path, text)` runs the symbolic bash interpreter over a recipe
+script and keeps every engine launch it reaches (vLLM, SGLang, TensorRT-LLM,
+ATOM) as a `Launch`: the flags with resolved values and the lines where
+those values are written, the exported environment, the engine YAML written
+by a heredoc, and the assumptions of the path (which `EVAL_ONLY` arm). On
+top of that it derives the facts the rules read: speculative decoding (method,
+draft model, K, simulated acceptance), thinking mode and its source, memory
+fraction, parsers. Nothing here guesses: an unresolved value stays symbolic.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.core.model import Span
+from bot.parse.bash import MAX_PATHS, Command, Interpreter, Problem, parse_tree
+from bot.parse.jsonpos import JNode, parse_json
+from bot.parse.values import Str
+from bot.parse.yamlsafe import YamlError, load_roundtrip
+
+MAX_RECIPE_BYTES = 2 * 1024 * 1024
+
+ENGINES = ("vllm", "sglang", "trtllm", "atom")
+WRAPPERS = {"nohup", "exec", "env", "numactl", "timeout", "setsid", "stdbuf", "taskset",
+            "mpirun", "srun", "trtllm-llmapi-launch", "time", "sudo", "nsys", "python_launcher"}
+BOOL_FLAG_RE = re.compile(r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
+                          r"enforce-eager|async-scheduling|use-chat-template|apply-chat-template|"
+                          r"enable-auto-tool-choice|skip-server-warmup|disable-radix-cache)$")
+
+
+@dataclass(frozen=True)
+class Flag:
+    name: str  # "--speculative-config"
+    value: Str | None
+    span: Span  # where the flag itself is written
+
+    @property
+    def value_span(self) -> Span:
+        if self.value is not None and self.value.span is not None:
+            return self.value.span
+        return self.span
+
+
+@dataclass(frozen=True)
+class Setting:
+    """One resolved fact with the place a reviewer would edit to change it."""
+
+    value: Any
+    span: Span
+    text: str  # the source form, for messages ("0.95", "$SYNTHETIC_ACCEPT_LEN")
+    source: str = ""  # what it was read from ("--gpu-memory-utilization", "env ...")
+
+
+@dataclass
+class Launch:
+    engine: str
+    words: list[Str]
+    flags: dict[str, list[Flag]]
+    env: dict[str, Str]
+    engine_yaml: Any | None  # TRT extra-llm-api-options as loaded (CommentedMap)
+    engine_yaml_text: Str | None
+    span: Span
+    assumptions: tuple[Any, ...]
+    eval_only: bool | None  # True: EVAL_ONLY arm; False: throughput arm; None: both
+
+    def flag(self, *names: str) -> Flag | None:
+        for name in names:
+            found = self.flags.get(name) or self.flags.get(name.replace("-", "_"))
+            if found:
+                return found[-1]
+        return None
+
+    def flag_json(self, name: str) -> tuple[JNode | None, Flag | None]:
+        f = self.flag(name)
+        if f is None or f.value is None:
+            return None, f
+        return parse_json(f.value.text), f
+
+    def json_setting(self, node: JNode | None, value: Str, key: str, source: str) -> Setting | None:
+        if node is None or not isinstance(node.value, dict) or key not in node.value:
+            return None
+        child = node.value[key]
+        span = value.span_at(child.start, child.end) or value.span or self.span
+        return Setting(child.value, span, value.text[child.start : child.end], source)
+
+    def env_setting(self, name: str) -> Setting | None:
+        v = self.env.get(name)
+        if v is None or (v.known and v.text == ""):
+            return None
+        return Setting(v.value if v.known else None, v.span or self.span, v.text, f"env {name}")
+
+    def yaml_setting(self, *path: str) -> Setting | None:
+        node = self.engine_yaml
+        text = self.engine_yaml_text
+        if node is None or text is None:
+            return None
+        parent = None
+        for key in path:
+            if not hasattr(node, "get") or key not in node:
+                return None
+            parent, node = node, node[key]
+        if parent is None:
+            return None
+        try:
+            line, col = parent.lc.value(path[-1])
+        except (AttributeError, KeyError, TypeError):
+            line, col = parent.lc.line, parent.lc.col
+        offset = _offset_of(text.text, line, col)
+        span = text.span_at(offset) or self.span
+        raw = str(node)
+        if any(s.unknown for s in text.segs_in(offset, offset + max(1, len(raw)))):
+            return Setting(None, span, text.text[offset : offset + len(raw)], "engine YAML " + ".".join(path))
+        return Setting(node, span, raw, "engine YAML " + ".".join(path))
+
+
+def _offset_of(text: str, line: int, col: int) -> int:
+    pos = 0
+    for _ in range(line):
+        nxt = text.find("\n", pos)
+        if nxt < 0:
+            break
+        pos = nxt + 1
+    return pos + col
+
+
+@dataclass
+class Recipe:
+    path: str
+    text: str
+    kind: str  # "agentic" | "fixed_seq_len" | "multi_node" | "other"
+    model: str | None  # filename model prefix, e.g. "minimaxm3"
+    precision: str | None
+    sku: str | None
+    mtp: bool
+    launches: list[Launch] = field(default_factory=list)
+    comments: dict[int, str] = field(default_factory=dict)
+    problems: list[Problem] = field(default_factory=list)
+
+    @property
+    def agentic(self) -> bool:
+        return self.kind == "agentic"
+
+    @property
+    def lines(self) -> list[str]:
+        return self.text.splitlines()
+
+
+_NAME_RE = re.compile(r"^(?P<model>[^_]+)_(?P<precision>fp4|fp8|bf16|int4|int8|mxfp4|nvfp4|w4a8|fp16)_(?P<sku>[a-z0-9]+)(?P<rest>(_[a-z0-9.-]+)*)$")
+
+
+def describe_path(path: str) -> tuple[str, str | None, str | None, str | None, bool]:
+    parts = path.split("/")
+    name = parts[-1].removesuffix(".sh")
+    kind = "other"
+    if "agentic" in parts[:-1]:
+        kind = "agentic"
+    elif "fixed_seq_len" in parts[:-1]:
+        kind = "fixed_seq_len"
+    elif "multi_node" in parts[:-1]:
+        kind = "multi_node"
+    m = _NAME_RE.match(name)
+    if not m:
+        return kind, None, None, None, name.endswith("_mtp")
+    return kind, m.group("model"), m.group("precision"), m.group("sku"), name.endswith("_mtp")
+
+
+def _engine_at(words: list[Str]) -> tuple[str, int] | None:
+    """Find an engine invocation; return (engine, index of its first argument)."""
+    vals = [w.value or "" for w in words]
+    n = len(vals)
+    limit = n if (vals and (vals[0] in WRAPPERS or vals[0].rsplit("/", 1)[-1] in WRAPPERS)) else 1
+    for i in range(min(n, max(limit, 1))):
+        base = vals[i].rsplit("/", 1)[-1]
+        nxt = vals[i + 1] if i + 1 < n else ""
+        if base == "vllm" and nxt == "serve":
+            return "vllm", i + 2
+        if base == "trtllm-serve":
+            return "trtllm", i + 2 if nxt == "serve" else i + 1
+        if re.fullmatch(r"python[0-9.]*", base) or not words[i].known:
+            j = i + 1
+            while j < n and vals[j].startswith("-") and vals[j] != "-m":
+                j += 1
+            if j + 1 < n and vals[j] == "-m":
+                mod = vals[j + 1]
+                if mod == "sglang.launch_server":
+                    return "sglang", j + 2
+                if mod == "atom.entrypoints.openai_server":
+                    return "atom", j + 2
+                if mod == "vllm.entrypoints.openai.api_server":
+                    return "vllm", j + 2
+        if base == "sglang" and nxt == "serve":
+            return "sglang", i + 2
+    return None
+
+
+def _parse_flags(words: list[Str], line: int) -> dict[str, list[Flag]]:
+    flags: dict[str, list[Flag]] = {}
+    i = 0
+    while i < len(words):
+        w = words[i]
+        text = w.text
+        span = w.span or Span(line)
+        if text.startswith("--") and w.known or (text.startswith("--") and "=" in text):
+            if "=" in text:
+                name, _, _ = text.partition("=")
+                cut = len(name) + 1
+                value = Str(tuple(_slice_segs(w, cut)))
+                flags.setdefault(name, []).append(Flag(name, value, span))
+                i += 1
+                continue
+            nxt = words[i + 1] if i + 1 < len(words) else None
+            if nxt is not None and not (nxt.text.startswith("-") and nxt.known and not _numeric(nxt.text)) \
+                    and not BOOL_FLAG_RE.match(text):
+                flags.setdefault(text, []).append(Flag(text, nxt, span))
+                i += 2
+                continue
+            flags.setdefault(text, []).append(Flag(text, None, span))
+        i += 1
+    return flags
+
+
+def _numeric(text: str) -> bool:
+    return bool(re.fullmatch(r"-?\d+(\.\d+)?", text))
+
+
+def _slice_segs(w: Str, cut: int) -> list[Any]:
+    from bot.parse.values import Seg
+
+    out = []
+    pos = 0
+    for seg in w.segs:
+        nxt = pos + len(seg.text)
+        if nxt <= cut:
+            pos = nxt
+            continue
+        if pos < cut:
+            off = cut - pos
+            out.append(Seg(seg.text[off:], seg.line, seg.col + off, seg.unknown))
+        else:
+            out.append(seg)
+        pos = nxt
+    return out
+
+
+def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | None:
+    for a in assumptions:
+        if a.var == var:
+            if a.op == "eq":
+                return a.value == "true"
+            if a.op == "ne" and a.value == "true":
+                return False
+    return None
+
+
+def parse_recipe(path: str, text: str) -> Recipe:
+    kind, model, precision, sku, mtp = describe_path(path)
+    recipe = Recipe(path=path, text=text, kind=kind, model=model, precision=precision, sku=sku, mtp=mtp)
+    data = text.encode("utf-8", errors="replace")
+    if len(data) > MAX_RECIPE_BYTES:
+        recipe.problems.append(Problem(1, f"script is {len(data):,} bytes, over the {MAX_RECIPE_BYTES:,}-byte limit; not analysed"))
+        return recipe
+    if "\x00" in text:
+        recipe.problems.append(Problem(text[: text.index("\x00")].count("\n") + 1, "script contains NUL bytes; not a text file"))
+        return recipe
+    tree = parse_tree(data)
+    root = tree.root_node
+    _collect_comments(root, recipe, data)
+    if root.has_error:
+        line = _first_error_line(root)
+        recipe.problems.append(Problem(line, "bash syntax the parser cannot read; values after it may be missed"))
+    launches: list[Launch] = []
+
+    def on_command(cmd: Command) -> None:
+        found = _engine_at(cmd.words)
+        if found is None:
+            return
+        engine, start = found
+        args = cmd.words[start:]
+        flags = _parse_flags(args, cmd.line)
+        env = {k: v for k, v in cmd.state.vars.items() if k in cmd.state.exported and isinstance(v, Str)}
+        env.update(cmd.inline_env)
+        # `env A=B cmd` inline assignments
+        for w in cmd.words[:start]:
+            if w.known and re.match(r"^[A-Za-z_]\w*=", w.text):
+                k, _, v = w.text.partition("=")
+                env[k] = Str(tuple(_slice_segs(w, len(k) + 1)))
+        yaml_text: Str | None = None
+        yaml_doc: Any | None = None
+        if engine == "trtllm":
+            cfg = None
+            for name in ("--extra_llm_api_options", "--extra-llm-api-options", "--config"):
+                got = flags.get(name)
+                if got and got[-1].value is not None:
+                    cfg = got[-1].value
+            if cfg is not None:
+                yaml_text = cmd.state.files.get(cfg.text)
+                if yaml_text is not None:
+                    try:
+                        yaml_doc = load_roundtrip(yaml_text.placeholder_text(), label="engine YAML")
+                    except YamlError as exc:
+                        line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(0, (exc.line or 1) - 1)
+                        recipe.problems.append(Problem(line, str(exc)))
+        launches.append(
+            Launch(
+                engine=engine,
+                words=cmd.words,
+                flags=flags,
+                env=env,
+                engine_yaml=yaml_doc,
+                engine_yaml_text=yaml_text,
+                span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
+                assumptions=cmd.state.assumptions,
+                eval_only=_eval_only(cmd.state.assumptions),
+            )
+        )
+
+    interp = Interpreter(data, on_command)
+    interp.run(root)
+    recipe.problems.extend(interp.problems)
+    seen_problems: set[tuple[int, str]] = set()
+    unique = []
+    for p in recipe.problems:
+        if (p.line, p.message) not in seen_problems:
+            seen_problems.add((p.line, p.message))
+            unique.append(p)
+    recipe.problems = unique
+    recipe.launches = _dedupe(launches)
+    return recipe
+
+
+def _dedupe(launches: list[Launch]) -> list[Launch]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for la in launches:
+        key = (
+            la.engine,
+            tuple(w.text for w in la.words),
+            tuple(sorted((k, v.text) for k, v in la.env.items())),
+            la.engine_yaml_text.text if la.engine_yaml_text else None,
+            la.eval_only,
+            tuple(sorted((s.segs[0].line if s.segs else 0) for s in la.words)),
+        )
+        if key not in seen:
+            seen.add(key)
+            out.append(la)
+    return out
+
+
+def _collect_comments(root: Any, recipe: Recipe, data: bytes) -> None:
+    stack = [root]
+    count = 0
+    while stack:
+        node = stack.pop()
+        count += 1
+        if count > 500_000:
+            break
+        if node.type == "comment":
+            recipe.comments[node.start_point.row + 1] = data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+            continue
+        stack.extend(node.children)
+
+
+def _first_error_line(root: Any) -> int:
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        if node.type == "ERROR" or node.is_missing:
+            return int(node.start_point.row) + 1
+        stack.extend(reversed([c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing]))
+    return 1
+
+
+__all__ = ["MAX_PATHS", "Flag", "Launch", "Recipe", "Setting", "describe_path", "parse_recipe"]

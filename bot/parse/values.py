@@ -1,0 +1,151 @@
+"""Resolved strings that remember where each character was written. Pure.
+
+A value such as a `--speculative-config` JSON is assembled by bash from
+several places: the assignment of `SPEC_CONFIG`, the assignment of
+`SYNTHETIC_ACCEPT_LEN`, a literal in a `VLLM_CMD=( ... )` array. A `Str`
+keeps those pieces as segments, each with the line and column where its text
+is written, so a finding about any part of the value lands on the line a
+reviewer would edit. Parts that cannot be resolved stay symbolic (`unknown`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+
+from bot.core.model import Span
+
+
+@dataclass(frozen=True)
+class Seg:
+    text: str
+    line: int = 0  # 1-based; 0 when the text is synthesized (no source position)
+    col: int = 1
+    unknown: str | None = None  # the unresolved expression, e.g. "$MODEL_PATH"
+
+
+@dataclass(frozen=True)
+class Str:
+    segs: tuple[Seg, ...] = ()
+
+    @staticmethod
+    def lit(text: str, line: int = 0, col: int = 1) -> Str:
+        return Str((Seg(text, line, col),)) if text else Str()
+
+    @staticmethod
+    def unknown_of(expr: str, line: int = 0, col: int = 1) -> Str:
+        return Str((Seg(expr, line, col, unknown=expr),))
+
+    @staticmethod
+    def join(parts: Iterable[Str], sep: str = "") -> Str:
+        segs: list[Seg] = []
+        for i, part in enumerate(parts):
+            if i and sep:
+                segs.append(Seg(sep))
+            segs.extend(part.segs)
+        return Str(tuple(segs))
+
+    def __add__(self, other: Str) -> Str:
+        return Str(self.segs + other.segs)
+
+    @property
+    def text(self) -> str:
+        return "".join(s.text for s in self.segs)
+
+    def placeholder_text(self) -> str:
+        """The text with each unknown part replaced by `_` of the same length.
+
+        Offsets stay the same, so positions found in the placeholder text map
+        back through `span_at`; use `segs_in` to tell a placeholder apart.
+        """
+        return "".join(("_" * len(s.text)) if s.unknown is not None else s.text for s in self.segs)
+
+    @property
+    def known(self) -> bool:
+        return all(s.unknown is None for s in self.segs)
+
+    @property
+    def value(self) -> str | None:
+        return self.text if self.known else None
+
+    @property
+    def unknowns(self) -> list[str]:
+        return [s.unknown for s in self.segs if s.unknown is not None]
+
+    @property
+    def span(self) -> Span | None:
+        """The span of the first positioned segment that carries text."""
+        placed = [s for s in self.segs if s.line > 0 and s.text.strip()]
+        if not placed:
+            placed = [s for s in self.segs if s.line > 0]
+        if not placed:
+            return None
+        first, last = placed[0], placed[-1]
+        end_line = last.line if last.line != first.line else None
+        return Span(first.line, first.col, end_line, None)
+
+    def span_at(self, start: int, end: int | None = None) -> Span | None:
+        """The span of the text at offsets [start, end) of `self.text`."""
+        pos = 0
+        hit: Seg | None = None
+        hit_off = 0
+        for seg in self.segs:
+            nxt = pos + len(seg.text)
+            if start < nxt or (start == nxt and seg is self.segs[-1]):
+                if seg.line > 0:
+                    hit, hit_off = seg, start - pos
+                    break
+                # synthesized text: use the next placed segment
+            pos = nxt
+        if hit is None:
+            # fall back to any placed segment after start, then before
+            pos = 0
+            for seg in self.segs:
+                if seg.line > 0 and pos + len(seg.text) >= start:
+                    return Span(seg.line, seg.col)
+                pos += len(seg.text)
+            return self.span
+        if hit.unknown is not None:
+            return Span(hit.line, hit.col)
+        return Span(hit.line, hit.col + max(0, hit_off))
+
+    def segs_in(self, start: int, end: int) -> list[Seg]:
+        out = []
+        pos = 0
+        for seg in self.segs:
+            nxt = pos + len(seg.text)
+            if nxt > start and pos < end:
+                out.append(seg)
+            pos = nxt
+        return out
+
+    def split(self) -> list[Str]:
+        """Bash word splitting on whitespace of known text (unknown parts never split)."""
+        words: list[list[Seg]] = [[]]
+        for seg in self.segs:
+            if seg.unknown is not None:
+                words[-1].append(seg)
+                continue
+            col = seg.col
+            buf = ""
+            buf_col = col
+            for ch in seg.text:
+                if ch in " \t\n":
+                    if buf:
+                        words[-1].append(Seg(buf, seg.line, buf_col))
+                        buf = ""
+                    if words[-1]:
+                        words.append([])
+                    col += 1
+                    buf_col = col
+                    continue
+                if not buf:
+                    buf_col = col
+                buf += ch
+                col += 1
+            if buf:
+                words[-1].append(Seg(buf, seg.line, buf_col))
+        return [Str(tuple(w)) for w in words if w]
+
+    def __repr__(self) -> str:
+        return f"Str({self.text!r})"

@@ -1,0 +1,118 @@
+"""YAML loading for hostile input. Pure: text in, data (or YamlError) out.
+
+Bulk reads use ruamel.yaml's C-backed safe loader. The loaded value is then
+checked for alias expansion (a "billion laughs" document is a small DAG that
+explodes when walked) and nesting depth before anything else touches it.
+Round-trip loading (line numbers) is used only on small documents or slices.
+"""
+
+from __future__ import annotations
+
+import sys
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import YAMLError
+
+MAX_BYTES = 16 * 1024 * 1024
+MAX_NODES = 2_000_000
+MAX_DEPTH = 200
+
+
+class YamlError(Exception):
+    def __init__(self, message: str, line: int | None = None) -> None:
+        super().__init__(message)
+        self.line = line
+
+
+def _loader(typ: str) -> YAML:
+    yaml = YAML(typ=typ, pure=False) if typ == "safe" else YAML(typ=typ)
+    yaml.allow_duplicate_keys = False
+    return yaml
+
+
+_SAFE = _loader("safe")
+
+
+def _problem_line(exc: Exception) -> int | None:
+    mark = getattr(exc, "problem_mark", None) or getattr(exc, "context_mark", None)
+    if mark is not None and getattr(mark, "line", None) is not None:
+        return int(mark.line) + 1
+    return None
+
+
+def check_shape(data: Any, label: str) -> None:
+    """Refuse documents whose expanded size or depth is unreasonable."""
+    sizes: dict[int, int] = {}
+
+    def size(node: Any, depth: int) -> int:
+        if depth > MAX_DEPTH:
+            raise YamlError(f"{label}: nesting deeper than {MAX_DEPTH} levels")
+        if isinstance(node, dict):
+            children: Any = list(node.keys()) + list(node.values())
+        elif isinstance(node, list):
+            children = node
+        else:
+            return 1
+        key = id(node)
+        if key in sizes:
+            return sizes[key]
+        total = 1
+        for child in children:
+            total += size(child, depth + 1)
+            if total > MAX_NODES:
+                raise YamlError(
+                    f"{label}: document expands to more than {MAX_NODES:,} nodes "
+                    "(YAML aliases used as a bomb?)"
+                )
+        sizes[key] = total
+        return total
+
+    size(data, 0)
+
+
+def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
+    if isinstance(text, bytes):
+        if len(text) > MAX_BYTES:
+            raise YamlError(f"{label}: {len(text):,} bytes is over the {MAX_BYTES:,}-byte limit")
+        try:
+            text = text.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise YamlError(f"{label}: not valid UTF-8 (byte {exc.start})") from exc
+    if len(text) > MAX_BYTES:
+        raise YamlError(f"{label}: {len(text):,} characters is over the {MAX_BYTES:,} limit")
+    if "\x00" in text:
+        raise YamlError(f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1)
+    old = sys.getrecursionlimit()
+    try:
+        sys.setrecursionlimit(max(old, 4000))
+        data = _SAFE.load(text)
+    except YAMLError as exc:
+        first = str(exc).strip().splitlines()
+        msg = "; ".join(x.strip() for x in first if x.strip() and not x.startswith("  "))[:300]
+        raise YamlError(f"{label}: invalid YAML: {msg}", line=_problem_line(exc)) from exc
+    except RecursionError as exc:
+        raise YamlError(f"{label}: nesting too deep to read") from exc
+    except Exception as exc:  # ruamel raises assorted errors on odd input
+        raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
+    finally:
+        sys.setrecursionlimit(old)
+    check_shape(data, label)
+    return data
+
+
+def load_roundtrip(text: str, *, label: str = "YAML") -> Any:
+    """Round-trip load (keys and items keep `.lc` line/col). Small inputs only."""
+    if len(text) > MAX_BYTES:
+        raise YamlError(f"{label}: too large for positional parsing")
+    try:
+        data = _loader("rt").load(text)
+    except YAMLError as exc:
+        raise YamlError(f"{label}: invalid YAML: {str(exc).splitlines()[0] if str(exc) else exc}",
+                        line=_problem_line(exc)) from exc
+    except RecursionError as exc:
+        raise YamlError(f"{label}: nesting too deep to read") from exc
+    except Exception as exc:
+        raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
+    check_shape(data, label)
+    return data
