@@ -68,6 +68,7 @@ class Knowledge:
 @dataclass(frozen=True)
 class Config:
     recipes: tuple[str, ...] = ()
+    recipes_exclude: tuple[str, ...] = ()
     changelog: str = "perf-changelog.yaml"
     golden_dir: str = "golden_al_distribution"
     master_configs: tuple[str, ...] = ()
@@ -107,6 +108,7 @@ def build_config(repo_config_text: str | None, *, source: str = "defaults") -> C
             raise ConfigError(f"{source}: unknown severity {sev!r}")
     return Config(
         recipes=tuple(paths.get("recipes", ())),
+        recipes_exclude=tuple(paths.get("recipes_exclude", ())),
         changelog=str(paths.get("changelog", "perf-changelog.yaml")),
         golden_dir=str(paths.get("golden", "golden_al_distribution")),
         master_configs=tuple(paths.get("master_configs", ())),

@@ -33,6 +33,8 @@ class Context:
     base: Tree | None = None
     # paths changed by the PR; None when the whole tree is linted
     changed: frozenset[str] | None = None
+    # "tree": a whole merged tree; "pr": a change against `base`; "paths": files named by hand
+    mode: str = "paths"
     _memo: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -66,6 +68,18 @@ class Context:
 
         return self.parsed("recipe", path, parse_recipe)
 
+    def all_paths(self, tree: Tree | None = None) -> list[str]:
+        """The tree's paths, listed once per lint run."""
+        src = tree or self.tree
+        return self.memo(f"paths:{id(src)}", lambda: sorted(src.paths()))  # type: ignore[no-any-return]
+
+    def recipes(self, tree: Tree | None = None) -> list[str]:
+        """Paths routed to the recipe parser."""
+        return self.memo(  # type: ignore[no-any-return]
+            f"recipes:{id(tree or self.tree)}",
+            lambda: [p for p in self.all_paths(tree) if route(p, self.config) == "recipe"],
+        )
+
     def memo(self, key: str, make: Callable[[], Any]) -> Any:
         if key not in self._memo:
             self._memo[key] = make()
@@ -96,7 +110,9 @@ def _targets() -> dict[str, Target]:
 def route(path: str, config: Config) -> str | None:
     if path == config.changelog or glob_match(path, config.changelog):
         return "changelog"
-    if any(glob_match(path, pat) for pat in config.recipes):
+    if any(glob_match(path, pat) for pat in config.recipes) and not any(
+        glob_match(path, pat) for pat in config.recipes_exclude
+    ):
         return "recipe"
     return None
 
@@ -147,7 +163,7 @@ def lint(
     rules = rules if rules is not None else all_rules()
     config = ctx.config
     targets = _targets()
-    selected = sorted(set(paths if paths is not None else ctx.tree.paths()))
+    selected = sorted(set(paths if paths is not None else ctx.all_paths()))
     findings: list[Finding] = []
     files: list[str] = []
     suppressed = 0

@@ -32,7 +32,11 @@ class T:
         return names(self.en), names(self.zh)
 
     def format(self, params: Mapping[str, Any]) -> T:
-        return T(en=self.en.format_map(_Params(params)), zh=self.zh.format_map(_Params(params)))
+        """Fill placeholders; a parameter `name_zh` overrides `name` in Chinese."""
+        en = {k: v for k, v in params.items() if not k.endswith("_zh")}
+        zh = dict(en)
+        zh.update({k[:-3]: v for k, v in params.items() if k.endswith("_zh")})
+        return T(en=self.en.format_map(_Params(en)), zh=self.zh.format_map(_Params(zh)))
 
     def get(self, lang: str) -> str:
         return self.zh if lang == "zh" else self.en

@@ -36,6 +36,16 @@ MAX_PATHS = 64
 # joined: values on which they disagree become unknown instead of multiplying.
 SOFT_PATHS = 12
 VARIANT_VARS = frozenset({"EVAL_ONLY"})
+# Commands that neither change the shell's state nor launch an engine; their
+# words are not expanded (a recipe runs hundreds of them).
+INERT_COMMANDS = frozenset({
+    "echo", "mkdir", "sleep", "rm", "cp", "mv", "ln", "grep", "sed", "cd", "pushd", "popd",
+    "set", "trap", "wait", "kill", "nvidia-smi", "rocm-smi", "amd-smi", "ls", "touch", "chmod",
+    "source", ".", "hf", "huggingface-cli", "pip", "pip3", "curl", "wget", "git", "tail", "head",
+    "sort", "uniq", "wc", "date", "df", "free", "ps", "pkill", "flock", "true", "false", ":",
+    "check_env_vars", "write_command", "wait_for_server_ready", "stop_background_process_tree",
+    "shift", "local_echo", "log", "sync", "ulimit", "umask", "tar", "find", "xargs", "jq",
+})
 MAX_CALL_DEPTH = 8
 MAX_NODE_DEPTH = 400
 MAX_STEPS = 200_000
@@ -465,6 +475,10 @@ class Interpreter:
         inline: dict[str, Str] = {}
         words: list[Str] = []
         name_node = node.child_by_field_name("name")
+        if heredoc is None and name_node is not None and name_node.named_children:
+            head_node = name_node.named_children[0]
+            if head_node.type == "word" and self.text(head_node) in INERT_COMMANDS:
+                return [st]
         for c in node.named_children:
             if c.type == "variable_assignment" and name_node is None:
                 self.assign(c, st)
@@ -1001,10 +1015,8 @@ class Interpreter:
                 elif c.type not in ("file_redirect", "comment", "variable_assignment"):
                     words.extend(self.expand(c, st))
             head = words[0].value if words else None
-            if head == "printf" and len(words) >= 2 and words[1].value != "-v":
-                out = printf(words[1], words[2:])
-                if out.known:
-                    return out
+            if head == "printf" and len(words) >= 2 and words[1].value != "-v" and words[1].known:
+                return printf(words[1], words[2:])
             if head == "echo" and all(w.known for w in words[1:]):
                 return Str.join(words[1:], " ")
             if head == "awk":

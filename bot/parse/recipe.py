@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 from bot.core.model import Span
@@ -78,14 +79,19 @@ class Launch:
         f = self.flag(name)
         if f is None or f.value is None:
             return None, f
-        return parse_json(f.value.text), f
+        return parse_json(f.value.placeholder_text()), f
 
     def json_setting(self, node: JNode | None, value: Str, key: str, source: str) -> Setting | None:
         if node is None or not isinstance(node.value, dict) or key not in node.value:
             return None
         child = node.value[key]
         span = value.span_at(child.start, child.end) or value.span or self.span
-        return Setting(child.value, span, value.text[child.start : child.end], source)
+        text = value.text[child.start : child.end]
+        if not isinstance(child.value, (dict, list)) and any(
+            s.unknown for s in value.segs_in(child.start, child.end)
+        ):
+            return Setting(None, span, text, source)
+        return Setting(child.value, span, text, source)
 
     def env_setting(self, name: str) -> Setting | None:
         v = self.env.get(name)
@@ -300,7 +306,7 @@ def parse_recipe(path: str, text: str) -> Recipe:
                 yaml_text = cmd.state.files.get(cfg.text)
                 if yaml_text is not None:
                     try:
-                        yaml_doc = load_roundtrip(yaml_text.placeholder_text(), label="engine YAML")
+                        yaml_doc = _load_engine_yaml(yaml_text.placeholder_text())
                     except YamlError as exc:
                         line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(0, (exc.line or 1) - 1)
                         recipe.problems.append(Problem(line, str(exc)))
@@ -330,6 +336,12 @@ def parse_recipe(path: str, text: str) -> Recipe:
     recipe.problems = unique
     recipe.launches = _dedupe(launches)
     return recipe
+
+
+@lru_cache(maxsize=256)
+def _load_engine_yaml(text: str) -> Any:
+    """Round-trip load (positions needed); variants share texts, so cache them."""
+    return load_roundtrip(text, label="engine YAML")
 
 
 def _dedupe(launches: list[Launch]) -> list[Launch]:

@@ -24,9 +24,19 @@ class Seg:
     unknown: str | None = None  # the unresolved expression, e.g. "$MODEL_PATH"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Str:
     segs: tuple[Seg, ...] = ()
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Str) and (self is other or self.segs == other.segs)
+
+    def __hash__(self) -> int:
+        cached: int | None = self.__dict__.get("_hash")
+        if cached is None:
+            cached = hash(self.segs)
+            object.__setattr__(self, "_hash", cached)
+        return cached
 
     @staticmethod
     def lit(text: str, line: int = 0, col: int = 1) -> Str:
@@ -53,12 +63,15 @@ class Str:
         return "".join(s.text for s in self.segs)
 
     def placeholder_text(self) -> str:
-        """The text with each unknown part replaced by `_` of the same length.
+        """The text with each unknown part replaced by `$___` of the same length.
 
         Offsets stay the same, so positions found in the placeholder text map
         back through `span_at`; use `segs_in` to tell a placeholder apart.
         """
-        return "".join(("_" * len(s.text)) if s.unknown is not None else s.text for s in self.segs)
+        return "".join(
+            ("$" + "_" * (len(s.text) - 1)) if s.unknown is not None and s.text else s.text
+            for s in self.segs
+        )
 
     @property
     def known(self) -> bool:

@@ -1,0 +1,423 @@
+"""`bot`: lint recipes locally or in CI. An edge: argument parsing, I/O, exit codes.
+
+Exit codes: 0 nothing at or above `--fail-on`; 1 findings at or above it;
+2 usage error or unreadable input (one `bot: error: ...` line on stderr).
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import json
+import os
+import sys
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import NoReturn, TextIO
+
+from bot import __version__
+from bot.core.config import CONFIG_FILENAMES, Config, ConfigError, build_config
+from bot.core.engine import Context, Report, lint, route
+from bot.core.model import Finding
+from bot.core.registry import RegistryError, all_rules, get_rule
+from bot.core.tree import Tree
+from bot.docs import render_rule_markdown
+from bot.report import github, json_report, sarif, text
+from bot.sources import (
+    FsTree,
+    GitTree,
+    SourceError,
+    changed_paths,
+    find_repo_root,
+    locate,
+    merge_base,
+    read_file,
+    resolve_ref,
+    write_file,
+)
+
+FORMATS = ("text", "json", "sarif", "github")
+
+LINT_EPILOG = """\
+modes:
+  bot lint PATH...                      lint files or directories as they are on disk
+  bot lint --repo DIR                   lint every recipe and the changelog of DIR
+  bot lint --repo DIR --base REF        lint what changed since REF (working tree as head)
+  bot lint --repo DIR --base REF --head REF
+                                        lint what a PR from REF to REF changes
+
+examples:
+  bot lint benchmarks/single_node/agentic/minimaxm3_fp4_b300_vllm_mtp.sh
+  bot lint --repo . --base origin/main --pr 2423
+  bot lint --repo . --base origin/main --head HEAD --format sarif --output bot.sarif
+  bot lint --repo . --format github --lang en       # annotations in GitHub Actions
+
+Files named as PATH are checked with their path relative to the repository
+root (the nearest directory above them holding .git, perf-changelog.yaml or
+.recipe-bot.yml), so path-based rules see them where they live. In --base mode
+the changed paths are those of `git diff BASE...HEAD` (from the merge-base),
+and the configuration is read from BASE, so a PR cannot relax its own checks.
+
+exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or input error.
+Silence one finding with `# bot: ignore[RCP001] reason` on its line or the line above.
+"""
+
+MAIN_EPILOG = """\
+examples:
+  bot lint --repo . --base origin/main     lint the changes of the current branch
+  bot rules                                list every rule
+  bot explain RCP001                       show a rule's documentation (English and 中文)
+
+Run `bot lint --help` for all lint options.
+"""
+
+
+class UsageError(Exception):
+    pass
+
+
+class _Parser(argparse.ArgumentParser):
+    """argparse with one-line errors: `bot: error: ... (see 'bot lint --help')`."""
+
+    def error(self, message: str) -> NoReturn:
+        hint = f"{self.prog} --help"
+        self.exit(2, f"bot: error: {message} (see '{hint}')\n")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = _Parser(
+        prog="bot",
+        description="recipe-review bot: deterministic, bilingual review of LLM inference "
+        "benchmark recipes (InferenceX-shaped repositories).",
+        epilog=MAIN_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    parser.add_argument("--version", action="version", version=f"bot {__version__}")
+    sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=_Parser)
+
+    lp = sub.add_parser(
+        "lint",
+        help="check recipes and the changelog",
+        description="Check recipe scripts and perf-changelog.yaml and report findings.",
+        epilog=LINT_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    lp.add_argument("paths", nargs="*", metavar="PATH", help="files or directories to lint")
+    lp.add_argument(
+        "--repo", metavar="DIR", help="repository to lint (whole tree, or with --base the changes)"
+    )
+    lp.add_argument(
+        "--base", metavar="REF", help="lint only paths changed since the merge-base with REF"
+    )
+    lp.add_argument("--head", metavar="REF", help="head commit (default: the working tree)")
+    lp.add_argument(
+        "--pr",
+        type=_positive_int,
+        metavar="N",
+        help="pull request number (rules check pr-link against it)",
+    )
+    lp.add_argument(
+        "--format", choices=FORMATS, default="text", help="output format (default: text)"
+    )
+    lp.add_argument(
+        "--lang",
+        choices=("en", "zh", "both"),
+        default="both",
+        help="message language (default: both)",
+    )
+    lp.add_argument(
+        "--fail-on",
+        choices=("error", "warning"),
+        default="error",
+        help="lowest severity that makes the exit status 1 (default: error)",
+    )
+    lp.add_argument(
+        "--config",
+        metavar="FILE",
+        help="configuration file (default: the repository's .recipe-bot.yml, read from BASE with --base)",
+    )
+    lp.add_argument(
+        "--no-color",
+        action="store_true",
+        help="never colour text output (NO_COLOR is honoured too)",
+    )
+    lp.add_argument(
+        "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
+    )
+
+    rp = sub.add_parser(
+        "rules",
+        help="list every rule",
+        description="List every rule: id, severity, slug and title.",
+    )
+    rp.add_argument(
+        "--format",
+        choices=("text", "json", "markdown"),
+        default="text",
+        help="output format (default: text)",
+    )
+
+    ep = sub.add_parser(
+        "explain",
+        help="show one rule's documentation",
+        description="Show a rule's documentation in English and Chinese: message, fix, rationale and examples.",
+        epilog="examples:\n  bot explain RCP001\n  bot explain reasoning-parser-on-interleaved-thinking\n",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ep.add_argument("rule", metavar="ID|SLUG", help="rule id (RCP001) or slug")
+    return parser
+
+
+def _positive_int(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a number: {value!r}") from None
+    if number <= 0:
+        raise argparse.ArgumentTypeError(f"must be positive: {value!r}")
+    return number
+
+
+# --------------------------------------------------------------------------- lint
+
+
+@dataclass
+class Job:
+    """One lint run over one tree."""
+
+    tree: Tree
+    config: Config
+    paths: list[str] | None
+    base: Tree | None = None
+    changed: frozenset[str] | None = None
+    explicit: tuple[str, ...] = ()
+
+
+def _config_from(tree: Tree | None, config_file: str | None, where: str) -> Config:
+    if config_file is not None:
+        return build_config(_decode(read_file(config_file), config_file), source=config_file)
+    if tree is not None:
+        for name in CONFIG_FILENAMES:
+            data = tree.read(name)
+            if data is not None:
+                label = f"{name} ({where})" if where else name
+                return build_config(_decode(data, label), source=label)
+    return build_config(None)
+
+
+def _decode(data: bytes, label: str) -> str:
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise ConfigError(f"{label}: not valid UTF-8 (byte {exc.start})") from None
+
+
+def _path_jobs(paths: Sequence[str], config_file: str | None) -> list[Job]:
+    """Group PATH arguments by repository root; one job per root."""
+    groups: dict[Path, tuple[FsTree, list[str], list[str]]] = {}
+    for raw in paths:
+        root, rel, is_dir = locate(raw)
+        if root not in groups:
+            groups[root] = (FsTree(root), [], [])
+        tree, files, explicit = groups[root]
+        if is_dir:
+            files.extend(tree.files_under(rel))
+        else:
+            files.append(rel)
+            explicit.append(rel)
+    jobs = []
+    for tree, files, explicit in groups.values():
+        config = _config_from(tree, config_file, "")
+        jobs.append(
+            Job(tree=tree, config=config, paths=sorted(set(files)), explicit=tuple(explicit))
+        )
+    return jobs
+
+
+def _repo_job(args: argparse.Namespace, closers: list[GitTree]) -> Job:
+    repo: str = args.repo
+    if args.base is None:
+        if args.head is None:
+            tree: Tree = FsTree(repo)
+        else:
+            head_tree = GitTree(repo, args.head)
+            closers.append(head_tree)
+            tree = head_tree
+        return Job(tree=tree, config=_config_from(tree, args.config, ""), paths=None)
+    base_sha = resolve_ref(repo, args.base)
+    fork = merge_base(repo, args.base, args.head)
+    base_tree = GitTree(repo, fork)
+    closers.append(base_tree)
+    if args.head is None:
+        tree = FsTree(repo)
+    else:
+        head_tree = GitTree(repo, args.head)
+        closers.append(head_tree)
+        tree = head_tree
+    if args.config is None and base_sha != fork:
+        config_tree = GitTree(repo, base_sha)
+        closers.append(config_tree)
+    else:
+        config_tree = base_tree
+    config = _config_from(config_tree, args.config, f"at {args.base}")
+    changed = frozenset(changed_paths(repo, args.base, args.head))
+    return Job(tree=tree, config=config, paths=sorted(changed), base=base_tree, changed=changed)
+
+
+def _merge(reports: list[Report]) -> Report:
+    findings: list[Finding] = [f for r in reports for f in r.findings]
+    findings.sort(key=Finding.sort_key)
+    files = [p for r in reports for p in r.files]
+    return Report(findings=findings, files=files, suppressed=sum(r.suppressed for r in reports))
+
+
+def _render(report: Report, fmt: str, lang: str, color: bool) -> str:
+    if fmt == "json":
+        return json_report.render(report, lang)
+    if fmt == "sarif":
+        return sarif.render(report, lang)
+    if fmt == "github":
+        return github.render(report, lang)
+    return text.render(report, lang, color=color)
+
+
+def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
+    if args.no_color or args.output or args.format != "text":
+        return False
+    if os.environ.get("NO_COLOR"):
+        return False
+    isatty: Callable[[], bool] | None = getattr(stream, "isatty", None)
+    return bool(isatty and isatty())
+
+
+def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.paths and args.repo:
+        raise UsageError("give PATH arguments or --repo DIR, not both")
+    if args.paths and (args.base or args.head):
+        raise UsageError(
+            "--base/--head need --repo DIR (PATH arguments are linted as they are on disk)"
+        )
+    if not args.paths and not args.repo:
+        if args.base or args.head:
+            root = find_repo_root(Path.cwd())
+            if root is None:
+                raise UsageError("--base/--head need --repo DIR")
+            args.repo = str(root)
+        else:
+            args.paths = ["."]
+    closers: list[GitTree] = []
+    try:
+        jobs = _path_jobs(args.paths, args.config) if args.paths else [_repo_job(args, closers)]
+        reports = []
+        for job in jobs:
+            for path in job.explicit:
+                if route(path, job.config) is None:
+                    print(
+                        f"bot: warning: {path} is not a recipe or the changelog by the configured "
+                        "paths; not checked",
+                        file=err,
+                    )
+            mode = "pr" if job.base is not None else ("paths" if args.paths else "tree")
+            ctx = Context(
+                tree=job.tree,
+                config=job.config,
+                pr=args.pr,
+                base=job.base,
+                changed=job.changed,
+                mode=mode,
+            )
+            reports.append(lint(ctx, paths=job.paths))
+    finally:
+        for tree in closers:
+            tree.close()
+    report = _merge(reports)
+    rendered = _render(report, args.format, args.lang, _use_color(args, out))
+    if args.output:
+        write_file(args.output, rendered)
+    else:
+        out.write(rendered)
+        out.flush()
+    return 1 if report.exceeds(args.fail_on) else 0
+
+
+# --------------------------------------------------------------------------- rules, explain
+
+
+def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
+    rules = [rm.rule for rm in all_rules()]
+    if args.format == "json":
+        data = [
+            {
+                "id": r.id,
+                "slug": r.slug,
+                "severity": r.severity,
+                "target": r.target,
+                "title": {"en": r.title.en, "zh": r.title.zh},
+            }
+            for r in rules
+        ]
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+        return 0
+    if args.format == "markdown":
+        from bot.docs import render_rules_table
+
+        out.write(render_rules_table(rules) + "\n")
+        return 0
+    if not rules:
+        out.write("no rules registered\n")
+        return 0
+    slug_w = max(len(r.slug) for r in rules)
+    for r in rules:
+        out.write(f"{r.id}  {r.severity:<7}  {r.slug:<{slug_w}}  {r.title.en}\n")
+    return 0
+
+
+def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
+    rm = get_rule(args.rule)
+    if rm is None:
+        raise UsageError(f"unknown rule {args.rule!r} (run 'bot rules' for the list)")
+    out.write(render_rule_markdown(rm, level=1))
+    return 0
+
+
+# --------------------------------------------------------------------------- main
+
+
+def _describe(exc: BaseException) -> str:
+    if isinstance(exc, OSError) and exc.filename is not None:
+        reason = exc.strerror or str(exc)
+        return f"{exc.filename}: {reason[0].lower() + reason[1:] if reason else reason}"
+    return str(exc) or type(exc).__name__
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the `bot` command line; returns the exit status."""
+    out, err = sys.stdout, sys.stderr
+    parser = build_parser()
+    try:
+        args = parser.parse_args(argv)
+    except SystemExit as exc:  # --help, --version, usage errors
+        return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
+    try:
+        if args.command == "lint":
+            return cmd_lint(args, out, err)
+        if args.command == "rules":
+            return cmd_rules(args, out)
+        if args.command == "explain":
+            return cmd_explain(args, out)
+        parser.print_help(err)
+        return 2
+    except BrokenPipeError:  # `bot lint ... | head`: stop quietly
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+    except (UsageError, ConfigError, SourceError, RegistryError, OSError) as exc:
+        print(f"bot: error: {_describe(exc)}", file=err)
+        return 2
+    except KeyboardInterrupt:
+        return 130
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,385 @@
+"""Parse `perf-changelog.yaml` into entries with line numbers. Pure, never raises.
+
+Values come from the C-backed safe loader (`load_safe`); positions come
+from the C parser's event stream, which is read first and also bounds the
+document (nesting depth and node count) before anything builds Python
+objects from it. A round-trip load of the real changelog takes 1.6 s; this
+takes well under 0.1 s.
+
+Every defect of the file as a whole (bytes, YAML, layout) becomes a
+`Problem`; rules report them. Entries are kept only when the YAML loads.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from difflib import SequenceMatcher
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
+from bot.parse.yamlsafe import YamlError, load_safe
+
+# The real changelog is 0.4 MB and about 11k YAML events (772 entries). The
+# C loader needs 7-20 us per node, so these bounds keep any input to about
+# a second while leaving the file room to grow roughly ninefold.
+MAX_BYTES = 4 * 1024 * 1024
+MAX_EVENTS = 100_000
+MAX_DEPTH = 64
+
+ENTRY_FIRST_LINE = "- config-keys:"
+
+_DUPLICATE_RE = re.compile(r'found duplicate key "(?P<key>[^"]*)"')
+_EXPANDS_RE = re.compile(r"expands to more than (?P<limit>[\d,]+) nodes")
+
+
+@dataclass(frozen=True)
+class Problem:
+    """A defect of the file as a whole. `kind` names a variant of CHL000.
+
+    `params` fill that variant's placeholders (`detail` holds the YAML
+    loader's own English words, where there are any).
+    """
+
+    kind: str
+    line: int
+    params: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, eq=False)
+class Entry:
+    """One top-level item of the changelog, with where each part is written.
+
+    Lines are 1-based. `key_lines[k]` is the line of key `k`, `key_ends[k]`
+    the last line of its value, `item_lines[k][i]` the line of item `i` of a
+    list value. A key or item whose line could not be found is absent; use
+    the helpers, which fall back to the entry's first line.
+    """
+
+    index: int
+    start_line: int
+    end_line: int
+    data: Any
+    key_lines: Mapping[str, int]
+    key_ends: Mapping[str, int]
+    item_lines: Mapping[str, tuple[int, ...]]
+    raw: str
+
+    def get(self, key: str) -> Any:
+        return self.data.get(key) if isinstance(self.data, dict) else None
+
+    def has(self, key: str) -> bool:
+        return isinstance(self.data, dict) and key in self.data
+
+    def line_of(self, key: str) -> int:
+        return self.key_lines.get(key, self.start_line)
+
+    def end_of(self, key: str) -> int:
+        return self.key_ends.get(key, self.line_of(key))
+
+    def line_of_item(self, key: str, index: int) -> int:
+        items = self.item_lines.get(key, ())
+        return items[index] if 0 <= index < len(items) else self.line_of(key)
+
+
+@dataclass(frozen=True, eq=False)
+class Changelog:
+    path: str
+    text: str
+    entries: tuple[Entry, ...]
+    problems: tuple[Problem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class Change:
+    """A head entry that is new, or changed from `before` in the base."""
+
+    entry: Entry
+    before: Entry | None = None
+
+    @property
+    def is_new(self) -> bool:
+        return self.before is None
+
+
+# -- parsing ---------------------------------------------------------------
+
+
+def parse_changelog(path: str, text: str | bytes) -> Changelog:
+    """Parse a changelog. Defects become `problems`; this never raises."""
+    problems: list[Problem] = []
+    if len(text) > MAX_BYTES:
+        problems.append(
+            Problem("too-large", 1, {"size": f"{len(text):,}", "limit": f"{MAX_BYTES:,}"})
+        )
+        return Changelog(path, "", (), tuple(problems))
+    if isinstance(text, bytes):
+        raw = text
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            text = raw.decode("utf-8", errors="replace")
+            problems.append(Problem("not-utf8", raw.count(b"\n", 0, exc.start) + 1))
+    problems.extend(_byte_problems(text, already_utf8_problem=bool(problems)))
+    if any(p.kind in ("nul", "not-utf8") for p in problems):
+        return Changelog(path, text, (), tuple(problems))
+
+    lines = text.split("\n")
+    shape = _read_events(text)
+    if isinstance(shape, Problem):
+        problems.append(shape)
+        return Changelog(path, text, (), tuple(problems))
+    try:
+        data = load_safe(text, label=path)
+    except YamlError as exc:
+        problems.append(_yaml_problem(str(exc), exc.line, path))
+        return Changelog(path, text, (), tuple(problems))
+
+    if data is None:
+        problems.append(Problem("empty", 1))
+        return Changelog(path, text, (), tuple(problems))
+    if not isinstance(data, list):
+        problems.append(Problem("not-list", 1, {"actual": yaml_type_name(data)}))
+        return Changelog(path, text, (), tuple(problems))
+
+    entries = _build_entries(data, shape, lines)
+    problems.extend(_layout_problems(entries, lines))
+    problems.sort(key=lambda p: p.line)
+    return Changelog(path, text, tuple(entries), tuple(problems))
+
+
+def _byte_problems(text: str, *, already_utf8_problem: bool) -> Iterator[Problem]:
+    """The repository's own file-level invariants (see validate_perf_changelog.py)."""
+    if "\x00" in text:
+        yield Problem("nul", _line_at(text, text.index("\x00")))
+    if "\ufffd" in text and not already_utf8_problem:
+        # the engine decodes with errors="replace": U+FFFD marks bytes that were not UTF-8
+        yield Problem("not-utf8", _line_at(text, text.index("\ufffd")))
+    for char, kind in (("\t", "tab"), ("\r", "cr")):
+        if char in text:
+            count = sum(1 for ln in text.split("\n") if char in ln)
+            yield Problem(kind, _line_at(text, text.index(char)), {"count": str(count)})
+    if text and not text.endswith("\n"):
+        yield Problem("no-final-newline", text.count("\n") + 1)
+
+
+def _line_at(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def yaml_type_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    return "string"
+
+
+def _yaml_problem(message: str, line: int | None, label: str) -> Problem:
+    detail = message
+    for prefix in (f"{label}: ", "invalid YAML: "):
+        if detail.startswith(prefix):
+            detail = detail[len(prefix) :]
+    detail = detail.split("; To suppress this check", 1)[0].strip().rstrip(";")
+    m = _DUPLICATE_RE.search(detail)
+    if m:
+        return Problem("duplicate-key", line or 1, {"key": m.group("key")})
+    m = _EXPANDS_RE.search(detail)
+    if m:  # an alias bomb: small text, huge document
+        return Problem("too-many-nodes", line or 1, {"limit": m.group("limit")})
+    return Problem("yaml", line or 1, {"detail": detail[:300]})
+
+
+# -- positions from the event stream -----------------------------------------
+
+
+@dataclass
+class _EntryShape:
+    line: int  # 1-based line of the entry node
+    key_lines: dict[str, int] = field(default_factory=dict)
+    item_lines: dict[str, list[int]] = field(default_factory=dict)
+
+
+@dataclass
+class _Frame:
+    mapping: bool
+    children: int = 0
+    key: str | None = None  # in an entry mapping: the key whose value is open
+
+
+_SAFE_PARSER = YAML(typ="safe", pure=False)
+_END_EVENTS = frozenset({SequenceEndEvent, MappingEndEvent})
+_COLLECTION_EVENTS = frozenset({SequenceStartEvent, MappingStartEvent})
+_NODE_EVENTS = frozenset({ScalarEvent, AliasEvent, SequenceStartEvent, MappingStartEvent})
+
+
+def _read_events(text: str) -> list[_EntryShape] | Problem:
+    """Walk the C parser's events: bound depth and size, record positions.
+
+    The event parser keeps its own stack, so unlike composing a node tree it
+    cannot overflow the C stack on hostile nesting.
+    """
+    shapes: list[_EntryShape] = []
+    stack: list[_Frame] = []
+    count = 0
+    try:
+        for event in _SAFE_PARSER.parse(text):
+            count += 1
+            if count > MAX_EVENTS:
+                return Problem("too-many-nodes", 1, {"limit": f"{MAX_EVENTS:,}"})
+            cls = type(event)
+            if cls in _END_EVENTS:
+                if stack:
+                    stack.pop()
+                continue
+            if cls not in _NODE_EVENTS:
+                continue
+            if len(stack) <= 3:
+                _record(event, int(event.start_mark.line) + 1, stack, shapes)
+            if stack:
+                stack[-1].children += 1
+            if cls in _COLLECTION_EVENTS:
+                stack.append(_Frame(mapping=cls is MappingStartEvent))
+                if len(stack) > MAX_DEPTH:
+                    line = int(event.start_mark.line) + 1
+                    return Problem("too-deep", line, {"limit": str(MAX_DEPTH)})
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        line = int(mark.line) + 1 if mark is not None else 1
+        detail = "; ".join(str(x) for x in (exc.context, exc.problem) if x)
+        return Problem("yaml", line, {"detail": detail[:300] or "unreadable YAML"})
+    except (YAMLError, RecursionError, ValueError, TypeError) as exc:
+        return Problem("yaml", 1, {"detail": f"{type(exc).__name__}: {exc}"[:300]})
+    return shapes
+
+
+def _record(event: Any, line: int, stack: list[_Frame], shapes: list[_EntryShape]) -> None:
+    """Note where an entry, one of its keys, or an item of a key's list starts."""
+    depth = len(stack)
+    if depth == 1 and not stack[0].mapping:
+        shapes.append(_EntryShape(line))
+    elif depth == 2 and stack[1].mapping and shapes:
+        frame = stack[1]
+        if frame.children % 2 == 0:
+            frame.key = str(event.value) if isinstance(event, ScalarEvent) else None
+            if frame.key is not None:
+                shapes[-1].key_lines.setdefault(frame.key, line)
+    elif depth == 3 and not stack[2].mapping and stack[1].key is not None and shapes:
+        shapes[-1].item_lines.setdefault(stack[1].key, []).append(line)
+
+
+def _blank(line: str) -> bool:
+    s = line.strip()
+    return not s or s.startswith("#") or s in ("---", "...")
+
+
+def _build_entries(data: list[Any], shapes: list[_EntryShape], lines: list[str]) -> list[Entry]:
+    dash_lines = [
+        i + 1 for i, ln in enumerate(lines) if ln[:1] == "-" and ln[1:2] in ("", " ", "\t", "\r")
+    ]
+    # Entries written the usual way start with `-` in column 1; otherwise use
+    # where the parser saw each entry begin (flow style, `---`, odd layouts).
+    starts = dash_lines if _consistent(dash_lines, shapes) else [s.line for s in shapes]
+    while len(starts) < len(data):  # aliases, or anything unexpected
+        starts.append(starts[-1] if starts else 1)
+    total = len(lines)
+    if lines and lines[-1] == "":
+        total -= 1  # the text ends with a newline: no line after it
+    entries: list[Entry] = []
+    for index, value in enumerate(data):
+        start = starts[index]
+        nxt = starts[index + 1] if index + 1 < len(starts) else total + 1
+        end = _trim(lines, start, max(start, nxt - 1))
+        shape = shapes[index] if len(shapes) == len(data) else None
+        key_lines = dict(shape.key_lines) if shape else {}
+        key_ends = _key_ends(key_lines, end, lines)
+        item_lines = {k: tuple(v) for k, v in shape.item_lines.items()} if shape else {}
+        raw = "\n".join(ln.rstrip("\r") for ln in lines[start - 1 : end])
+        entries.append(Entry(index, start, end, value, key_lines, key_ends, item_lines, raw))
+    return entries
+
+
+def _consistent(dash_lines: list[int], shapes: list[_EntryShape]) -> bool:
+    """Each entry node starts on its dash line or after it, before the next dash."""
+    if len(dash_lines) != len(shapes):
+        return False
+    bounds = [*dash_lines[1:], 1 << 62]
+    return all(d <= s.line < b for d, s, b in zip(dash_lines, shapes, bounds, strict=True))
+
+
+def _trim(lines: list[str], start: int, end: int) -> int:
+    """Step back from `end` over blank lines and comments, never before `start`."""
+    while end > start and _blank(lines[end - 1]):
+        end -= 1
+    return end
+
+
+def _key_ends(key_lines: Mapping[str, int], entry_end: int, lines: list[str]) -> dict[str, int]:
+    ordered = sorted(key_lines.items(), key=lambda kv: kv[1])
+    out: dict[str, int] = {}
+    for i, (key, line) in enumerate(ordered):
+        nxt = ordered[i + 1][1] - 1 if i + 1 < len(ordered) else entry_end
+        out[key] = _trim(lines, line, max(line, nxt))
+    return out
+
+
+def _layout_problems(entries: list[Entry], lines: list[str]) -> Iterator[Problem]:
+    """The repository counts entries by lines starting `- config-keys:`."""
+    for entry in entries:
+        first = lines[entry.start_line - 1] if entry.start_line - 1 < len(lines) else ""
+        if not first.startswith(ENTRY_FIRST_LINE):
+            yield Problem("entry-layout", entry.start_line)
+
+
+# -- which entries a change touches --------------------------------------------
+
+
+def entry_changes(head: Changelog, base: Changelog | None) -> list[Change]:
+    """Head entries that are new or changed relative to `base`, in file order.
+
+    Entries are matched by their raw text, in order, so an entry appended at
+    the end or inserted in the middle is new, and an entry edited in place
+    (a pr-link correction, say) is changed. Without a base every entry is
+    in scope, as new.
+    """
+    if base is None:
+        return [Change(e) for e in head.entries]
+    old = [e.raw for e in base.entries]
+    new = [e.raw for e in head.entries]
+    out: list[Change] = []
+    matcher = SequenceMatcher(None, old, new, autojunk=False)
+    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
+        if tag == "equal":
+            continue
+        for k, j in enumerate(range(j1, j2)):
+            before = base.entries[i1 + k] if tag == "replace" and i1 + k < i2 else None
+            out.append(Change(head.entries[j], before))
+    return out
+
+
+def new_entries(head: Changelog, base: Changelog | None) -> list[Entry]:
+    """Head entries that are new or changed relative to `base` (all without one)."""
+    return [c.entry for c in entry_changes(head, base)]

@@ -1,0 +1,123 @@
+"""Golden acceptance-length curves. Pure.
+
+Each `golden_al_distribution/<file>.yaml` maps model key -> thinking_on /
+thinking_off -> K -> AL. Its header comments name the source run, the draft,
+the speculative-config attributes and which chat-template kwargs mean
+thinking on/off; all of that is kept.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.parse.yamlsafe import YamlError, load_safe
+
+
+@dataclass(frozen=True)
+class GoldenCurve:
+    file: str  # repository path
+    name: str  # file name
+    model_key: str
+    curves: Mapping[str, Mapping[int, float]]  # "thinking_on" -> {K: AL}
+    source_run: str | None = None
+    draft: str | None = None
+    spec_attrs: Mapping[str, str] = field(default_factory=dict)
+    thinking_kwargs: Mapping[str, str] = field(default_factory=dict)  # mode -> kwargs text
+
+    def al(self, mode: str, k: int) -> float | None:
+        return self.curves.get(mode, {}).get(k)
+
+
+@dataclass
+class GoldenSet:
+    curves: list[GoldenCurve]
+    problems: list[tuple[str, str]]  # (path, message)
+
+    def by_name(self, name: str) -> list[GoldenCurve]:
+        return [c for c in self.curves if c.name == name]
+
+
+_RUN = re.compile(r"Source GitHub Actions run:\s*(\S+)")
+_DRAFT = re.compile(r"draft:\s*([\w./-]+)")
+_SPEC = re.compile(r"speculative-config:\s*(.+)")
+_KW = re.compile(r"(thinking_on|thinking_off)\s*:.*?chat_template_kwargs:\s*(\{.*\})")
+_KW2 = re.compile(r"(thinking_on|thinking_off)\s+chat_template_kwargs:\s*(\{.*\})")
+
+
+def parse_golden(path: str, text: str) -> list[GoldenCurve]:
+    """Parse one golden file; raises YamlError when it is unreadable."""
+    data = load_safe(text, label=path)
+    header = [ln[1:].strip() for ln in text.splitlines() if ln.startswith("#")]
+    run = draft = None
+    spec: dict[str, str] = {}
+    kwargs: dict[str, str] = {}
+    for line in header:
+        if m := _RUN.search(line):
+            run = m.group(1)
+        if m := _DRAFT.search(line):
+            draft = m.group(1).rstrip(")")
+        if m := _SPEC.search(line):
+            for part in m.group(1).split("|"):
+                key, _, value = part.strip().partition("=")
+                if value:
+                    spec[key.strip()] = value.strip()
+        if m := (_KW2.search(line) or _KW.search(line)):
+            kwargs[m.group(1)] = m.group(2)
+    out = []
+    if not isinstance(data, dict):
+        raise YamlError(f"{path}: expected a mapping of model -> thinking mode -> K -> AL")
+    for key, modes in data.items():
+        if not isinstance(modes, dict):
+            continue
+        curves: dict[str, dict[int, float]] = {}
+        for mode, table in modes.items():
+            if not isinstance(table, dict):
+                continue
+            clean: dict[int, float] = {}
+            for k, v in table.items():
+                try:
+                    clean[int(k)] = float(v)
+                except (TypeError, ValueError):
+                    continue
+            curves[str(mode)] = clean
+        out.append(
+            GoldenCurve(
+                file=path,
+                name=path.rsplit("/", 1)[-1],
+                model_key=str(key),
+                curves=curves,
+                source_run=run,
+                draft=draft,
+                spec_attrs=spec,
+                thinking_kwargs=kwargs,
+            )
+        )
+    return out
+
+
+def load_golden_set(ctx: Any) -> GoldenSet:
+    """Every golden curve in the tree's golden directory (parsed once per blob)."""
+    folder = ctx.config.golden_dir.rstrip("/") + "/"
+    curves: list[GoldenCurve] = []
+    problems: list[tuple[str, str]] = []
+    for path in ctx.all_paths():
+        if not path.startswith(folder) or not path.endswith((".yaml", ".yml")):
+            continue
+        if "/" in path[len(folder) :]:
+            continue
+
+        def parse(p: str, t: str) -> Any:
+            try:
+                return parse_golden(p, t)
+            except YamlError as exc:
+                return exc
+
+        got = ctx.parsed("golden", path, parse)
+        if isinstance(got, YamlError):
+            problems.append((path, str(got)))
+        elif got:
+            curves.extend(got)
+    return GoldenSet(curves, problems)

@@ -1,0 +1,124 @@
+"""Plain-text report for terminals. Pure: a Report in, a string out.
+
+    benchmarks/single_node/agentic/x_mtp.sh:12:5  error  RCP001 reasoning-parser-on-interleaved-thinking
+      `--reasoning-parser minimax_m3` moves ...
+      `--reasoning-parser minimax_m3` 会把 ...
+      fix: Drop `--reasoning-parser`; keep `--tool-call-parser`
+      修复：删除 `--reasoning-parser`，保留 `--tool-call-parser`
+
+Findings are grouped by file (a blank line between files) and followed by a
+summary line per language. ANSI colour only when `color=True`.
+"""
+
+from __future__ import annotations
+
+from itertools import groupby
+
+from bot.core.engine import Report
+from bot.core.model import Finding, T
+
+LANGS = ("en", "zh", "both")
+
+_RESET = "\x1b[0m"
+_STYLE = {
+    "error": "\x1b[1;31m",
+    "warning": "\x1b[1;33m",
+    "info": "\x1b[1;36m",
+    "loc": "\x1b[1m",
+    "rule": "\x1b[35m",
+    "dim": "\x1b[2m",
+    "ok": "\x1b[1;32m",
+}
+
+
+def langs(lang: str) -> tuple[str, ...]:
+    """The languages to print for `lang` ("en", "zh" or "both")."""
+    if lang not in LANGS:
+        raise ValueError(f"unknown language {lang!r}; use one of {', '.join(LANGS)}")
+    return ("en", "zh") if lang == "both" else (lang,)
+
+
+def bilingual(text: T, lang: str, sep: str = "\n") -> str:
+    """`text` in the chosen language(s), English first; one copy when both are equal."""
+    parts = [text.get(code) for code in langs(lang)]
+    if len(parts) == 2 and parts[0] == parts[1]:
+        parts = parts[:1]
+    return sep.join(parts)
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" if n == 1 else f"{n} {word}s"
+
+
+def summary_lines(report: Report, lang: str) -> list[str]:
+    """One summary line per chosen language."""
+    counts = report.counts()
+    nfiles = len(report.files)
+    out: list[str] = []
+    for code in langs(lang):
+        if code == "en":
+            files = _plural(nfiles, "file")
+            if report.findings:
+                line = (
+                    f"{_plural(counts['error'], 'error')}, {_plural(counts['warning'], 'warning')}"
+                    f", {counts['info']} info in {files} checked"
+                )
+            else:
+                line = f"No problems found in {files} checked"
+            if report.suppressed:
+                line += f" ({report.suppressed} suppressed)"
+        else:
+            if report.findings:
+                line = (
+                    f"检查了 {nfiles} 个文件：错误 {counts['error']}，警告 {counts['warning']}，"
+                    f"提示 {counts['info']}"
+                )
+            else:
+                line = f"检查了 {nfiles} 个文件，未发现问题"
+            if report.suppressed:
+                line += f"（已抑制 {report.suppressed} 条）"
+        out.append(line)
+    return out
+
+
+def _paint(text: str, style: str, color: bool) -> str:
+    return f"{_STYLE[style]}{text}{_RESET}" if color else text
+
+
+def _finding(f: Finding, lang: str, color: bool) -> list[str]:
+    loc = _paint(f"{f.path}:{f.span.line}:{f.span.col}", "loc", color)
+    sev = _paint(f.severity, f.severity, color)
+    rule = _paint(f"{f.rule} {f.slug}", "rule", color)
+    lines = [f"{loc}  {sev}  {rule}"]
+    codes = langs(lang)
+    for code in codes:
+        lines.extend("  " + part for part in f.message.get(code).splitlines() or [""])
+        if len(codes) == 2 and f.message.en == f.message.zh:
+            break
+    if f.fix is not None:
+        for code in codes:
+            label = "fix: " if code == "en" else "修复："
+            lines.append("  " + _paint(label, "dim", color) + f.fix.get(code))
+            if len(codes) == 2 and f.fix.en == f.fix.zh:
+                break
+    if f.suggestion is not None:
+        names = {"en": "suggestion:", "zh": "建议改为："}
+        lines.append("  " + _paint(" / ".join(names[c] for c in codes), "dim", color))
+        lines.extend("  | " + part for part in f.suggestion.splitlines() or [""])
+    return lines
+
+
+def render(report: Report, lang: str = "both", *, color: bool = False) -> str:
+    """The report as terminal text, ending with a newline."""
+    langs(lang)  # validate early
+    out: list[str] = []
+    for _, group in groupby(report.findings, key=lambda f: f.path):
+        if out:
+            out.append("")
+        for f in group:
+            out.extend(_finding(f, lang, color))
+    if out:
+        out.append("")
+    style = "error" if report.counts()["error"] else ("warning" if report.findings else "ok")
+    out.extend(_paint(line, style, color) for line in summary_lines(report, lang))
+    return "\n".join(out) + "\n"

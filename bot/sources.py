@@ -1,0 +1,477 @@
+"""Trees backed by the file system and by git objects. An edge: all the CLI's file and git I/O.
+
+- `FsTree(root)`: a directory on disk (the working tree). `.git` is skipped,
+  symlinks that leave the root are ignored, file contents are read only when
+  asked for.
+- `GitTree(repo_dir, ref)`: a commit. Paths and blob ids come from one
+  `git ls-tree`, contents from one long-lived `git cat-file --batch` process.
+  `blob_id` is the git blob SHA, so the engine caches parses by content.
+- `changed_paths(repo_dir, base, head)`: the paths a PR from `base` to `head`
+  touches (`git diff base...head`: from the merge-base to head), or to the
+  working tree when `head` is None.
+
+Every failure a user can cause (not a repository, unknown ref, no git) is a
+`SourceError` with a one-line message.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import shutil
+import stat
+import subprocess
+import threading
+import weakref
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import IO
+
+from bot.core.tree import content_id
+
+# Files larger than this are never cached in memory; they are read again on demand.
+MAX_CACHED_FILE = 32 * 1024 * 1024
+# Total bytes of file contents a tree keeps cached.
+CACHE_BUDGET = 256 * 1024 * 1024
+
+REPO_MARKERS = (".git", "perf-changelog.yaml", ".recipe-bot.yml")
+
+
+class SourceError(Exception):
+    """A repository, ref or file the user named cannot be read. One-line message."""
+
+
+# --------------------------------------------------------------------------- plain files
+
+
+def read_file(path: str | os.PathLike[str]) -> bytes:
+    """A file's bytes; OSError (with the file name) when it cannot be read."""
+    return Path(path).read_bytes()
+
+
+def write_file(path: str | os.PathLike[str], text: str) -> None:
+    Path(path).write_text(text, encoding="utf-8")
+
+
+def find_repo_root(start: str | os.PathLike[str]) -> Path | None:
+    """The nearest directory at or above `start` holding `.git`, `perf-changelog.yaml`
+    or `.recipe-bot.yml`; None when there is none."""
+    here = Path(os.path.abspath(start))
+    if not here.is_dir():
+        here = here.parent
+    for candidate in (here, *here.parents):
+        if any((candidate / marker).exists() for marker in REPO_MARKERS):
+            return candidate
+    return None
+
+
+def locate(path: str | os.PathLike[str]) -> tuple[Path, str, bool]:
+    """(repository root, `/`-separated path relative to it, is a directory) for a PATH argument.
+
+    The root is the nearest directory holding a repository marker; without one,
+    the current directory when `path` is inside it, else the path's own directory.
+    """
+    given = Path(path)
+    if not given.exists():
+        raise FileNotFoundError(2, "No such file or directory", str(path))
+    full = Path(os.path.realpath(given))
+    is_dir = full.is_dir()
+    root = find_repo_root(full)
+    if root is None:
+        cwd = Path(os.path.realpath(Path.cwd()))
+        root = cwd if full == cwd or cwd in full.parents else (full if is_dir else full.parent)
+    root = Path(os.path.realpath(root))
+    rel = "" if full == root else full.relative_to(root).as_posix()
+    return root, rel, is_dir
+
+
+class _ByteCache:
+    """A small LRU of file contents bounded by total size."""
+
+    def __init__(self, budget: int = CACHE_BUDGET) -> None:
+        self._data: OrderedDict[str, bytes] = OrderedDict()
+        self._size = 0
+        self._budget = budget
+
+    def get(self, key: str) -> bytes | None:
+        data = self._data.get(key)
+        if data is not None:
+            self._data.move_to_end(key)
+        return data
+
+    def put(self, key: str, data: bytes) -> None:
+        if len(data) > MAX_CACHED_FILE or key in self._data:
+            return
+        self._data[key] = data
+        self._size += len(data)
+        while self._size > self._budget and self._data:
+            _, old = self._data.popitem(last=False)
+            self._size -= len(old)
+
+
+# --------------------------------------------------------------------------- FsTree
+
+
+class FsTree:
+    """A directory on disk as a `Tree`. Paths are `/`-separated, relative to `root`."""
+
+    def __init__(self, root: str | os.PathLike[str]) -> None:
+        path = Path(root)
+        if not path.is_dir():
+            raise SourceError(f"not a directory: {root}")
+        self.root = Path(os.path.realpath(path))
+        self._cache = _ByteCache()
+        # path -> (size, mtime_ns, blob id)
+        self._ids: dict[str, tuple[int, int, str]] = {}
+
+    def __repr__(self) -> str:
+        return f"FsTree({str(self.root)!r})"
+
+    def _resolve(self, path: str) -> Path | None:
+        """The real file behind `path`, or None if it is outside the root or not a file."""
+        rel = path.replace("\\", "/").strip("/")
+        parts = rel.split("/")
+        if not rel or any(p in ("", ".", "..") for p in parts) or ".git" in parts:
+            return None
+        full = Path(os.path.realpath(self.root.joinpath(*parts)))
+        if full != self.root and self.root not in full.parents:
+            return None
+        try:
+            st = full.stat()
+        except OSError:
+            return None
+        return full if stat.S_ISREG(st.st_mode) else None
+
+    def read(self, path: str) -> bytes | None:
+        full = self._resolve(path)
+        if full is None:
+            return None
+        try:
+            st = full.stat()
+        except OSError:
+            return None
+        # keyed by size and mtime too, so an edit during a long run is seen
+        key = f"{full}\x00{st.st_size}\x00{st.st_mtime_ns}"
+        cached = self._cache.get(key)
+        if cached is not None:
+            return cached
+        try:
+            data = full.read_bytes()
+        except OSError:
+            return None
+        self._cache.put(key, data)
+        return data
+
+    def blob_id(self, path: str) -> str | None:
+        full = self._resolve(path)
+        if full is None:
+            return None
+        try:
+            st = full.stat()
+        except OSError:
+            return None
+        key = str(full)
+        known = self._ids.get(key)
+        if known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
+            return known[2]
+        if st.st_size > MAX_CACHED_FILE:
+            blob = _hash_file(full, st.st_size)
+        else:
+            data = self.read(path)
+            if data is None:
+                return None
+            blob = content_id(data)
+        if blob is not None:
+            self._ids[key] = (st.st_size, st.st_mtime_ns, blob)
+        return blob
+
+    def paths(self) -> Iterable[str]:
+        return self.files_under("")
+
+    def files_under(self, rel_dir: str) -> list[str]:
+        """Every file under `rel_dir` ('' for the whole tree), sorted."""
+        rel_dir = rel_dir.replace("\\", "/").strip("/")
+        start = self.root.joinpath(*rel_dir.split("/")) if rel_dir else self.root
+        out: list[str] = []
+        for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
+            dirnames[:] = sorted(d for d in dirnames if d != ".git")
+            base = Path(dirpath).relative_to(self.root).as_posix()
+            prefix = "" if base == "." else base + "/"
+            for name in filenames:
+                rel = prefix + name
+                full = Path(dirpath) / name
+                if full.is_symlink() and self._resolve(rel) is None:
+                    continue
+                out.append(rel)
+        out.sort()
+        return out
+
+
+def _hash_file(full: Path, size: int) -> str | None:
+    import hashlib
+
+    digest = hashlib.sha1(b"blob %d\x00" % size)
+    try:
+        with full.open("rb") as fh:
+            for chunk in iter(lambda: fh.read(1 << 20), b""):
+                digest.update(chunk)
+    except OSError:
+        return None
+    return digest.hexdigest()
+
+
+# --------------------------------------------------------------------------- git plumbing
+
+
+def _git_exe() -> str:
+    exe = shutil.which("git")
+    if exe is None:
+        raise SourceError("git is not installed or not on PATH")
+    return exe
+
+
+def _git_env() -> dict[str, str]:
+    env = dict(os.environ)
+    env.update({"GIT_OPTIONAL_LOCKS": "0", "LC_ALL": "C", "GIT_TERMINAL_PROMPT": "0"})
+    env.pop("GIT_DIR", None)
+    env.pop("GIT_WORK_TREE", None)
+    return env
+
+
+def _git(repo_dir: str | os.PathLike[str], *args: str) -> bytes:
+    """Run one git command; SourceError with git's first line of complaint on failure."""
+    try:
+        proc = subprocess.run(
+            [_git_exe(), "-C", str(repo_dir), *args],
+            capture_output=True,
+            env=_git_env(),
+            check=False,
+        )
+    except OSError as exc:
+        raise SourceError(f"cannot run git: {exc}") from exc
+    if proc.returncode != 0:
+        lines = proc.stderr.decode("utf-8", "replace").strip().splitlines()
+        detail = lines[0] if lines else f"exit status {proc.returncode}"
+        raise SourceError(f"git {args[0]} failed in {repo_dir}: {detail}")
+    return proc.stdout
+
+
+def git_toplevel(repo_dir: str | os.PathLike[str]) -> Path:
+    """The top directory of the git work tree holding `repo_dir`."""
+    if not Path(repo_dir).is_dir():
+        raise SourceError(f"not a directory: {repo_dir}")
+    try:
+        out = _git(repo_dir, "rev-parse", "--show-toplevel")
+    except SourceError:
+        raise SourceError(f"not a git repository: {repo_dir}") from None
+    top = out.decode("utf-8", "surrogateescape").strip()
+    if not top:  # a bare repository
+        raise SourceError(f"not a git work tree: {repo_dir}")
+    return Path(top)
+
+
+def _prefix(repo_dir: str | os.PathLike[str]) -> str:
+    """`repo_dir` relative to the work tree's top, '' or ending in '/'."""
+    top = Path(os.path.realpath(git_toplevel(repo_dir)))
+    here = Path(os.path.realpath(repo_dir))
+    rel = here.relative_to(top).as_posix()
+    return "" if rel == "." else rel + "/"
+
+
+def resolve_ref(repo_dir: str | os.PathLike[str], ref: str) -> str:
+    """The commit SHA `ref` names in `repo_dir`."""
+    git_toplevel(repo_dir)
+    if not ref or ref.startswith("-"):
+        raise SourceError(f"unknown ref {ref!r} in {repo_dir}")
+    try:
+        out = _git(
+            repo_dir, "rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"
+        )
+    except SourceError:
+        raise SourceError(f"unknown ref {ref!r} in {repo_dir}") from None
+    return out.decode().strip()
+
+
+def merge_base(repo_dir: str | os.PathLike[str], base: str, head: str | None = None) -> str:
+    """The commit a PR from `base` to `head` (default HEAD) forks from."""
+    base_sha = resolve_ref(repo_dir, base)
+    head_sha = resolve_ref(repo_dir, head or "HEAD")
+    try:
+        out = _git(repo_dir, "merge-base", base_sha, head_sha)
+    except SourceError:
+        raise SourceError(
+            f"{base!r} and {head or 'HEAD'!r} have no common ancestor in {repo_dir}"
+            " (a shallow clone? fetch the full history, e.g. actions/checkout fetch-depth: 0)"
+        ) from None
+    return out.decode().strip()
+
+
+def _split_z(data: bytes) -> list[str]:
+    return [p.decode("utf-8", "surrogateescape") for p in data.split(b"\x00") if p]
+
+
+def changed_paths(
+    repo_dir: str | os.PathLike[str], base: str, head: str | None = None
+) -> list[str]:
+    """Paths changed from the merge-base of `base` and `head` to `head`, sorted.
+
+    With `head` None the head is the working tree: committed, staged and unstaged
+    changes since the merge-base of `base` and HEAD, plus untracked files that are
+    not ignored. Deleted files are included. Paths are relative to `repo_dir`.
+    """
+    prefix = _prefix(repo_dir)
+    top = git_toplevel(repo_dir)
+    if head is not None:
+        b, h = resolve_ref(repo_dir, base), resolve_ref(repo_dir, head)
+        out = _git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", f"{b}...{h}")
+        paths = set(_split_z(out))
+    else:
+        mb = merge_base(repo_dir, base)
+        out = _git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", mb)
+        paths = set(_split_z(out))
+        untracked = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--full-name")
+        paths.update(_split_z(untracked))
+    return sorted(p[len(prefix) :] for p in paths if p.startswith(prefix))
+
+
+# --------------------------------------------------------------------------- GitTree
+
+
+class _CatFile:
+    """One `git cat-file --batch` process, fed object ids one at a time."""
+
+    def __init__(self, top: Path) -> None:
+        try:
+            self._proc = subprocess.Popen(
+                [_git_exe(), "-C", str(top), "cat-file", "--batch"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.DEVNULL,
+                env=_git_env(),
+            )
+        except OSError as exc:
+            raise SourceError(f"cannot run git: {exc}") from exc
+        self._lock = threading.Lock()
+        self._finalizer = weakref.finalize(self, _stop, self._proc)
+
+    def read(self, sha: str) -> bytes | None:
+        with self._lock:
+            stdin: IO[bytes] | None = self._proc.stdin
+            stdout: IO[bytes] | None = self._proc.stdout
+            if stdin is None or stdout is None or self._proc.poll() is not None:
+                raise SourceError("git cat-file stopped unexpectedly")
+            try:
+                stdin.write(sha.encode() + b"\n")
+                stdin.flush()
+                header = stdout.readline()
+            except (OSError, ValueError) as exc:
+                raise SourceError(f"git cat-file stopped unexpectedly: {exc}") from exc
+            parts = header.split()
+            if len(parts) != 3:
+                if not header:
+                    raise SourceError("git cat-file stopped unexpectedly")
+                return None  # "<sha> missing" / "ambiguous"
+            size = int(parts[2])
+            data = _read_exact(stdout, size)
+            stdout.read(1)  # the newline after the contents
+            return data
+
+    def close(self) -> None:
+        self._finalizer()
+
+
+def _read_exact(stream: IO[bytes], size: int) -> bytes:
+    chunks: list[bytes] = []
+    left = size
+    while left > 0:
+        chunk = stream.read(left)
+        if not chunk:
+            raise SourceError("git cat-file stopped unexpectedly")
+        chunks.append(chunk)
+        left -= len(chunk)
+    return b"".join(chunks)
+
+
+def _stop(proc: subprocess.Popen[bytes]) -> None:
+    for stream in (proc.stdin, proc.stdout):
+        if stream is not None:
+            with contextlib.suppress(OSError):
+                stream.close()
+    try:
+        proc.wait(timeout=5)
+    except subprocess.TimeoutExpired:
+        proc.kill()
+        proc.wait()
+
+
+class GitTree:
+    """A commit of a git repository as a `Tree`; `blob_id` is the git blob SHA.
+
+    Regular files only: symlinks and submodules are left out. Use as a context
+    manager (or call `close`) to stop the `git cat-file` process early.
+    """
+
+    def __init__(self, repo_dir: str | os.PathLike[str], ref: str) -> None:
+        self.repo_dir = Path(repo_dir)
+        self.ref = ref
+        self.commit = resolve_ref(repo_dir, ref)
+        self._top = git_toplevel(repo_dir)
+        prefix = _prefix(repo_dir)
+        out = _git(self._top, "ls-tree", "-r", "-z", "-l", "--full-tree", self.commit)
+        self._blobs: dict[str, tuple[str, int]] = {}
+        for entry in out.split(b"\x00"):
+            if not entry:
+                continue
+            meta, _, raw_path = entry.partition(b"\t")
+            fields = meta.split()
+            if len(fields) != 4 or fields[1] != b"blob" or fields[0] == b"120000":
+                continue
+            path = raw_path.decode("utf-8", "surrogateescape")
+            if path.startswith(prefix):
+                size = int(fields[3]) if fields[3].isdigit() else 0
+                self._blobs[path[len(prefix) :]] = (fields[2].decode(), size)
+        self._cat: _CatFile | None = None
+        self._cache = _ByteCache()
+
+    def __repr__(self) -> str:
+        return f"GitTree({str(self.repo_dir)!r}, {self.ref!r})"
+
+    def __enter__(self) -> GitTree:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def close(self) -> None:
+        if self._cat is not None:
+            self._cat.close()
+            self._cat = None
+
+    def paths(self) -> Iterable[str]:
+        return sorted(self._blobs)
+
+    def blob_id(self, path: str) -> str | None:
+        entry = self._blobs.get(path.strip("/"))
+        return entry[0] if entry else None
+
+    def read(self, path: str) -> bytes | None:
+        sha = self.blob_id(path)
+        if sha is None:
+            return None
+        cached = self._cache.get(sha)
+        if cached is not None:
+            return cached
+        if self._cat is None:
+            self._cat = _CatFile(self._top)
+        data = self._cat.read(sha)
+        if data is not None:
+            self._cache.put(sha, data)
+        return data
+
+
+def close_all(trees: Sequence[object]) -> None:
+    for tree in trees:
+        closer = getattr(tree, "close", None)
+        if callable(closer):
+            closer()

@@ -1,0 +1,283 @@
+"""CHL002: a changelog entry's `pr-link` is missing, a placeholder, malformed, or another PR's."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Severity, Span, T
+from bot.parse.changelog import Change, Changelog, entry_changes, parse_changelog
+
+DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
+KEY = "pr-link"
+
+_BASE = """\
+- config-keys:
+    - minimaxm3-fp8-h100-vllm-agentic
+  scenario-type:
+    - agentic-coding
+  description:
+    - "Add MiniMax-M3 MXFP8 AgentX on H100 with vLLM v0.27.1 and Mooncake DRAM offload"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2412
+"""
+
+_NEW = """
+- config-keys:
+    - minimaxm3-fp8-h100-vllm-agentic-mtp
+  scenario-type:
+    - agentic-coding
+  description:
+    - "Add the EAGLE3 MTP variant of the MiniMax-M3 MXFP8 H100 AgentX recipe"
+    - "Synthetic acceptance pinned to golden AL 2.83 (minimaxm3_eagle3.yaml, thinking_on, K=3)"
+"""
+
+RULE = Rule(
+    id="CHL002",
+    slug="pr-link-missing-or-wrong",
+    severity=ERROR,
+    target="changelog",
+    title=T(
+        en="Changelog `pr-link` is missing or wrong",
+        zh="changelog 的 `pr-link` 缺失或有误",
+    ),
+    message=T(
+        en="`pr-link` `{link}` is not a pull request URL of the form `{prefix}<N>`",
+        zh="`pr-link` `{link}` 不是 `{prefix}<N>` 形式的 PR 链接",
+    ),
+    fix=T(
+        en="Set `pr-link` to `{expected}`",
+        zh="将 `pr-link` 设为 `{expected}`",
+    ),
+    rationale=T(
+        en=(
+            "Every changelog entry links the pull request that added it: the results site "
+            "and the sweep tooling use the link to trace a benchmark change back to its "
+            "review. A new entry may carry the placeholder `XXX` or `.../pull/XXX` while its "
+            "pull request is open (the merge tooling replaces it), and "
+            "`utils/validate_perf_changelog.py` accepts nothing else but the exact URL of "
+            "that pull request; `TBD`, a `/changes` or `/files` suffix, or the number of "
+            "another pull request (often copied from the entry above) are errors. Merged "
+            "entries are immutable except for pr-link-only corrections, so a merged entry "
+            "that still lacks its link is reported as a warning and fixed in a change that "
+            "touches only its `pr-link` line."
+        ),
+        zh=(
+            "每个 changelog 条目都要链接添加它的 PR：结果网站与扫描工具依靠该链接把基准"
+            "变化追溯到对应的评审。新条目在其 PR 未合并期间可以使用占位符 `XXX` 或 "
+            "`.../pull/XXX`（合并工具会替换它），除此之外 `utils/validate_perf_changelog.py` "
+            "只接受该 PR 的准确 URL；`TBD`、`/changes` 或 `/files` 后缀，以及其他 PR 的编号"
+            "（常从上一条目复制而来）都是错误。已合并条目除修正 pr-link 外不可修改，因此"
+            "仍缺少链接的已合并条目以警告报告，并通过只改动其 `pr-link` 行的变更修复。"
+        ),
+    ),
+    variants={
+        "missing": T(
+            en="Entry has no `pr-link`",
+            zh="条目缺少 `pr-link`",
+        ),
+        "placeholder": T(
+            en="`pr-link` is still the placeholder `{link}`, accepted only on a new entry while its pull request is open",
+            zh="`pr-link` 仍是占位符 `{link}`，占位符仅在新条目所属 PR 未合并期间可用",
+        ),
+        "other-pr": T(
+            en="`pr-link` points to pull request #{linked}, not to this one (#{pr})",
+            zh="`pr-link` 指向 PR #{linked}，而不是本 PR（#{pr}）",
+        ),
+        "merged-missing": T(
+            en="Merged entry still lacks its `pr-link`",
+            zh="已合并条目仍缺少 `pr-link`",
+        ),
+        "merged-placeholder": T(
+            en="Merged entry still carries the placeholder `pr-link` `{link}`",
+            zh="已合并条目的 `pr-link` 仍是占位符 `{link}`",
+        ),
+        "merged-malformed": T(
+            en="Merged entry's `pr-link` `{link}` is not of the form `{prefix}<N>`",
+            zh="已合并条目的 `pr-link` `{link}` 不是 `{prefix}<N>` 形式",
+        ),
+    },
+    variant_fixes={
+        "missing": T(
+            en="Add `pr-link: {expected}` to the entry",
+            zh="在条目中添加 `pr-link: {expected}`",
+        ),
+        "merged-missing": T(
+            en="In a pr-link-only change, set `pr-link: {expected}` with the number of the pull request that added the entry",
+            zh="通过只修改 pr-link 的变更设置 `pr-link: {expected}`，其中编号为添加该条目的 PR",
+        ),
+        "merged-placeholder": T(
+            en="In a pr-link-only change, set `pr-link: {expected}` with the number of the pull request that added the entry",
+            zh="通过只修改 pr-link 的变更设置 `pr-link: {expected}`，其中编号为添加该条目的 PR",
+        ),
+        "merged-malformed": T(
+            en="In a pr-link-only change, set `pr-link: {expected}`",
+            zh="通过只修改 pr-link 的变更设置 `pr-link: {expected}`",
+        ),
+    },
+    bad=(
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE + _NEW.rstrip("\n") + "  # [CHL002]\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _BASE},
+            note="the seed case (#2423): the new entry was pushed without its `pr-link`",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE
+            + _NEW
+            + "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2412  # [CHL002]\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _BASE},
+            note="the link was copied from the entry above",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE
+            + _NEW
+            + "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2423/changes  # [CHL002]\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _BASE},
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE + _NEW + "  pr-link: TBD  # [CHL002]\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _BASE},
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE
+            + _NEW
+            + "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX  # [CHL002]\n",
+            base={"perf-changelog.yaml": _BASE},
+            note="pushed to the main branch with the placeholder: no open pull request replaces it",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE + _NEW + "  pr-link: XXX  # [CHL002]\n",
+            note="whole-tree lint: a merged entry without its link is a warning",
+        ),
+    ),
+    good=(
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE
+            + _NEW
+            + "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _BASE},
+            note="the placeholder is accepted while the pull request is open",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE
+            + _NEW
+            + "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2423\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _BASE},
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_BASE
+            + _NEW
+            + "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2423\n",
+            pr=2471,
+            base={
+                "perf-changelog.yaml": _BASE
+                + _NEW
+                + "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/XXX\n"
+            },
+            note="a pr-link-only correction of a merged entry names the pull request that added it",
+        ),
+    ),
+)
+
+
+def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+    section = ctx.knowledge.section("changelog") or {}
+    prefix = str(section.get("pr_link_prefix") or DEFAULT_PREFIX)
+    base = None
+    if ctx.base is not None:
+        base = ctx.parsed("changelog", changelog.path, parse_changelog, tree=ctx.base)
+    pr: int | None = ctx.pr
+    # Without a base or a pull request, every entry is merged history.
+    merged = ctx.base is None and pr is None
+    lines = changelog.text.split("\n")
+    for change in entry_changes(changelog, base):
+        finding = _check(change, prefix, pr, merged, ctx.base is not None, changelog.path, lines)
+        if finding is not None:
+            yield finding
+
+
+def _check(
+    change: Change,
+    prefix: str,
+    pr: int | None,
+    merged: bool,
+    has_base: bool,
+    path: str,
+    lines: list[str],
+) -> Finding | None:
+    entry = change.entry
+    value = entry.get(KEY)
+    link = "" if value is None else str(value)
+    placeholders = {"XXX", prefix + "XXX"}
+    canonical = re.fullmatch(re.escape(prefix) + r"([1-9][0-9]*)", link)
+    # Only an entry this change adds is known to belong to pull request `pr`.
+    own = pr is not None and has_base and change.is_new
+    expected = f"{prefix}{pr}" if own else f"{prefix}<N>"
+
+    variant: str | None
+    if value is None or (isinstance(value, str) and not value.strip()):
+        variant = "missing"
+    elif isinstance(value, str) and link in placeholders:
+        if pr is not None and change.is_new:
+            return None
+        variant = "placeholder"
+    elif not isinstance(value, str) or canonical is None:
+        variant = None
+        salvage = re.match(re.escape(prefix) + r"([1-9][0-9]*)(?![0-9])", link)
+        if not own and salvage is not None:
+            expected = prefix + salvage.group(1)
+    elif own and int(canonical.group(1)) != pr:
+        variant = "other-pr"
+    else:
+        return None
+
+    severity: Severity | None = None
+    if merged:
+        variant = f"merged-{variant or 'malformed'}"
+        severity = WARNING
+    subject = f"{KEY} {variant or 'malformed'} {link} " + "|".join(
+        str(k) for k in (entry.get("config-keys") or [])[:3]
+    )
+    params: dict[str, Any] = {"link": link, "prefix": prefix, "expected": expected}
+    if variant == "other-pr" and canonical is not None:
+        params.update(linked=canonical.group(1), pr=pr)
+    complete = "<N>" not in expected
+    if variant in ("missing", "merged-missing"):
+        line = entry.end_line
+        span = Span(line)
+        suggestion = None
+        if complete and 0 < line <= len(lines):
+            suggestion = lines[line - 1].rstrip("\r") + f"\n  {KEY}: {expected}"
+    else:
+        line, end = entry.line_of(KEY), entry.end_of(KEY)
+        span = Span(line, end_line=end if end != line else None)
+        suggestion = _replacement(lines, line, expected) if complete else None
+    return RULE.hit(
+        path, span, subject, variant=variant, severity=severity, suggestion=suggestion, **params
+    )
+
+
+def _replacement(lines: list[str], line: int, expected: str) -> str | None:
+    """The `pr-link` line rewritten, when the key starts its own line."""
+    if not 0 < line <= len(lines):
+        return None
+    text = lines[line - 1]
+    m = re.match(r"^(- |\s*)([\"']?)pr-link\2\s*:", text)
+    if m is None:
+        return None
+    return f"{text[: m.end()]} {expected}"

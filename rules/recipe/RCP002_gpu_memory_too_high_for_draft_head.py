@@ -1,0 +1,184 @@
+"""RCP002: the memory fraction leaves no room for a separate draft model."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+
+from bot.core.engine import Context
+from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.parse import facts
+from bot.parse.recipe import Recipe, describe_path, parse_recipe
+
+_SIBLING = (
+    "#!/usr/bin/env bash\n"
+    "SPEC_CONFIG='{\"method\": \"eagle3\", \"model\": \"Inferact/MiniMax-M3-EAGLE3\", \"num_speculative_tokens\": 3}'\n"
+    "vllm serve \"$MODEL\" --gpu-memory-utilization 0.90 --speculative-config \"$SPEC_CONFIG\" &\n"
+)
+
+RULE = Rule(
+    id="RCP002",
+    slug="gpu-memory-too-high-for-draft-head",
+    severity=ERROR,
+    target="recipe",
+    title=T(
+        en="Memory fraction too high for a draft head",
+        zh="显存占用比例过高，草稿头没有余量",
+    ),
+    message=T(
+        en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; {reason}",
+        zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；{reason}",
+    ),
+    fix=T(en="Set `{flag} {limit}`", zh="将其设为 `{flag} {limit}`"),
+    rationale=T(
+        en=(
+            "A separate draft model (EAGLE/EAGLE3/DSpark head) needs GPU memory of its own for "
+            "weights, KV cache and CUDA graphs. A spec-decode recipe that inherits "
+            "`--gpu-memory-utilization 0.95` from a non-spec sibling OOMs in warmup "
+            "(InferenceX #2423: all 8 ranks 96 MiB short). The limit is the value the proven "
+            "spec-decode sibling for the same model and SKU uses in the same repository (the "
+            "file is named), else `knowledge.memory.default_limit` (0.90 for vLLM and ATOM, whose "
+            "`--gpu-memory-utilization` caps everything the engine allocates). SGLang's "
+            "`--mem-fraction-static` and TensorRT-LLM's `kv_cache_config.free_gpu_memory_fraction` "
+            "measure different things: SGLang sizes its static pool (weights and KV of target "
+            "and draft) inside the fraction, and TensorRT-LLM takes the fraction of memory left "
+            "after both models are loaded. A 0.90 vLLM default means nothing for them, so for "
+            "those engines the rule compares only with a proven sibling of the same engine. "
+            "Native MTP heads that live inside the target checkpoint (no separate draft model) "
+            "are out of scope."
+        ),
+        zh=(
+            "独立的草稿模型（EAGLE/EAGLE3/DSpark 头）需要自己的显存来存放权重、KV 缓存和 CUDA graph。"
+            "从非投机版本沿用 `--gpu-memory-utilization 0.95` 的投机解码配方会在预热阶段 OOM"
+            "（InferenceX #2423：8 个 rank 全部仅差 96 MiB）。上限取同一仓库中同模型、同 SKU 的已验证投机"
+            "解码配方所用的值（并指明文件），否则取 `knowledge.memory.default_limit`（vLLM 与 ATOM 为 "
+            "0.90，其 `--gpu-memory-utilization` 限制引擎的全部显存分配）。SGLang 的 "
+            "`--mem-fraction-static` 与 TensorRT-LLM 的 `kv_cache_config.free_gpu_memory_fraction` "
+            "含义不同：SGLang 在该比例内分配目标模型与草稿模型的权重和 KV，TensorRT-LLM 则取两个模型加载后"
+            "剩余显存的比例。vLLM 的 0.90 默认值对它们没有意义，因此这两种引擎只与同引擎的已验证配方比较。"
+            "内置于目标模型权重中的原生 MTP 头（无独立草稿模型）不在本规则范围内。"
+        ),
+    ),
+    bad=(
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "DRAFT_MODEL=\"Inferact/MiniMax-M3-EAGLE3\"\n"
+                "SPEC_CONFIG=\"{\\\"method\\\": \\\"eagle3\\\", \\\"model\\\": \\\"$DRAFT_MODEL\\\", \\\"num_speculative_tokens\\\": 3}\"\n"
+                "VLLM_CMD=(\n"
+                "    vllm serve \"$MODEL_PATH\"\n"
+                "    --gpu-memory-utilization 0.95  # [RCP002]\n"
+                "    --speculative-config \"$SPEC_CONFIG\"\n"
+                ")\n"
+                "\"${VLLM_CMD[@]}\" &\n"
+            ),
+            files={"benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_h100_mtp.sh": _SIBLING},
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh",
+            note="no sibling: the configured vLLM limit applies",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "GPU_MEM=0.93  # [RCP002]\n"
+                "vllm serve \"$MODEL\" --gpu-memory-utilization \"$GPU_MEM\" \\\n"
+                "    --speculative-config '{\"method\": \"dspark\", \"model\": \"Inferact/Kimi-K3-DSpark\", \"num_speculative_tokens\": 3}' &\n"
+            ),
+        ),
+    ),
+    good=(
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "SPEC_CONFIG='{\"method\": \"eagle3\", \"model\": \"Inferact/MiniMax-M3-EAGLE3\", \"num_speculative_tokens\": 3}'\n"
+                "vllm serve \"$MODEL_PATH\" --gpu-memory-utilization 0.90 --speculative-config \"$SPEC_CONFIG\" &\n"
+            ),
+            files={"benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_h100_mtp.sh": _SIBLING},
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/dsv4_fp4_b300_vllm_mtp.sh",
+            note="native MTP: no separate draft model",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "vllm serve \"$MODEL\" --gpu-memory-utilization 0.95 "
+                "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}' &\n"
+            ),
+        ),
+    ),
+)
+
+
+def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
+    source = ctx.base if ctx.base is not None else ctx.tree
+    best: tuple[tuple[int, int, str], float, str] | None = None
+    for path in ctx.recipes(source):
+        if path == recipe.path or not path.endswith("_mtp.sh"):
+            continue
+        kind, model, precision, sku, _ = describe_path(path)
+        if model != recipe.model or sku != recipe.sku:
+            continue
+        sibling = ctx.parsed("recipe", path, parse_recipe, tree=source)
+        if sibling is None:
+            continue
+        values = []
+        for launch in sibling.launches:
+            if launch.engine != engine:
+                continue
+            s = facts.spec(launch, ctx.knowledge)
+            mem = facts.memory(launch)
+            if s is None or mem is None or facts._float(mem.value) is None:
+                continue
+            values.append(float(mem.value))
+        if not values:
+            continue
+        rank = (0 if precision == recipe.precision else 1, 0 if kind == "fixed_seq_len" else 1, path)
+        if best is None or rank < best[0]:
+            best = (rank, max(values), path)
+    return (best[1], best[2]) if best else None
+
+
+def _established(recipe: Recipe, ctx: Context) -> bool:
+    """A recipe already merged has run at its value; only new ones get the default limit."""
+    if ctx.base is not None:
+        return ctx.base.read(recipe.path) is not None
+    return ctx.mode == "tree"
+
+
+def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+    seen: set[int] = set()
+    for launch in recipe.launches:
+        s = facts.spec(launch, ctx.knowledge)
+        if s is None or not facts.uses_separate_draft(s):
+            continue
+        mem = facts.memory(launch)
+        value = facts._float(mem.value) if mem is not None else None
+        if mem is None or value is None or mem.span.line in seen:
+            continue
+        sibling = _limit_from_siblings(recipe, launch.engine, ctx)
+        if sibling is not None:
+            limit, where = sibling
+            reason_en = f"the proven spec-decode sibling `{where}` runs {limit:.2f}"
+            reason_zh = f"已验证的投机解码配方 `{where}` 使用 {limit:.2f}"
+        else:
+            defaults = ctx.knowledge.section("memory").get("default_limit", {})
+            if launch.engine not in defaults or _established(recipe, ctx):
+                continue
+            limit = float(defaults[launch.engine])
+            reason_en = f"with a separate draft model the {launch.engine} limit is {limit:.2f}"
+            reason_zh = f"使用独立草稿模型时 {launch.engine} 的上限为 {limit:.2f}"
+        if value <= limit + 1e-9:
+            continue
+        seen.add(mem.span.line)
+        draft = facts.draft_identity(s, recipe, ctx.knowledge) or (s.draft.text if s.draft else "?")
+        flag = mem.source.replace("engine YAML ", "")
+        yield RULE.hit(
+            recipe.path,
+            mem.span,
+            f"{flag} {value:g}",
+            flag=flag,
+            value=mem.text,
+            draft=draft,
+            limit=f"{limit:.2f}",
+            reason=reason_en,
+            reason_zh=reason_zh,
+        )

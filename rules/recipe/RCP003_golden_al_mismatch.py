@@ -1,0 +1,298 @@
+"""RCP003: simulated acceptance differs from the committed golden AL."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from bot.core.engine import Context
+from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
+from bot.parse import facts
+from bot.parse.golden import GoldenCurve
+from bot.parse.recipe import Launch, Recipe
+
+_GQA = (
+    "# Source GitHub Actions run: https://github.com/SemiAnalysisAI/InferenceX/actions/runs/29784780049\n"
+    "# thinking_on chat_template_kwargs: {\"thinking_mode\": \"enabled\"}\n"
+    "# thinking_off chat_template_kwargs: {\"thinking_mode\": \"disabled\"}\n"
+    "minimax-m3:\n  thinking_on:\n    2: 2.35\n    3: 2.78\n  thinking_off:\n    3: 2.90\n"
+)
+_PLAIN = (
+    "# Source GitHub Actions run: https://github.com/SemiAnalysisAI/InferenceX/actions/runs/28061204145\n"
+    "# thinking_on chat_template_kwargs: {\"thinking_mode\": \"enabled\"}\n"
+    "minimax-m3:\n  thinking_on:\n    3: 2.83\n  thinking_off:\n    3: 2.93\n"
+)
+_QWEN = "qwen3.5-397b-a17b-nvfp4:\n  thinking_on:\n    3: 3.39\n  thinking_off:\n    3: 3.33\n"
+_CURVES = {
+    "golden_al_distribution/minimaxm3_eagle3_gqa.yaml": _GQA,
+    "golden_al_distribution/minimaxm3_eagle3.yaml": _PLAIN,
+    "golden_al_distribution/qwen3.5_mtp.yaml": _QWEN,
+}
+
+
+def _vllm_recipe(draft: str, al: str, marker: str = "") -> str:
+    return (
+        "#!/usr/bin/env bash\n"
+        f"DRAFT_MODEL=\"{draft}\"\n"
+        f"SYNTHETIC_ACCEPT_LEN={al}{marker}\n"
+        "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
+        "    SPEC_CONFIG=\"{\\\"method\\\": \\\"eagle3\\\", \\\"model\\\": \\\"$DRAFT_MODEL\\\", \\\"num_speculative_tokens\\\": 3}\"\n"
+        "else\n"
+        "    SPEC_CONFIG=\"{\\\"method\\\": \\\"eagle3\\\", \\\"model\\\": \\\"$DRAFT_MODEL\\\", \\\"num_speculative_tokens\\\": 3, "
+        "\\\"rejection_sample_method\\\": \\\"synthetic\\\", \\\"synthetic_acceptance_length\\\": $SYNTHETIC_ACCEPT_LEN}\"\n"
+        "fi\n"
+        "vllm serve \"$MODEL\" --default-chat-template-kwargs '{\"thinking_mode\":\"enabled\"}' "
+        "--speculative-config \"$SPEC_CONFIG\" &\n"
+    )
+
+
+RULE = Rule(
+    id="RCP003",
+    slug="golden-al-mismatch",
+    severity=ERROR,
+    target="recipe",
+    title=T(en="Simulated acceptance differs from the golden AL", zh="模拟接受长度与黄金 AL 不符"),
+    message=T(
+        en=(
+            "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
+            "so the engine needs {expected} (thinking {mode_short}: {source})"
+        ),
+        zh=(
+            "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
+            "引擎应设为 {expected}（思考模式 {mode_short}：{source}）"
+        ),
+    ),
+    fix=T(en="Set `{setting}` to {expected}", zh="将 `{setting}` 设为 {expected}"),
+    variants={
+        "trt_off_by_one": T(
+            en=(
+                "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={actual}` is the golden AL itself; "
+                "it counts accepted draft tokens only, so it must be AL − 1 = {expected} "
+                "(`{file}` `{key}` {mode} K={k})"
+            ),
+            zh=(
+                "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={actual}` 直接用了黄金 AL；"
+                "该变量只计接受的草稿 token，应为 AL − 1 = {expected}（`{file}` `{key}` {mode} K={k}）"
+            ),
+        ),
+        "wrong_curve": T(
+            en=(
+                "`{setting}` is {actual}, the value of `{other}`; the draft `{draft}` is measured in "
+                "`{file}`, which gives `{key}` {mode} K={k} an AL of {al}, so the engine needs {expected}"
+            ),
+            zh=(
+                "`{setting}` 为 {actual}，取自 `{other}`；草稿模型 `{draft}` 的曲线是 `{file}`，"
+                "其中 `{key}` {mode} K={k} 的 AL 为 {al}，引擎应设为 {expected}"
+            ),
+        ),
+    },
+    rationale=T(
+        en=(
+            "AgentX fairness (golden_al_distribution/README.md): once synthetic acceptance is on, "
+            "each model, thinking mode and draft length has one committed golden AL, and every "
+            "submission must simulate exactly it. The rule finds the golden file for the model and "
+            "draft (the EAGLE3-GQA draft has its own curve, distinct from the plain EAGLE3 draft: "
+            "2.78 vs 2.83 at thinking_on K=3), the thinking mode (from chat-template kwargs, a "
+            "thinking chat template, env switches, or else the model's default), and K, then "
+            "compares the engine's knob: vLLM `synthetic_acceptance_length` = AL, SGLang "
+            "`SGLANG_SIMULATE_ACC_LEN` = AL, TensorRT-LLM "
+            "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL − 1 (it excludes the bonus token), "
+            "ATOM `--spec-decode-acceptance-length` = AL or `--spec-decode-acceptance-rate` = "
+            "(AL − 1)/K. When nothing in the recipe sets the thinking mode and it follows from the "
+            "model's default, the finding is a warning: a client could still switch it."
+        ),
+        zh=(
+            "AgentX 公平性规则（golden_al_distribution/README.md）：开启合成接受后，每个模型、思考模式与草稿"
+            "长度只有一个已提交的黄金 AL，所有提交必须精确模拟该值。本规则根据模型与草稿模型找到黄金文件"
+            "（EAGLE3-GQA 草稿有独立曲线，与普通 EAGLE3 不同：thinking_on、K=3 时为 2.78 与 2.83），确定思考"
+            "模式（来自 chat-template kwargs、思考模板、环境变量开关，否则取模型默认值）和 K，再比较引擎参数："
+            "vLLM `synthetic_acceptance_length` = AL，SGLang `SGLANG_SIMULATE_ACC_LEN` = AL，TensorRT-LLM "
+            "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL − 1（不含 bonus token），ATOM "
+            "`--spec-decode-acceptance-length` = AL 或 `--spec-decode-acceptance-rate` = (AL − 1)/K。"
+            "若配方未设置思考模式、由模型默认值推断，则报告为警告，因为客户端仍可能切换模式。"
+        ),
+    ),
+    bad=(
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh",
+            note="the GQA draft pinned to the plain EAGLE3 curve",
+            text=_vllm_recipe("Inferact/MiniMax-M3-EAGLE3-GQA", "2.83", "  # [RCP003]"),
+            files=_CURVES,
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp4_b300_trt_mtp.sh",
+            note="TensorRT-LLM counts draft tokens only",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "DRAFT_MODEL=\"Inferact/MiniMax-M3-EAGLE3-GQA\"\n"
+                "cat << EOF > ser.yaml\n"
+                "speculative_config:\n"
+                "    decoding_type: Eagle3\n"
+                "    max_draft_len: 3\n"
+                "    speculative_model: $DRAFT_MODEL_PATH\n"
+                "EOF\n"
+                "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
+                "    unset TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS\n"
+                "else\n"
+                "    export TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2.78  # [RCP003]\n"
+                "fi\n"
+                "trtllm-serve \"$MODEL_PATH\" --chat_template thinking.jinja --config ser.yaml &\n"
+            ),
+            files=_CURVES,
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "if [ \"${EVAL_ONLY}\" != \"true\" ]; then\n"
+                "    export SGLANG_SIMULATE_ACC_LEN=3.33  # [RCP003]\n"
+                "fi\n"
+                "python3 -m sglang.launch_server --model-path \"$MODEL\" --speculative-algorithm EAGLE "
+                "--speculative-num-steps 3 --speculative-eagle-topk 1 &\n"
+            ),
+            files=_CURVES,
+        ),
+    ),
+    good=(
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh",
+            text=_vllm_recipe("Inferact/MiniMax-M3-EAGLE3", "2.83"),
+            files=_CURVES,
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp8_h200_mtp.sh",
+            text=_vllm_recipe("Inferact/MiniMax-M3-EAGLE3-GQA", "2.78"),
+            files=_CURVES,
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/glm5.2_fp4_mi355x_atom_mtp.sh",
+            note="ATOM rate spelling computed by awk: (2.99 - 1) / 3",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "NUM_SPEC_TOKENS=3\n"
+                "SIMULATE_ACC_LEN=2.99\n"
+                "RATE=$(awk \"BEGIN{print ($SIMULATE_ACC_LEN-1)/$NUM_SPEC_TOKENS}\")\n"
+                "SPEC_ARGS=(--method mtp --num-speculative-tokens \"$NUM_SPEC_TOKENS\")\n"
+                "if [ \"$EVAL_ONLY\" != \"true\" ]; then\n"
+                "    SPEC_ARGS+=(--spec-decode-acceptance-rate \"$RATE\")\n"
+                "fi\n"
+                "python3 -m atom.entrypoints.openai_server --model \"$MODEL\" \"${SPEC_ARGS[@]}\" &\n"
+            ),
+            files={"golden_al_distribution/glm5.2_mtp.yaml": "glm-5.2-fp8:\n  thinking_on:\n    3: 2.99\n"},
+        ),
+    ),
+)
+
+
+def _candidates(recipe: Recipe, spec: facts.Spec, ctx: Context) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
+    """(curves that apply to this launch, same-model curves that do not)."""
+    knowledge = ctx.knowledge
+    entries = [e for e in knowledge.section("golden") or [] if e.get("model") == recipe.model]
+    if not entries:
+        return [], []
+    draft = facts.draft_identity(spec, recipe, knowledge)
+    chosen = entries
+    if draft is not None and any(draft in (e.get("drafts") or []) for e in entries):
+        chosen = [e for e in entries if draft in (e.get("drafts") or [])]
+    elif spec.method is not None and any(e.get("method") == spec.method for e in entries):
+        chosen = [e for e in entries if e.get("method") == spec.method]
+    golden = ctx.golden()
+    names = {e["file"] for e in chosen}
+    curves = [c for c in golden.curves if c.name in names]
+    other = [c for c in golden.curves if c.name in {e["file"] for e in entries} - names]
+    # spec-config attributes named in a curve header must match the launch
+    def attrs_match(c: GoldenCurve) -> bool:
+        return all(spec.attrs.get(k) == v for k, v in c.spec_attrs.items() if k != "rejection_sample_method")
+
+    if spec.attrs:
+        # the launch spells its sampling attributes (vLLM): curves must agree
+        matching = [c for c in curves if c.spec_attrs and attrs_match(c)]
+        curves = matching or [c for c in curves if not c.spec_attrs] or curves
+    # engines that cannot spell them keep every curve of the model and draft
+    return curves, other
+
+
+def _expected(kind: str, al: float, k: int) -> float:
+    if kind == "trtllm":
+        return al - 1
+    if kind == "atom-rate":
+        return (al - 1) / k
+    return al
+
+
+def _same(kind: str, a: float, b: float) -> bool:
+    return abs(a - b) <= (5e-4 if kind == "atom-rate" else 1e-6)
+
+
+def _fmt(x: float) -> str:
+    return f"{x:.4f}".rstrip("0").rstrip(".") if abs(x - round(x, 2)) > 1e-9 else f"{x:.2f}"
+
+
+def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | None:
+    spec = facts.spec(launch, ctx.knowledge)
+    if spec is None or spec.simulation is None or launch.eval_only is True:
+        return None
+    actual = spec.simulation.value
+    k = facts.k_value(spec)
+    if actual is None or k is None:
+        return None
+    curves, other = _candidates(recipe, spec, ctx)
+    if not curves:
+        return None
+    thinking = facts.thinking(launch, recipe, ctx.knowledge)
+    modes = [f"thinking_{thinking.mode}"] if thinking.mode else ["thinking_on", "thinking_off"]
+    kind = spec.simulation.kind
+    options: list[tuple[GoldenCurve, str, float]] = []
+    for curve in curves:
+        for mode in modes:
+            al = curve.al(mode, k)
+            if al is not None:
+                options.append((curve, mode, al))
+    if not options:
+        return None
+    if any(_same(kind, actual, _expected(kind, al, k)) for _, _, al in options):
+        return None
+    curve, mode, al = options[0]
+    expected = _expected(kind, al, k)
+    setting = spec.simulation.setting
+    name = setting.source.replace("env ", "").replace("--speculative-config ", "")
+    severity = ERROR if thinking.explicit else WARNING
+    model = ctx.knowledge.model(recipe.model)
+    if thinking.explicit:
+        source_zh = thinking.source
+    elif thinking.mode:
+        source_zh = f"{model.get('name', recipe.model)} 默认{'开启' if thinking.mode == 'on' else '关闭'}思考"
+    else:
+        source_zh = "配方未设置，模型默认值未知"
+    params: dict[str, Any] = dict(
+        setting=name,
+        actual=setting.text,
+        file=curve.file,
+        key=curve.model_key,
+        mode=mode,
+        mode_short=mode.removeprefix("thinking_"),
+        k=k,
+        al=_fmt(al),
+        expected=_fmt(expected),
+        source=thinking.source if thinking.mode else "not set by the recipe; model default unknown",
+        source_zh=source_zh,
+    )
+    subject = f"{name}={setting.text}"
+    if kind == "trtllm" and _same(kind, actual, al):
+        return RULE.hit(recipe.path, setting.span, subject, variant="trt_off_by_one", severity=severity, **params)
+    for oc in other:
+        oal = oc.al(mode, k)
+        if oal is not None and _same(kind, actual, _expected(kind, oal, k)):
+            draft = facts.draft_identity(spec, recipe, ctx.knowledge) or "?"
+            return RULE.hit(recipe.path, setting.span, subject, variant="wrong_curve", severity=severity,
+                            other=oc.file, draft=draft, **params)
+    return RULE.hit(recipe.path, setting.span, subject, severity=severity, **params)
+
+
+def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+    seen: set[int] = set()
+    for launch in recipe.launches:
+        finding = _check_launch(recipe, launch, ctx)
+        if finding is not None and finding.span.line not in seen:
+            seen.add(finding.span.line)
+            yield finding

@@ -1,0 +1,126 @@
+"""The core (`bot.core`, `bot.parse`, `bot.rules`) does no I/O: it must not import the edges.
+
+Checked by scanning the source files' syntax trees, so a lazy import inside a
+function or an `importlib.import_module("subprocess")` is caught as well.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+CORE_PACKAGES = ("bot.core", "bot.parse", "bot.rules")
+
+FORBIDDEN = (
+    "bot.cli",
+    "bot.sources",
+    "bot.server",
+    "bot.github",
+    "subprocess",
+    "socket",
+    "urllib",
+    "http",
+    "github",
+    "fastapi",
+    "requests",
+    "httpx",
+    "aiohttp",
+)
+
+
+def forbidden(module: str) -> bool:
+    return any(module == name or module.startswith(name + ".") for name in FORBIDDEN)
+
+
+def source_files() -> list[Path]:
+    files: list[Path] = []
+    for name in CORE_PACKAGES:
+        package = importlib.import_module(name)
+        for folder in package.__path__:
+            files.extend(sorted(Path(folder).rglob("*.py")))
+    return files
+
+
+def violations(tree: ast.AST) -> Iterator[tuple[int, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for alias in node.names:
+                if forbidden(alias.name):
+                    yield node.lineno, f"import {alias.name}"
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            if forbidden(node.module):
+                yield node.lineno, f"from {node.module} import ..."
+            for alias in node.names:
+                if forbidden(f"{node.module}.{alias.name}"):
+                    yield node.lineno, f"from {node.module} import {alias.name}"
+            if node.module == "os" and any(
+                a.name in ("environ", "getenv", "environb") for a in node.names
+            ):
+                yield node.lineno, "environment access (from os import environ/getenv)"
+        elif (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id == "os"
+        ):
+            if node.attr in ("environ", "environb", "getenv", "putenv", "system", "popen"):
+                yield node.lineno, f"os.{node.attr}"
+        elif isinstance(node, ast.Call):
+            func = node.func
+            name = (
+                func.attr
+                if isinstance(func, ast.Attribute)
+                else func.id
+                if isinstance(func, ast.Name)
+                else ""
+            )
+            if name in ("import_module", "__import__") and node.args:
+                arg = node.args[0]
+                if (
+                    isinstance(arg, ast.Constant)
+                    and isinstance(arg.value, str)
+                    and forbidden(arg.value)
+                ):
+                    yield node.lineno, f"{name}({arg.value!r})"
+
+
+FILES = source_files()
+
+
+def test_core_sources_found() -> None:
+    names = {p.name for p in FILES}
+    assert "engine.py" in names and "model.py" in names
+
+
+@pytest.mark.parametrize("path", FILES, ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_no_edge_imports(path: Path) -> None:
+    tree = ast.parse(path.read_text(encoding="utf-8"), filename=str(path))
+    found = [f"{path.name}:{line}: {what}" for line, what in violations(tree)]
+    assert not found, "the core must not reach the edges:\n" + "\n".join(found)
+
+
+@pytest.mark.parametrize(
+    "source",
+    [
+        "import subprocess",
+        "def f():\n    from bot.sources import FsTree",
+        "from bot import cli",
+        "import os\nx = os.environ['HOME']",
+        "from os import getenv",
+        "import importlib\nimportlib.import_module('socket')",
+        "import urllib.request",
+        "from http.client import HTTPConnection",
+        "import github",
+    ],
+)
+def test_checker_catches(source: str) -> None:
+    assert list(violations(ast.parse(source)))
+
+
+def test_checker_allows_plain_core_code() -> None:
+    assert not list(
+        violations(ast.parse("import os.path\nimport re\nfrom bot.core.model import T\n"))
+    )

@@ -1,0 +1,229 @@
+"""The reporters: text, JSON (validated against its schema), SARIF and GitHub annotations."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import jsonschema
+import pytest
+
+from bot.core.config import load_schema
+from bot.core.engine import Report
+from bot.core.model import ERROR, INFO, WARNING, Example, Rule, Span, T
+from bot.report import github, json_report, sarif, text
+
+RULE_A = Rule(
+    id="RCP901",
+    slug="test-parser-on-interleaved-thinking",
+    severity=ERROR,
+    target="recipe",
+    title=T(en="Reasoning parser strips interleaved thinking", zh="推理解析器剥离了交错思考内容"),
+    message=T(
+        en="`--reasoning-parser {parser}` moves the think block out of `message.content`",
+        zh="`--reasoning-parser {parser}` 会把思考块移出 `message.content`",
+    ),
+    fix=T(en="Drop `--reasoning-parser`", zh="删除 `--reasoning-parser`"),
+    rationale=T(en="Agents resend only content.", zh="智能体只回传 content。"),
+    bad=(Example(path="benchmarks/x.sh", text="vllm serve --reasoning-parser m3  # [RCP901]\n"),),
+    good=(Example(path="benchmarks/x.sh", text="vllm serve\n"),),
+)
+RULE_B = Rule(
+    id="CHL901",
+    slug="test-missing-pr-link",
+    severity=WARNING,
+    target="changelog",
+    title=T(en="Missing pr-link", zh="缺少 pr-link"),
+    message=T(en="Entry has no `pr-link`, 100% sure: a,b", zh="条目缺少 `pr-link`"),
+    rationale=T(en="Traceability.", zh="可追溯。"),
+)
+
+
+def make_report() -> Report:
+    findings = [
+        RULE_A.hit(
+            "benchmarks/x.sh",
+            Span(3, 5, 3, 40),
+            "--reasoning-parser m3",
+            parser="m3",
+            suggestion="vllm serve \\",
+        ),
+        RULE_A.hit("benchmarks/x.sh", Span(9, 1), "--reasoning-parser m4", parser="m4"),
+        RULE_B.hit("perf-changelog.yaml", Span(12, 3, 14), "entry 7"),
+        RULE_B.hit("perf-changelog.yaml", Span(20), "entry 8", severity=INFO),
+    ]
+    return Report(findings=findings, files=["benchmarks/x.sh", "perf-changelog.yaml"], suppressed=2)
+
+
+EMPTY = Report(findings=[], files=["a.sh"], suppressed=0)
+
+
+# --------------------------------------------------------------------------- text
+
+
+def test_text_groups_by_file_and_shows_both_languages() -> None:
+    out = text.render(make_report(), "both")
+    assert "\x1b[" not in out
+    lines = out.splitlines()
+    assert lines[0] == "benchmarks/x.sh:3:5  error  RCP901 test-parser-on-interleaved-thinking"
+    assert lines[1] == "  `--reasoning-parser m3` moves the think block out of `message.content`"
+    assert lines[2] == "  `--reasoning-parser m3` 会把思考块移出 `message.content`"
+    assert lines[3] == "  fix: Drop `--reasoning-parser`"
+    assert lines[4] == "  修复：删除 `--reasoning-parser`"
+    assert "  | vllm serve \\" in lines
+    # a blank line separates files, not findings of one file
+    blank = [n for n, line in enumerate(lines) if not line]
+    assert lines[blank[0] + 1].startswith("perf-changelog.yaml:12:3  warning  CHL901")
+    assert "perf-changelog.yaml:20:1  info  CHL901 test-missing-pr-link" in lines
+    assert lines[-2] == "2 errors, 1 warning, 1 info in 2 files checked (2 suppressed)"
+    assert lines[-1] == "检查了 2 个文件：错误 2，警告 1，提示 1（已抑制 2 条）"
+
+
+@pytest.mark.parametrize("lang", ["en", "zh"])
+def test_text_one_language(lang: str) -> None:
+    out = text.render(make_report(), lang)
+    assert ("会把思考块" in out) is (lang == "zh")
+    assert ("moves the think block" in out) is (lang == "en")
+    assert ("fix:" in out) is (lang == "en")
+    assert ("修复：" in out) is (lang == "zh")
+
+
+def test_text_colour_only_when_asked() -> None:
+    assert "\x1b[1;31merror\x1b[0m" in text.render(make_report(), color=True)
+    assert "\x1b[" not in text.render(make_report(), color=False)
+
+
+def test_text_clean_report() -> None:
+    assert (
+        text.render(EMPTY, "both")
+        == "No problems found in 1 file checked\n检查了 1 个文件，未发现问题\n"
+    )
+
+
+def test_unknown_language_is_refused() -> None:
+    with pytest.raises(ValueError):
+        text.render(EMPTY, "fr")
+
+
+# --------------------------------------------------------------------------- JSON
+
+
+def test_json_contract_and_schema() -> None:
+    data = json.loads(json_report.render(make_report()))
+    jsonschema.Draft202012Validator.check_schema(load_schema("findings.schema.json"))
+    jsonschema.validate(
+        data, load_schema("findings.schema.json"), cls=jsonschema.Draft202012Validator
+    )
+    assert data["version"] == 1
+    assert data["summary"] == {"error": 2, "warning": 1, "info": 1, "files": 2, "suppressed": 2}
+    first = data["findings"][0]
+    assert first == {
+        "rule": "RCP901",
+        "slug": "test-parser-on-interleaved-thinking",
+        "severity": "error",
+        "path": "benchmarks/x.sh",
+        "line": 3,
+        "column": 5,
+        "end_line": 3,
+        "end_column": 40,
+        "title": {"en": RULE_A.title.en, "zh": RULE_A.title.zh},
+        "message": {
+            "en": "`--reasoning-parser m3` moves the think block out of `message.content`",
+            "zh": "`--reasoning-parser m3` 会把思考块移出 `message.content`",
+        },
+        "fix": {"en": "Drop `--reasoning-parser`", "zh": "删除 `--reasoning-parser`"},
+        "suggestion": "vllm serve \\",
+        "fingerprint": make_report().findings[0].fingerprint,
+    }
+    third = data["findings"][2]
+    assert third["fix"] is None and third["end_line"] == 14 and third["end_column"] is None
+
+
+def test_json_empty_report_validates() -> None:
+    data = json.loads(json_report.render(EMPTY, "en"))
+    jsonschema.validate(
+        data, load_schema("findings.schema.json"), cls=jsonschema.Draft202012Validator
+    )
+    assert data["findings"] == []
+
+
+def test_json_schema_rejects_a_broken_finding() -> None:
+    data = json.loads(json_report.render(make_report()))
+    del data["findings"][0]["message"]["zh"]
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(
+            data, load_schema("findings.schema.json"), cls=jsonschema.Draft202012Validator
+        )
+
+
+# --------------------------------------------------------------------------- SARIF
+
+
+def _sarif(report: Report, lang: str = "both") -> dict[str, Any]:
+    log: dict[str, Any] = json.loads(sarif.render(report, lang, rules=[RULE_A]))
+    return log
+
+
+def test_sarif_shape() -> None:
+    log = _sarif(make_report())
+    assert log["version"] == "2.1.0"
+    (run,) = log["runs"]
+    driver = run["tool"]["driver"]
+    ids = [r["id"] for r in driver["rules"]]
+    assert ids == ["RCP901", "CHL901"]  # registry rules first, unknown ones appended
+    rule = driver["rules"][0]
+    assert rule["name"] == RULE_A.slug
+    assert rule["shortDescription"]["text"] == RULE_A.title.en
+    assert rule["defaultConfiguration"]["level"] == "error"
+    assert (
+        RULE_A.rationale.en in rule["help"]["text"] and RULE_A.rationale.zh in rule["help"]["text"]
+    )
+    assert rule["fullDescription"]["text"]
+    assert driver["rules"][1]["defaultConfiguration"]["level"] == "warning"
+    results = run["results"]
+    assert [r["level"] for r in results] == ["error", "error", "warning", "note"]
+    first = results[0]
+    assert first["ruleId"] == "RCP901" and first["ruleIndex"] == 0
+    assert results[2]["ruleIndex"] == 1
+    assert "moves the think block" in first["message"]["text"]
+    assert "会把思考块" in first["message"]["text"]
+    loc = first["locations"][0]["physicalLocation"]
+    assert loc["artifactLocation"]["uri"] == "benchmarks/x.sh"
+    assert loc["region"] == {"startLine": 3, "startColumn": 5, "endLine": 3, "endColumn": 40}
+    assert first["partialFingerprints"] == {
+        "recipeReview/v1": make_report().findings[0].fingerprint
+    }
+
+
+def test_sarif_language_choice() -> None:
+    msg = _sarif(make_report(), "en")["runs"][0]["results"][0]["message"]["text"]
+    assert "会把" not in msg and "Fix: Drop" in msg
+
+
+# --------------------------------------------------------------------------- GitHub
+
+
+def test_github_annotations() -> None:
+    lines = github.render(make_report(), "en").splitlines()
+    assert lines[0] == (
+        "::error file=benchmarks/x.sh,line=3,endLine=3,col=5,endColumn=40,"
+        "title=RCP901 test-parser-on-interleaved-thinking::"
+        "`--reasoning-parser m3` moves the think block out of `message.content`"
+        "%0AFix: Drop `--reasoning-parser`"
+    )
+    assert lines[2].startswith("::warning file=perf-changelog.yaml,line=12,endLine=14,col=3,title=")
+    # data escapes %, but not , or :
+    assert lines[2].endswith("::Entry has no `pr-link`, 100%25 sure: a,b")
+    assert lines[3].startswith("::notice ")
+    assert lines[-1] == "2 errors, 1 warning, 1 info in 2 files checked (2 suppressed)"
+
+
+def test_github_escaping() -> None:
+    assert github.escape_data("a%b\r\nc") == "a%25b%0D%0Ac"
+    assert github.escape_property("x,y:z%\n") == "x%2Cy%3Az%25%0A"
+
+
+def test_github_both_languages_in_one_message() -> None:
+    line = github.render(make_report(), "both").splitlines()[0]
+    assert "%0A`--reasoning-parser m3` 会把" in line
+    assert "\n" not in line

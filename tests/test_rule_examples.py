@@ -1,0 +1,103 @@
+"""Every example of every rule runs: bad examples fire exactly on the marked lines, good ones stay silent.
+
+A line that must fire ends with `# [ID]` (the rule's own id). Markers are removed
+before linting, so the rule sees the file as a reviewer would. Markers of other
+rules are removed too and ignored: an example documents only its own rule.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import cache
+
+import pytest
+
+from bot.core.config import Config, build_config
+from bot.core.engine import Context, lint
+from bot.core.model import Example
+from bot.core.registry import RuleModule, all_rules
+from bot.core.tree import MemoryTree
+
+MARKER = re.compile(r"\s*#\s*\[([A-Z]{3}\d{3})\]\s*$")
+
+
+def strip_markers(text: str, rule_id: str) -> tuple[str, set[int]]:
+    """`text` without trailing `# [ID]` markers, and the lines marked with `rule_id`."""
+    out: list[str] = []
+    marked: set[int] = set()
+    for no, line in enumerate(text.splitlines(keepends=True), 1):
+        body = line.rstrip("\r\n")
+        ending = line[len(body) :]
+        while m := MARKER.search(body):
+            if m.group(1) == rule_id:
+                marked.add(no)
+            body = body[: m.start()]
+        out.append(body + ending)
+    return "".join(out), marked
+
+
+@cache
+def default_config() -> Config:
+    return build_config(None)
+
+
+@dataclass(frozen=True)
+class Case:
+    rm: RuleModule
+    kind: str  # "bad" or "good"
+    example: Example
+
+
+def _cases() -> list[pytest.ParameterSet]:
+    params = []
+    for rm in all_rules():
+        for kind, examples in (("bad", rm.rule.bad), ("good", rm.rule.good)):
+            for n, ex in enumerate(examples, 1):
+                params.append(
+                    pytest.param(Case(rm, kind, ex), id=f"{rm.rule.id}-{rm.rule.slug}-{kind}{n}")
+                )
+    return params
+
+
+def run_example(rm: RuleModule, ex: Example) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
+    """(expected, actual) sets of (path, line) for the rule on this example."""
+    text, marked = strip_markers(ex.text, rm.rule.id)
+    tree = MemoryTree({ex.path: text, **ex.files})
+    base = MemoryTree(ex.base) if ex.base is not None else None
+    ctx = Context(
+        tree=tree,
+        config=default_config(),
+        pr=ex.pr,
+        base=base,
+        changed=frozenset({ex.path}) if base is not None else None,
+    )
+    report = lint(ctx, paths=[ex.path], rules=[rm])
+    actual = {(f.path, f.span.line) for f in report.findings if f.rule == rm.rule.id}
+    return {(ex.path, line) for line in marked}, actual
+
+
+@pytest.mark.parametrize("case", _cases())
+def test_example(case: Case) -> None:
+    expected, actual = run_example(case.rm, case.example)
+    if case.kind == "bad":
+        assert expected, (
+            f"bad example of {case.rm.rule.id} marks no line with # [{case.rm.rule.id}]"
+        )
+    else:
+        assert not expected, (
+            f"good example of {case.rm.rule.id} marks a line with # [{case.rm.rule.id}]"
+        )
+    missing = sorted(expected - actual)
+    extra = sorted(actual - expected)
+    assert not missing and not extra, (
+        f"{case.rm.rule.id} on {case.kind} example {case.example.path}: "
+        f"did not fire on {missing}, fired unexpectedly on {extra}"
+    )
+
+
+def test_strip_markers() -> None:
+    text = "a  # [RCP001]\nb # [RCP002]\r\nc\n  d #[RCP001] # [RCP001]  \nno # [rcp001]"
+    stripped, marked = strip_markers(text, "RCP001")
+    assert stripped == "a\nb\r\nc\n  d\nno # [rcp001]"
+    assert marked == {1, 4}
