@@ -59,7 +59,7 @@ class Knowledge:
         if not prefix:
             return {}
         models: Mapping[str, Any] = self.data.get("models", {})
-        return models.get(prefix, {})
+        return dict(models.get(prefix, {}) or {})
 
     def section(self, name: str) -> Any:
         return self.data.get(name, {})

@@ -47,7 +47,9 @@ class Context:
             return None
         return data.decode("utf-8", errors="replace")
 
-    def parsed(self, kind: str, path: str, parse: Callable[[str, str], Any], tree: Tree | None = None) -> Any:
+    def parsed(
+        self, kind: str, path: str, parse: Callable[[str, str], Any], tree: Tree | None = None
+    ) -> Any:
         """Parse `path` once per content: results are cached by blob id."""
         src = tree or self.tree
         blob = src.blob_id(path)

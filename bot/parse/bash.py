@@ -18,6 +18,7 @@ depth and on syntax-tree depth. What cannot be resolved stays symbolic.
 from __future__ import annotations
 
 import ast
+import contextlib
 import fnmatch
 import math
 import re
@@ -38,14 +39,69 @@ SOFT_PATHS = 12
 VARIANT_VARS = frozenset({"EVAL_ONLY"})
 # Commands that neither change the shell's state nor launch an engine; their
 # words are not expanded (a recipe runs hundreds of them).
-INERT_COMMANDS = frozenset({
-    "echo", "mkdir", "sleep", "rm", "cp", "mv", "ln", "grep", "sed", "cd", "pushd", "popd",
-    "set", "trap", "wait", "kill", "nvidia-smi", "rocm-smi", "amd-smi", "ls", "touch", "chmod",
-    "source", ".", "hf", "huggingface-cli", "pip", "pip3", "curl", "wget", "git", "tail", "head",
-    "sort", "uniq", "wc", "date", "df", "free", "ps", "pkill", "flock", "true", "false", ":",
-    "check_env_vars", "write_command", "wait_for_server_ready", "stop_background_process_tree",
-    "shift", "local_echo", "log", "sync", "ulimit", "umask", "tar", "find", "xargs", "jq",
-})
+INERT_COMMANDS = frozenset(
+    {
+        "echo",
+        "mkdir",
+        "sleep",
+        "rm",
+        "cp",
+        "mv",
+        "ln",
+        "grep",
+        "sed",
+        "cd",
+        "pushd",
+        "popd",
+        "set",
+        "trap",
+        "wait",
+        "kill",
+        "nvidia-smi",
+        "rocm-smi",
+        "amd-smi",
+        "ls",
+        "touch",
+        "chmod",
+        "source",
+        ".",
+        "hf",
+        "huggingface-cli",
+        "pip",
+        "pip3",
+        "curl",
+        "wget",
+        "git",
+        "tail",
+        "head",
+        "sort",
+        "uniq",
+        "wc",
+        "date",
+        "df",
+        "free",
+        "ps",
+        "pkill",
+        "flock",
+        "true",
+        "false",
+        ":",
+        "check_env_vars",
+        "write_command",
+        "wait_for_server_ready",
+        "stop_background_process_tree",
+        "shift",
+        "local_echo",
+        "log",
+        "sync",
+        "ulimit",
+        "umask",
+        "tar",
+        "find",
+        "xargs",
+        "jq",
+    }
+)
 MAX_CALL_DEPTH = 8
 MAX_NODE_DEPTH = 400
 MAX_STEPS = 200_000
@@ -197,7 +253,12 @@ class Interpreter:
             if st.done:
                 groups.setdefault(("done", id(st)), []).append(st)
                 continue
-            key = tuple(sorted(a for a in st.assumptions if a.var in VARIANT_VARS))
+            key = tuple(
+                sorted(
+                    (a for a in st.assumptions if a.var in VARIANT_VARS),
+                    key=lambda a: (a.var, a.op, a.value, a.line),
+                )
+            )
             groups.setdefault(key, []).append(st)
         return [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
 
@@ -215,7 +276,9 @@ class Interpreter:
         if not self._path_cap_reported:
             self._path_cap_reported = True
             self.problems.append(
-                Problem(1, f"more than {MAX_PATHS} paths through the script; some branches not analysed")
+                Problem(
+                    1, f"more than {MAX_PATHS} paths through the script; some branches not analysed"
+                )
             )
         return False
 
@@ -228,9 +291,11 @@ class Interpreter:
             raise RecursionError()
         t = node.type
         if t in ("variable_assignment", "variable_assignments"):
-            assigns = [node] if t == "variable_assignment" else [
-                c for c in node.named_children if c.type == "variable_assignment"
-            ]
+            assigns = (
+                [node]
+                if t == "variable_assignment"
+                else [c for c in node.named_children if c.type == "variable_assignment"]
+            )
             for a in assigns:
                 self.assign(a, st)
             return [st]
@@ -257,10 +322,10 @@ class Interpreter:
         if t in ("for_statement", "c_style_for_statement", "while_statement"):
             return self.loop(node, st, depth)
         if t == "function_definition":
-            name = node.child_by_field_name("name")
+            fname = node.child_by_field_name("name")
             body = node.child_by_field_name("body")
-            if name is not None and body is not None:
-                self.functions[self.text(name)] = body
+            if fname is not None and body is not None:
+                self.functions[self.text(fname)] = body
             return [st]
         if t == "list":
             return self.list_statement(node, st, depth)
@@ -323,7 +388,11 @@ class Interpreter:
         for c in node.named_children:
             if c.type in ("elif_clause", "else_clause"):
                 break
-            if c is not cond and c.type != "comment" and (cond is None or c.start_byte >= cond.end_byte):
+            if (
+                c is not cond
+                and c.type != "comment"
+                and (cond is None or c.start_byte >= cond.end_byte)
+            ):
                 body.append(c)
         arms.append((cond, body))
         for c in node.named_children:
@@ -333,7 +402,11 @@ class Interpreter:
                     named = [x for x in c.named_children if x.type != "comment"]
                     ec, rest = (named[0], named[1:]) if named else (None, [])
                 else:
-                    rest = [x for x in c.named_children if x.start_byte >= ec.end_byte and x.type != "comment"]
+                    rest = [
+                        x
+                        for x in c.named_children
+                        if x.start_byte >= ec.end_byte and x.type != "comment"
+                    ]
                 arms.append((ec, rest))
             elif c.type == "else_clause":
                 arms.append((None, [x for x in c.named_children if x.type != "comment"]))
@@ -341,7 +414,9 @@ class Interpreter:
             arms.append((None, []))
         return self._arms(arms, st, depth)
 
-    def _arms(self, arms: list[tuple[Node | None, list[Node]]], st: State, depth: int) -> list[State]:
+    def _arms(
+        self, arms: list[tuple[Node | None, list[Node]]], st: State, depth: int
+    ) -> list[State]:
         """Run a chain of (condition, body) arms; a None condition is `else`."""
         out: list[State] = []
         pending = [st]
@@ -380,7 +455,11 @@ class Interpreter:
         unmatched = [st]
         has_default = False
         for item in items:
-            pats = [item.children[i] for i in range(item.child_count) if item.field_name_for_child(i) == "value"]
+            pats = [
+                item.children[i]
+                for i in range(item.child_count)
+                if item.field_name_for_child(i) == "value"
+            ]
             body = [c for c in item.named_children if c not in pats and c.type != "comment"]
             pat_texts = [self._pattern_text(p, st) for p in pats]
             if any(p == "*" for p in pat_texts):
@@ -393,8 +472,15 @@ class Interpreter:
                 continue
             branch = st.copy()
             var = self._single_var(value_node) if value_node is not None else None
-            if var and len(pat_texts) == 1 and pat_texts[0] and not any(ch in pat_texts[0] for ch in "*?["):
-                branch.assumptions += (Assumption(var, "eq", pat_texts[0], item.start_point.row + 1),)
+            if (
+                var
+                and len(pat_texts) == 1
+                and pat_texts[0]
+                and not any(ch in pat_texts[0] for ch in "*?[")
+            ):
+                branch.assumptions += (
+                    Assumption(var, "eq", pat_texts[0], item.start_point.row + 1),
+                )
             out.extend(self.block(body, [branch], depth))
         if subject.known:
             return [st]
@@ -447,7 +533,11 @@ class Interpreter:
         if append:
             old = st.vars.get(name)
             if isinstance(value, tuple):
-                prev = old if isinstance(old, tuple) else ((old,) if isinstance(old, Str) and old.segs else ())
+                prev = (
+                    old
+                    if isinstance(old, tuple)
+                    else ((old,) if isinstance(old, Str) and old.segs else ())
+                )
                 value = prev + value
             elif isinstance(old, Str):
                 value = old + value
@@ -470,8 +560,15 @@ class Interpreter:
                 st.exported = st.exported | {self.text(c)}
 
     # ----------------------------------------------------------------- commands
-    def command(self, node: Node, st: State, depth: int, background: bool,
-                heredoc: Str | None = None, redirect_to: Str | None = None) -> list[State]:
+    def command(
+        self,
+        node: Node,
+        st: State,
+        depth: int,
+        background: bool,
+        heredoc: Str | None = None,
+        redirect_to: Str | None = None,
+    ) -> list[State]:
         inline: dict[str, Str] = {}
         words: list[Str] = []
         name_node = node.child_by_field_name("name")
@@ -489,9 +586,10 @@ class Interpreter:
                     inline[self.text(nn)] = self.expand_one(vn, st) if vn is not None else Str()
             elif c.type in ("command_name",):
                 words.extend(self.expand(c.named_children[0], st) if c.named_children else [])
-            elif c.type in ("file_redirect", "herestring_redirect", "comment"):
-                continue
-            elif c.type == "subscript":
+            elif (
+                c.type in ("file_redirect", "herestring_redirect", "comment")
+                or c.type == "subscript"
+            ):
                 continue
             else:
                 words.extend(self.expand(c, st))
@@ -581,8 +679,9 @@ class Interpreter:
         if body is None:
             return [st]
         if body.type == "command":
-            return self.command(node=body, st=st, depth=depth, background=False,
-                                heredoc=heredoc, redirect_to=dest)
+            return self.command(
+                node=body, st=st, depth=depth, background=False, heredoc=heredoc, redirect_to=dest
+            )
         return self.block([body], [st], depth)
 
     def _redirect_dest(self, node: Node, st: State) -> Str | None:
@@ -639,9 +738,13 @@ class Interpreter:
             kids = node.named_children
             return self.test_expr(kids[0], st) if kids else None
         if t == "unary_expression":
-            op = node.child_by_field_name("operator")
+            op_n = node.child_by_field_name("operator")
             kids = [c for c in node.named_children if c.type != "test_operator"]
-            optext = self.text(op) if op is not None else (node.children[0].type if node.children else "")
+            optext = (
+                self.text(op_n)
+                if op_n is not None
+                else (node.children[0].type if node.children else "")
+            )
             if optext == "!" and kids:
                 inner = self.test_expr(kids[0], st)
                 return None if inner is None else not inner
@@ -668,7 +771,11 @@ class Interpreter:
             if op in ("||", "-o"):
                 return _or(self.test_expr(left, st), self.test_expr(right, st))
             lv = self.expand_one(left, st)
-            rv = self.expand_one(right, st) if right.type not in ("regex", "extglob_pattern") else Str.lit(self.text(right))
+            rv = (
+                self.expand_one(right, st)
+                if right.type not in ("regex", "extglob_pattern")
+                else Str.lit(self.text(right))
+            )
             if op in ("=", "==", "!="):
                 same = self._equal(lv, rv, left, st, glob=op == "==")
                 if same is None:
@@ -678,8 +785,14 @@ class Interpreter:
                 a, b = _to_int(lv.value), _to_int(rv.value)
                 if a is None or b is None:
                     return None
-                return {"-eq": a == b, "-ne": a != b, "-lt": a < b, "-le": a <= b,
-                        "-gt": a > b, "-ge": a >= b}[op]
+                return {
+                    "-eq": a == b,
+                    "-ne": a != b,
+                    "-lt": a < b,
+                    "-le": a <= b,
+                    "-gt": a > b,
+                    "-ge": a >= b,
+                }[op]
             return None
         if t in ("string", "word", "simple_expansion", "expansion", "concatenation"):
             v = self.expand_one(node, st)
@@ -814,7 +927,11 @@ class Interpreter:
                 return None
             value = st.vars.get(self.text(base))
             if value is None:
-                return (Str.unknown_of(self.text(node), node.start_point.row + 1, node.start_point.column + 1),)
+                return (
+                    Str.unknown_of(
+                        self.text(node), node.start_point.row + 1, node.start_point.column + 1
+                    ),
+                )
             return value if isinstance(value, tuple) else (value,)
         return None
 
@@ -831,16 +948,16 @@ class Interpreter:
             return _lit_segs(raw, row, col + 1)
         if t == "ansi_c_string":
             raw = self.text(node)[2:-1]
-            try:
+            with contextlib.suppress(UnicodeDecodeError):
                 raw = raw.encode("latin-1", "backslashreplace").decode("unicode_escape")
-            except UnicodeDecodeError:
-                pass
             return Str.lit(raw, row + 1, col + 1)
         if t == "string":
             return self._concat_children(node, st, unescape=True)
         if t == "concatenation":
-            parts = [self.expand_one(c, st) if c.type != "string" else self._concat_children(c, st, True)
-                     for c in node.named_children]
+            parts = [
+                self.expand_one(c, st) if c.type != "string" else self._concat_children(c, st, True)
+                for c in node.named_children
+            ]
             return Str.join(parts)
         if t == "simple_expansion":
             name = self.text(node)[1:]
@@ -963,8 +1080,19 @@ class Interpreter:
                 # an environment variable: its default is what the script shows
                 # but the real value may differ; keep it symbolic, with the default
                 # recorded so rules can still read the script's intent.
-                chosen = Str((Seg(arg.text, *_first_pos(arg), unknown="${" + name + op + arg.text + "}"),)) \
-                    if arg.known else Str.unknown_of("$" + name, row + 1, col + 1)
+                chosen = (
+                    Str(
+                        (
+                            Seg(
+                                arg.text,
+                                *_first_pos(arg),
+                                unknown="${" + name + op + arg.text + "}",
+                            ),
+                        )
+                    )
+                    if arg.known
+                    else Str.unknown_of("$" + name, row + 1, col + 1)
+                )
                 if op in (":=", "="):
                     st.vars[name] = chosen
                 return chosen
@@ -986,7 +1114,9 @@ class Interpreter:
         if op in ("%", "%%", "#", "##"):
             return Str.lit(_trim(text, pat, op), *(_first_pos(value)))
         if op in (",,", "^^", ",", "^"):
-            return Str.lit(text.lower() if op.startswith(",") else text.upper(), *(_first_pos(value)))
+            return Str.lit(
+                text.lower() if op.startswith(",") else text.upper(), *(_first_pos(value))
+            )
         return Str.unknown_of(raw, row + 1, col + 1)
 
     def arithmetic(self, node: Node, st: State) -> Str:
@@ -1164,7 +1294,9 @@ def _trim(text: str, pat: str, op: str) -> str:
     return text
 
 
-_ARITH_TOKEN = re.compile(r"\s*(?:(\d+\.\d*|\d+)|(\$\{?[A-Za-z_]\w*\}?|[A-Za-z_]\w*)|(\*\*|<=|>=|==|!=|&&|\|\||[-+*/%()<>?:!]))")
+_ARITH_TOKEN = re.compile(
+    r"\s*(?:(\d+\.\d*|\d+)|(\$\{?[A-Za-z_]\w*\}?|[A-Za-z_]\w*)|(\*\*|<=|>=|==|!=|&&|\|\||[-+*/%()<>?:!]))"
+)
 
 
 def eval_arith(expr: str, var: Callable[[str], int | None]) -> int | None:
@@ -1239,8 +1371,14 @@ def _eval_node(node: ast.AST) -> int | None:
         if a is None or b is None:
             return None
         op = node.ops[0]
-        table = {ast.Lt: a < b, ast.LtE: a <= b, ast.Gt: a > b, ast.GtE: a >= b,
-                 ast.Eq: a == b, ast.NotEq: a != b}
+        table = {
+            ast.Lt: a < b,
+            ast.LtE: a <= b,
+            ast.Gt: a > b,
+            ast.GtE: a >= b,
+            ast.Eq: a == b,
+            ast.NotEq: a != b,
+        }
         for k, v in table.items():
             if isinstance(op, k):
                 return int(v)

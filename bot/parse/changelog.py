@@ -82,6 +82,14 @@ class Entry:
     def has(self, key: str) -> bool:
         return isinstance(self.data, dict) and key in self.data
 
+    @property
+    def label(self) -> str:
+        """The first config keys, `|`-joined: names the entry in fingerprints."""
+        keys = self.get("config-keys")
+        if not isinstance(keys, list):
+            return ""
+        return "|".join(str(k) for k in keys[:3])
+
     def line_of(self, key: str) -> int:
         return self.key_lines.get(key, self.start_line)
 

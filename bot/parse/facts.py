@@ -124,14 +124,24 @@ def spec(launch: Launch, knowledge: Any) -> Spec | None:
         rsm = get("rejection_sample_method")
         if length is not None or (rsm is not None and rsm.value == "synthetic"):
             sim = Simulation("vllm", length or rsm)  # type: ignore[arg-type]
-        attrs = {k: str(v.value) for k, v in node.value.items()
-                 if isinstance(v, JNode) and isinstance(v.value, (str, int, float))}
+        attrs = {
+            k: str(v.value)
+            for k, v in node.value.items()
+            if isinstance(v, JNode) and isinstance(v.value, (str, int, float))
+        }
         raw = method.value if method else None
         draft = get("model")
         if draft is not None and draft.value is None and not draft.text.strip('"'):
             draft = None
-        return Spec(_canon(raw, knowledge), raw if isinstance(raw, str) else None, flag.value_span,
-                    draft, get("num_speculative_tokens"), sim, attrs)
+        return Spec(
+            _canon(raw, knowledge),
+            raw if isinstance(raw, str) else None,
+            flag.value_span,
+            draft,
+            get("num_speculative_tokens"),
+            sim,
+            attrs,
+        )
     if launch.engine == "sglang":
         algo = _flag_setting(launch, "--speculative-algorithm", "--speculative-algo")
         if algo is None:
@@ -147,8 +157,9 @@ def spec(launch: Launch, knowledge: Any) -> Spec | None:
         if cfg is None:
             return None
         dtype = launch.yaml_setting("speculative_config", "decoding_type")
-        draft = launch.yaml_setting("speculative_config", "speculative_model") or \
-            launch.yaml_setting("speculative_config", "speculative_model_dir")
+        draft = launch.yaml_setting(
+            "speculative_config", "speculative_model"
+        ) or launch.yaml_setting("speculative_config", "speculative_model_dir")
         k = launch.yaml_setting("speculative_config", "max_draft_len")
         env = launch.env_setting("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS")
         sim = Simulation("trtllm", env) if env is not None else None
@@ -191,7 +202,9 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
         for key, child in node.value.items():
             if key in kwargs_map:
                 raw = child.value
-                text = str(raw).lower() if not isinstance(raw, bool) else ("true" if raw else "false")
+                text = (
+                    str(raw).lower() if not isinstance(raw, bool) else ("true" if raw else "false")
+                )
                 mode = kwargs_map[key].get(text)
                 if mode:
                     span = flag.value.span_at(child.start) or flag.value_span
@@ -200,13 +213,19 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
         env = launch.env_setting(var)
         if env is not None and env.value is not None:
             val = str(env.value).lower()
-            return Thinking("on" if val in on_values else "off", True, f"env {var}={env.value}", env.span)
+            return Thinking(
+                "on" if val in on_values else "off", True, f"env {var}={env.value}", env.span
+            )
     extra = launch.env_setting("AIPERF_EXTRA_INPUTS")
     if extra is not None and isinstance(extra.value, str):
         m = re.search(r"\b(thinking|enable_thinking)\s*:\s*(true|false)", extra.value, re.I)
         if m:
-            return Thinking("on" if m.group(2).lower() == "true" else "off", True,
-                            f"env AIPERF_EXTRA_INPUTS {m.group(0)}", extra.span)
+            return Thinking(
+                "on" if m.group(2).lower() == "true" else "off",
+                True,
+                f"env AIPERF_EXTRA_INPUTS {m.group(0)}",
+                extra.span,
+            )
     tmpl = _flag_setting(launch, "--chat-template", "--chat_template")
     if tmpl is not None and isinstance(tmpl.text, str):
         name = tmpl.text.rsplit("/", 1)[-1].lower()

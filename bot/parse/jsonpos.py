@@ -91,9 +91,7 @@ class _P:
                     if depth_p == 0:
                         break
                     depth_p -= 1
-                elif ch in ",]" and depth_p == 0:
-                    break
-                elif ch in " \t\r\n" and depth_p == 0:
+                elif (ch in ",]" and depth_p == 0) or (ch in " \t\r\n" and depth_p == 0):
                     break
                 self.i += 1
             return JNode(UnknownValue(s[start : self.i]), start, self.i)
@@ -119,7 +117,7 @@ class _P:
         s = self.s
         assert s[self.i] == '"'
         self.i += 1
-        out = []
+        out: list[str] = []
         while True:
             if self.i >= len(s):
                 raise _Fail()
@@ -129,7 +127,16 @@ class _P:
                 return "".join(out)
             if ch == "\\":
                 nxt = s[self.i + 1]
-                mapping = {"n": "\n", "t": "\t", '"': '"', "\\": "\\", "/": "/", "b": "\b", "f": "\f", "r": "\r"}
+                mapping = {
+                    "n": "\n",
+                    "t": "\t",
+                    '"': '"',
+                    "\\": "\\",
+                    "/": "/",
+                    "b": "\b",
+                    "f": "\f",
+                    "r": "\r",
+                }
                 if nxt == "u":
                     out.append(chr(int(s[self.i + 2 : self.i + 6], 16)))
                     self.i += 6

@@ -26,11 +26,28 @@ from bot.parse.yamlsafe import YamlError, load_roundtrip
 MAX_RECIPE_BYTES = 2 * 1024 * 1024
 
 ENGINES = ("vllm", "sglang", "trtllm", "atom")
-WRAPPERS = {"nohup", "exec", "env", "numactl", "timeout", "setsid", "stdbuf", "taskset",
-            "mpirun", "srun", "trtllm-llmapi-launch", "time", "sudo", "nsys", "python_launcher"}
-BOOL_FLAG_RE = re.compile(r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
-                          r"enforce-eager|async-scheduling|use-chat-template|apply-chat-template|"
-                          r"enable-auto-tool-choice|skip-server-warmup|disable-radix-cache)$")
+WRAPPERS = {
+    "nohup",
+    "exec",
+    "env",
+    "numactl",
+    "timeout",
+    "setsid",
+    "stdbuf",
+    "taskset",
+    "mpirun",
+    "srun",
+    "trtllm-llmapi-launch",
+    "time",
+    "sudo",
+    "nsys",
+    "python_launcher",
+}
+BOOL_FLAG_RE = re.compile(
+    r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
+    r"enforce-eager|async-scheduling|use-chat-template|apply-chat-template|"
+    r"enable-auto-tool-choice|skip-server-warmup|disable-radix-cache)$"
+)
 
 
 @dataclass(frozen=True)
@@ -119,7 +136,9 @@ class Launch:
         span = text.span_at(offset) or self.span
         raw = str(node)
         if any(s.unknown for s in text.segs_in(offset, offset + max(1, len(raw)))):
-            return Setting(None, span, text.text[offset : offset + len(raw)], "engine YAML " + ".".join(path))
+            return Setting(
+                None, span, text.text[offset : offset + len(raw)], "engine YAML " + ".".join(path)
+            )
         return Setting(node, span, raw, "engine YAML " + ".".join(path))
 
 
@@ -155,7 +174,9 @@ class Recipe:
         return self.text.splitlines()
 
 
-_NAME_RE = re.compile(r"^(?P<model>[^_]+)_(?P<precision>fp4|fp8|bf16|int4|int8|mxfp4|nvfp4|w4a8|fp16)_(?P<sku>[a-z0-9]+)(?P<rest>(_[a-z0-9.-]+)*)$")
+_NAME_RE = re.compile(
+    r"^(?P<model>[^_]+)_(?P<precision>fp4|fp8|bf16|int4|int8|mxfp4|nvfp4|w4a8|fp16)_(?P<sku>[a-z0-9]+)(?P<rest>(_[a-z0-9.-]+)*)$"
+)
 
 
 def describe_path(path: str) -> tuple[str, str | None, str | None, str | None, bool]:
@@ -210,7 +231,7 @@ def _parse_flags(words: list[Str], line: int) -> dict[str, list[Flag]]:
         w = words[i]
         text = w.text
         span = w.span or Span(line)
-        if text.startswith("--") and w.known or (text.startswith("--") and "=" in text):
+        if (text.startswith("--") and w.known) or (text.startswith("--") and "=" in text):
             if "=" in text:
                 name, _, _ = text.partition("=")
                 cut = len(name) + 1
@@ -219,8 +240,11 @@ def _parse_flags(words: list[Str], line: int) -> dict[str, list[Flag]]:
                 i += 1
                 continue
             nxt = words[i + 1] if i + 1 < len(words) else None
-            if nxt is not None and not (nxt.text.startswith("-") and nxt.known and not _numeric(nxt.text)) \
-                    and not BOOL_FLAG_RE.match(text):
+            if (
+                nxt is not None
+                and not (nxt.text.startswith("-") and nxt.known and not _numeric(nxt.text))
+                and not BOOL_FLAG_RE.match(text)
+            ):
                 flags.setdefault(text, []).append(Flag(text, nxt, span))
                 i += 2
                 continue
@@ -256,7 +280,7 @@ def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | N
     for a in assumptions:
         if a.var == var:
             if a.op == "eq":
-                return a.value == "true"
+                return bool(a.value == "true")
             if a.op == "ne" and a.value == "true":
                 return False
     return None
@@ -264,20 +288,34 @@ def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | N
 
 def parse_recipe(path: str, text: str) -> Recipe:
     kind, model, precision, sku, mtp = describe_path(path)
-    recipe = Recipe(path=path, text=text, kind=kind, model=model, precision=precision, sku=sku, mtp=mtp)
+    recipe = Recipe(
+        path=path, text=text, kind=kind, model=model, precision=precision, sku=sku, mtp=mtp
+    )
     data = text.encode("utf-8", errors="replace")
     if len(data) > MAX_RECIPE_BYTES:
-        recipe.problems.append(Problem(1, f"script is {len(data):,} bytes, over the {MAX_RECIPE_BYTES:,}-byte limit; not analysed"))
+        recipe.problems.append(
+            Problem(
+                1,
+                f"script is {len(data):,} bytes, over the {MAX_RECIPE_BYTES:,}-byte limit; not analysed",
+            )
+        )
         return recipe
     if "\x00" in text:
-        recipe.problems.append(Problem(text[: text.index("\x00")].count("\n") + 1, "script contains NUL bytes; not a text file"))
+        recipe.problems.append(
+            Problem(
+                text[: text.index("\x00")].count("\n") + 1,
+                "script contains NUL bytes; not a text file",
+            )
+        )
         return recipe
     tree = parse_tree(data)
     root = tree.root_node
     _collect_comments(root, recipe, data)
     if root.has_error:
         line = _first_error_line(root)
-        recipe.problems.append(Problem(line, "bash syntax the parser cannot read; values after it may be missed"))
+        recipe.problems.append(
+            Problem(line, "bash syntax the parser cannot read; values after it may be missed")
+        )
     launches: list[Launch] = []
 
     def on_command(cmd: Command) -> None:
@@ -287,12 +325,16 @@ def parse_recipe(path: str, text: str) -> Recipe:
         engine, start = found
         args = cmd.words[start:]
         flags = _parse_flags(args, cmd.line)
-        env = {k: v for k, v in cmd.state.vars.items() if k in cmd.state.exported and isinstance(v, Str)}
+        env = {
+            k: v
+            for k, v in cmd.state.vars.items()
+            if k in cmd.state.exported and isinstance(v, Str)
+        }
         env.update(cmd.inline_env)
         # `env A=B cmd` inline assignments
         for w in cmd.words[:start]:
             if w.known and re.match(r"^[A-Za-z_]\w*=", w.text):
-                k, _, v = w.text.partition("=")
+                k, _, _v = w.text.partition("=")
                 env[k] = Str(tuple(_slice_segs(w, len(k) + 1)))
         yaml_text: Str | None = None
         yaml_doc: Any | None = None
@@ -308,7 +350,9 @@ def parse_recipe(path: str, text: str) -> Recipe:
                     try:
                         yaml_doc = _load_engine_yaml(yaml_text.placeholder_text())
                     except YamlError as exc:
-                        line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(0, (exc.line or 1) - 1)
+                        line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
+                            0, (exc.line or 1) - 1
+                        )
                         recipe.problems.append(Problem(line, str(exc)))
         launches.append(
             Launch(
@@ -371,7 +415,9 @@ def _collect_comments(root: Any, recipe: Recipe, data: bytes) -> None:
         if count > 500_000:
             break
         if node.type == "comment":
-            recipe.comments[node.start_point.row + 1] = data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+            recipe.comments[node.start_point.row + 1] = data[
+                node.start_byte : node.end_byte
+            ].decode("utf-8", "replace")
             continue
         stack.extend(node.children)
 
@@ -382,7 +428,9 @@ def _first_error_line(root: Any) -> int:
         node = stack.pop()
         if node.type == "ERROR" or node.is_missing:
             return int(node.start_point.row) + 1
-        stack.extend(reversed([c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing]))
+        stack.extend(
+            reversed([c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing])
+        )
     return 1
 
 

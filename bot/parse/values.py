@@ -104,11 +104,10 @@ class Str:
         hit_off = 0
         for seg in self.segs:
             nxt = pos + len(seg.text)
-            if start < nxt or (start == nxt and seg is self.segs[-1]):
-                if seg.line > 0:
-                    hit, hit_off = seg, start - pos
-                    break
-                # synthesized text: use the next placed segment
+            # synthesized text (line 0) falls through to the next placed segment
+            if (start < nxt or (start == nxt and seg is self.segs[-1])) and seg.line > 0:
+                hit, hit_off = seg, start - pos
+                break
             pos = nxt
         if hit is None:
             # fall back to any placed segment after start, then before

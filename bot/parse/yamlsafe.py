@@ -82,7 +82,9 @@ def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
     if len(text) > MAX_BYTES:
         raise YamlError(f"{label}: {len(text):,} characters is over the {MAX_BYTES:,} limit")
     if "\x00" in text:
-        raise YamlError(f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1)
+        raise YamlError(
+            f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
+        )
     old = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(old, 4000))
@@ -108,8 +110,10 @@ def load_roundtrip(text: str, *, label: str = "YAML") -> Any:
     try:
         data = _loader("rt").load(text)
     except YAMLError as exc:
-        raise YamlError(f"{label}: invalid YAML: {str(exc).splitlines()[0] if str(exc) else exc}",
-                        line=_problem_line(exc)) from exc
+        raise YamlError(
+            f"{label}: invalid YAML: {str(exc).splitlines()[0] if str(exc) else exc}",
+            line=_problem_line(exc),
+        ) from exc
     except RecursionError as exc:
         raise YamlError(f"{label}: nesting too deep to read") from exc
     except Exception as exc:

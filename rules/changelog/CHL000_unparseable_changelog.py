@@ -81,8 +81,8 @@ RULE = Rule(
             zh="changelog 为空",
         ),
         "not-list": T(
-            en="Changelog top level is a `{actual}`, not a list of entries",
-            zh="changelog 顶层是 `{actual}`，而不是条目列表",
+            en="Changelog top level is of type `{actual}`, not a list of entries",
+            zh="changelog 顶层的类型是 `{actual}`，而不是条目列表",
         ),
         "entry-layout": T(
             en="Entry does not start with `- config-keys:` in column 1",

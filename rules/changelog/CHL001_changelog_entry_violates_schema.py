@@ -79,16 +79,16 @@ RULE = Rule(
             zh="changelog 条目中有未知的键 `{key}`",
         ),
         "not-mapping": T(
-            en="Entry is a `{actual}`, not a mapping of keys",
-            zh="条目是 `{actual}`，而不是键值映射",
+            en="Entry is of type `{actual}`, not a mapping of keys",
+            zh="条目的类型是 `{actual}`，而不是键值映射",
         ),
         "type": T(
-            en="`{key}` must be a `{expected}`, not a `{actual}`",
-            zh="`{key}` 应为 `{expected}`，而不是 `{actual}`",
+            en="`{key}` must be of type `{expected}`, not `{actual}`",
+            zh="`{key}` 的类型应为 `{expected}`，而不是 `{actual}`",
         ),
         "item-type": T(
-            en="Item {item} of `{key}` must be a `{expected}`, not a `{actual}`",
-            zh="`{key}` 的第 {item} 项应为 `{expected}`，而不是 `{actual}`",
+            en="Item {item} of `{key}` must be of type `{expected}`, not `{actual}`",
+            zh="`{key}` 的第 {item} 项的类型应为 `{expected}`，而不是 `{actual}`",
         ),
         "empty-list": T(
             en="`{key}` is an empty list",
@@ -264,10 +264,9 @@ def _findings(
     loc = list(error.absolute_path)
     data = entry.data
     properties: dict[str, Any] = schema.get("properties", {})
-    subject_base = "|".join(str(k) for k in (entry.get("config-keys") or [])[:3] if k)
 
     def hit(variant: str | None, key: str, line: int, **params: Any) -> Finding:
-        subject = f"{variant or 'schema'} {key} {subject_base}"
+        subject = f"{variant or 'schema'} {key} {entry.label}"
         return RULE.hit(path, Span(line), subject, variant=variant, key=key, **params)
 
     if not loc:

@@ -250,14 +250,12 @@ def _check(
     if merged:
         variant = f"merged-{variant or 'malformed'}"
         severity = WARNING
-    subject = f"{KEY} {variant or 'malformed'} {link} " + "|".join(
-        str(k) for k in (entry.get("config-keys") or [])[:3]
-    )
+    subject = f"{KEY} {variant or 'malformed'} {link} {entry.label}"
     params: dict[str, Any] = {"link": link, "prefix": prefix, "expected": expected}
     if variant == "other-pr" and canonical is not None:
         params.update(linked=canonical.group(1), pr=pr)
     complete = "<N>" not in expected
-    if variant in ("missing", "merged-missing"):
+    if not entry.has(KEY):  # add the line after the entry's last one
         line = entry.end_line
         span = Span(line)
         suggestion = None

@@ -39,8 +39,8 @@ RULE = Rule(
             path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h100.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "if [ \"$EVAL_ONLY\" = \"true\" ; then  # [RCP000]\n"
-                "  vllm serve \"$MODEL\" --gpu-memory-utilization 0.9\n"
+                'if [ "$EVAL_ONLY" = "true" ; then  # [RCP000]\n'
+                '  vllm serve "$MODEL" --gpu-memory-utilization 0.9\n'
                 "fi\n"
             ),
         ),
@@ -50,8 +50,8 @@ RULE = Rule(
             path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h100.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
-                "  vllm serve \"$MODEL\" --gpu-memory-utilization 0.9\n"
+                'if [ "$EVAL_ONLY" = "true" ]; then\n'
+                '  vllm serve "$MODEL" --gpu-memory-utilization 0.9\n'
                 "fi\n"
             ),
         ),

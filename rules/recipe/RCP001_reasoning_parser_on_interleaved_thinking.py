@@ -66,14 +66,14 @@ RULE = Rule(
             text=(
                 "#!/usr/bin/env bash\n"
                 "VLLM_CMD=(\n"
-                "    vllm serve \"$MODEL_PATH\"\n"
+                '    vllm serve "$MODEL_PATH"\n'
                 "    --tool-call-parser minimax_m3\n"
                 "    --reasoning-parser minimax_m3  # [RCP001]\n"
                 "    --enable-auto-tool-choice\n"
                 ")\n"
-                "\"${VLLM_CMD[@]}\" > \"$SERVER_LOG\" 2>&1 &\n"
-                "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
-                "    run_eval --port \"$PORT\"\n"
+                '"${VLLM_CMD[@]}" > "$SERVER_LOG" 2>&1 &\n'
+                'if [ "$EVAL_ONLY" = "true" ]; then\n'
+                '    run_eval --port "$PORT"\n'
                 "fi\n"
             ),
         ),
@@ -86,7 +86,7 @@ RULE = Rule(
                 "max_batch_size: $CONC\n"
                 "reasoning_parser: minimax_m3  # [RCP001]\n"
                 "EOF\n"
-                "trtllm-serve \"$MODEL_PATH\" --tp_size \"$TP\" --config ser.yaml &\n"
+                'trtllm-serve "$MODEL_PATH" --tp_size "$TP" --config ser.yaml &\n'
             ),
         ),
     ),
@@ -97,18 +97,18 @@ RULE = Rule(
                 "#!/usr/bin/env bash\n"
                 "# NOTE: no --reasoning-parser: the <mm:think> block must round-trip in\n"
                 "# message.content every turn.\n"
-                "vllm serve \"$MODEL\" --tool-call-parser minimax_m3 --enable-auto-tool-choice &\n"
+                'vllm serve "$MODEL" --tool-call-parser minimax_m3 --enable-auto-tool-choice &\n'
             ),
         ),
         Example(
             path="benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh",
             note="other models keep their reasoning parser",
-            text="#!/usr/bin/env bash\npython3 -m sglang.launch_server --model-path \"$MODEL\" --reasoning-parser qwen3 &\n",
+            text='#!/usr/bin/env bash\npython3 -m sglang.launch_server --model-path "$MODEL" --reasoning-parser qwen3 &\n',
         ),
         Example(
             path="benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_h100.sh",
             note="single-turn fixed-seq-len runs never resend the conversation",
-            text="#!/usr/bin/env bash\nvllm serve \"$MODEL\" --reasoning-parser minimax_m3 &\n",
+            text='#!/usr/bin/env bash\nvllm serve "$MODEL" --reasoning-parser minimax_m3 &\n',
         ),
     ),
 )

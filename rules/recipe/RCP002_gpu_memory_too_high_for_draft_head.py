@@ -11,8 +11,8 @@ from bot.parse.recipe import Recipe, describe_path, parse_recipe
 
 _SIBLING = (
     "#!/usr/bin/env bash\n"
-    "SPEC_CONFIG='{\"method\": \"eagle3\", \"model\": \"Inferact/MiniMax-M3-EAGLE3\", \"num_speculative_tokens\": 3}'\n"
-    "vllm serve \"$MODEL\" --gpu-memory-utilization 0.90 --speculative-config \"$SPEC_CONFIG\" &\n"
+    'SPEC_CONFIG=\'{"method": "eagle3", "model": "Inferact/MiniMax-M3-EAGLE3", "num_speculative_tokens": 3}\'\n'
+    'vllm serve "$MODEL" --gpu-memory-utilization 0.90 --speculative-config "$SPEC_CONFIG" &\n'
 )
 
 RULE = Rule(
@@ -63,14 +63,14 @@ RULE = Rule(
             path="benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "DRAFT_MODEL=\"Inferact/MiniMax-M3-EAGLE3\"\n"
-                "SPEC_CONFIG=\"{\\\"method\\\": \\\"eagle3\\\", \\\"model\\\": \\\"$DRAFT_MODEL\\\", \\\"num_speculative_tokens\\\": 3}\"\n"
+                'DRAFT_MODEL="Inferact/MiniMax-M3-EAGLE3"\n'
+                'SPEC_CONFIG="{\\"method\\": \\"eagle3\\", \\"model\\": \\"$DRAFT_MODEL\\", \\"num_speculative_tokens\\": 3}"\n'
                 "VLLM_CMD=(\n"
-                "    vllm serve \"$MODEL_PATH\"\n"
+                '    vllm serve "$MODEL_PATH"\n'
                 "    --gpu-memory-utilization 0.95  # [RCP002]\n"
-                "    --speculative-config \"$SPEC_CONFIG\"\n"
+                '    --speculative-config "$SPEC_CONFIG"\n'
                 ")\n"
-                "\"${VLLM_CMD[@]}\" &\n"
+                '"${VLLM_CMD[@]}" &\n'
             ),
             files={"benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_h100_mtp.sh": _SIBLING},
         ),
@@ -80,8 +80,8 @@ RULE = Rule(
             text=(
                 "#!/usr/bin/env bash\n"
                 "GPU_MEM=0.93  # [RCP002]\n"
-                "vllm serve \"$MODEL\" --gpu-memory-utilization \"$GPU_MEM\" \\\n"
-                "    --speculative-config '{\"method\": \"dspark\", \"model\": \"Inferact/Kimi-K3-DSpark\", \"num_speculative_tokens\": 3}' &\n"
+                'vllm serve "$MODEL" --gpu-memory-utilization "$GPU_MEM" \\\n'
+                '    --speculative-config \'{"method": "dspark", "model": "Inferact/Kimi-K3-DSpark", "num_speculative_tokens": 3}\' &\n'
             ),
         ),
     ),
@@ -90,8 +90,8 @@ RULE = Rule(
             path="benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "SPEC_CONFIG='{\"method\": \"eagle3\", \"model\": \"Inferact/MiniMax-M3-EAGLE3\", \"num_speculative_tokens\": 3}'\n"
-                "vllm serve \"$MODEL_PATH\" --gpu-memory-utilization 0.90 --speculative-config \"$SPEC_CONFIG\" &\n"
+                'SPEC_CONFIG=\'{"method": "eagle3", "model": "Inferact/MiniMax-M3-EAGLE3", "num_speculative_tokens": 3}\'\n'
+                'vllm serve "$MODEL_PATH" --gpu-memory-utilization 0.90 --speculative-config "$SPEC_CONFIG" &\n'
             ),
             files={"benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_h100_mtp.sh": _SIBLING},
         ),
@@ -100,8 +100,8 @@ RULE = Rule(
             note="native MTP: no separate draft model",
             text=(
                 "#!/usr/bin/env bash\n"
-                "vllm serve \"$MODEL\" --gpu-memory-utilization 0.95 "
-                "--speculative-config '{\"method\": \"mtp\", \"num_speculative_tokens\": 3}' &\n"
+                'vllm serve "$MODEL" --gpu-memory-utilization 0.95 '
+                '--speculative-config \'{"method": "mtp", "num_speculative_tokens": 3}\' &\n'
             ),
         ),
     ),
@@ -131,7 +131,11 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[flo
             values.append(float(mem.value))
         if not values:
             continue
-        rank = (0 if precision == recipe.precision else 1, 0 if kind == "fixed_seq_len" else 1, path)
+        rank = (
+            0 if precision == recipe.precision else 1,
+            0 if kind == "fixed_seq_len" else 1,
+            path,
+        )
         if best is None or rank < best[0]:
             best = (rank, max(values), path)
     return (best[1], best[2]) if best else None

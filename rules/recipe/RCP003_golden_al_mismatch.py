@@ -13,13 +13,13 @@ from bot.parse.recipe import Launch, Recipe
 
 _GQA = (
     "# Source GitHub Actions run: https://github.com/SemiAnalysisAI/InferenceX/actions/runs/29784780049\n"
-    "# thinking_on chat_template_kwargs: {\"thinking_mode\": \"enabled\"}\n"
-    "# thinking_off chat_template_kwargs: {\"thinking_mode\": \"disabled\"}\n"
+    '# thinking_on chat_template_kwargs: {"thinking_mode": "enabled"}\n'
+    '# thinking_off chat_template_kwargs: {"thinking_mode": "disabled"}\n'
     "minimax-m3:\n  thinking_on:\n    2: 2.35\n    3: 2.78\n  thinking_off:\n    3: 2.90\n"
 )
 _PLAIN = (
     "# Source GitHub Actions run: https://github.com/SemiAnalysisAI/InferenceX/actions/runs/28061204145\n"
-    "# thinking_on chat_template_kwargs: {\"thinking_mode\": \"enabled\"}\n"
+    '# thinking_on chat_template_kwargs: {"thinking_mode": "enabled"}\n'
     "minimax-m3:\n  thinking_on:\n    3: 2.83\n  thinking_off:\n    3: 2.93\n"
 )
 _QWEN = "qwen3.5-397b-a17b-nvfp4:\n  thinking_on:\n    3: 3.39\n  thinking_off:\n    3: 3.33\n"
@@ -33,16 +33,16 @@ _CURVES = {
 def _vllm_recipe(draft: str, al: str, marker: str = "") -> str:
     return (
         "#!/usr/bin/env bash\n"
-        f"DRAFT_MODEL=\"{draft}\"\n"
+        f'DRAFT_MODEL="{draft}"\n'
         f"SYNTHETIC_ACCEPT_LEN={al}{marker}\n"
-        "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
-        "    SPEC_CONFIG=\"{\\\"method\\\": \\\"eagle3\\\", \\\"model\\\": \\\"$DRAFT_MODEL\\\", \\\"num_speculative_tokens\\\": 3}\"\n"
+        'if [ "$EVAL_ONLY" = "true" ]; then\n'
+        '    SPEC_CONFIG="{\\"method\\": \\"eagle3\\", \\"model\\": \\"$DRAFT_MODEL\\", \\"num_speculative_tokens\\": 3}"\n'
         "else\n"
-        "    SPEC_CONFIG=\"{\\\"method\\\": \\\"eagle3\\\", \\\"model\\\": \\\"$DRAFT_MODEL\\\", \\\"num_speculative_tokens\\\": 3, "
-        "\\\"rejection_sample_method\\\": \\\"synthetic\\\", \\\"synthetic_acceptance_length\\\": $SYNTHETIC_ACCEPT_LEN}\"\n"
+        '    SPEC_CONFIG="{\\"method\\": \\"eagle3\\", \\"model\\": \\"$DRAFT_MODEL\\", \\"num_speculative_tokens\\": 3, '
+        '\\"rejection_sample_method\\": \\"synthetic\\", \\"synthetic_acceptance_length\\": $SYNTHETIC_ACCEPT_LEN}"\n'
         "fi\n"
-        "vllm serve \"$MODEL\" --default-chat-template-kwargs '{\"thinking_mode\":\"enabled\"}' "
-        "--speculative-config \"$SPEC_CONFIG\" &\n"
+        'vllm serve "$MODEL" --default-chat-template-kwargs \'{"thinking_mode":"enabled"}\' '
+        '--speculative-config "$SPEC_CONFIG" &\n'
     )
 
 
@@ -124,19 +124,19 @@ RULE = Rule(
             note="TensorRT-LLM counts draft tokens only",
             text=(
                 "#!/usr/bin/env bash\n"
-                "DRAFT_MODEL=\"Inferact/MiniMax-M3-EAGLE3-GQA\"\n"
+                'DRAFT_MODEL="Inferact/MiniMax-M3-EAGLE3-GQA"\n'
                 "cat << EOF > ser.yaml\n"
                 "speculative_config:\n"
                 "    decoding_type: Eagle3\n"
                 "    max_draft_len: 3\n"
                 "    speculative_model: $DRAFT_MODEL_PATH\n"
                 "EOF\n"
-                "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
+                'if [ "$EVAL_ONLY" = "true" ]; then\n'
                 "    unset TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS\n"
                 "else\n"
                 "    export TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=2.78  # [RCP003]\n"
                 "fi\n"
-                "trtllm-serve \"$MODEL_PATH\" --chat_template thinking.jinja --config ser.yaml &\n"
+                'trtllm-serve "$MODEL_PATH" --chat_template thinking.jinja --config ser.yaml &\n'
             ),
             files=_CURVES,
         ),
@@ -144,10 +144,10 @@ RULE = Rule(
             path="benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "if [ \"${EVAL_ONLY}\" != \"true\" ]; then\n"
+                'if [ "${EVAL_ONLY}" != "true" ]; then\n'
                 "    export SGLANG_SIMULATE_ACC_LEN=3.33  # [RCP003]\n"
                 "fi\n"
-                "python3 -m sglang.launch_server --model-path \"$MODEL\" --speculative-algorithm EAGLE "
+                'python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE '
                 "--speculative-num-steps 3 --speculative-eagle-topk 1 &\n"
             ),
             files=_CURVES,
@@ -171,20 +171,24 @@ RULE = Rule(
                 "#!/usr/bin/env bash\n"
                 "NUM_SPEC_TOKENS=3\n"
                 "SIMULATE_ACC_LEN=2.99\n"
-                "RATE=$(awk \"BEGIN{print ($SIMULATE_ACC_LEN-1)/$NUM_SPEC_TOKENS}\")\n"
-                "SPEC_ARGS=(--method mtp --num-speculative-tokens \"$NUM_SPEC_TOKENS\")\n"
-                "if [ \"$EVAL_ONLY\" != \"true\" ]; then\n"
-                "    SPEC_ARGS+=(--spec-decode-acceptance-rate \"$RATE\")\n"
+                'RATE=$(awk "BEGIN{print ($SIMULATE_ACC_LEN-1)/$NUM_SPEC_TOKENS}")\n'
+                'SPEC_ARGS=(--method mtp --num-speculative-tokens "$NUM_SPEC_TOKENS")\n'
+                'if [ "$EVAL_ONLY" != "true" ]; then\n'
+                '    SPEC_ARGS+=(--spec-decode-acceptance-rate "$RATE")\n'
                 "fi\n"
-                "python3 -m atom.entrypoints.openai_server --model \"$MODEL\" \"${SPEC_ARGS[@]}\" &\n"
+                'python3 -m atom.entrypoints.openai_server --model "$MODEL" "${SPEC_ARGS[@]}" &\n'
             ),
-            files={"golden_al_distribution/glm5.2_mtp.yaml": "glm-5.2-fp8:\n  thinking_on:\n    3: 2.99\n"},
+            files={
+                "golden_al_distribution/glm5.2_mtp.yaml": "glm-5.2-fp8:\n  thinking_on:\n    3: 2.99\n"
+            },
         ),
     ),
 )
 
 
-def _candidates(recipe: Recipe, spec: facts.Spec, ctx: Context) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
+def _candidates(
+    recipe: Recipe, spec: facts.Spec, ctx: Context
+) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
     """(curves that apply to this launch, same-model curves that do not)."""
     knowledge = ctx.knowledge
     entries = [e for e in knowledge.section("golden") or [] if e.get("model") == recipe.model]
@@ -200,9 +204,14 @@ def _candidates(recipe: Recipe, spec: facts.Spec, ctx: Context) -> tuple[list[Go
     names = {e["file"] for e in chosen}
     curves = [c for c in golden.curves if c.name in names]
     other = [c for c in golden.curves if c.name in {e["file"] for e in entries} - names]
+
     # spec-config attributes named in a curve header must match the launch
     def attrs_match(c: GoldenCurve) -> bool:
-        return all(spec.attrs.get(k) == v for k, v in c.spec_attrs.items() if k != "rejection_sample_method")
+        return all(
+            spec.attrs.get(k) == v
+            for k, v in c.spec_attrs.items()
+            if k != "rejection_sample_method"
+        )
 
     if spec.attrs:
         # the launch spells its sampling attributes (vLLM): curves must agree
@@ -279,13 +288,28 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
     )
     subject = f"{name}={setting.text}"
     if kind == "trtllm" and _same(kind, actual, al):
-        return RULE.hit(recipe.path, setting.span, subject, variant="trt_off_by_one", severity=severity, **params)
+        return RULE.hit(
+            recipe.path,
+            setting.span,
+            subject,
+            variant="trt_off_by_one",
+            severity=severity,
+            **params,
+        )
     for oc in other:
         oal = oc.al(mode, k)
         if oal is not None and _same(kind, actual, _expected(kind, oal, k)):
             draft = facts.draft_identity(spec, recipe, ctx.knowledge) or "?"
-            return RULE.hit(recipe.path, setting.span, subject, variant="wrong_curve", severity=severity,
-                            other=oc.file, draft=draft, **params)
+            return RULE.hit(
+                recipe.path,
+                setting.span,
+                subject,
+                variant="wrong_curve",
+                severity=severity,
+                other=oc.file,
+                draft=draft,
+                **params,
+            )
     return RULE.hit(recipe.path, setting.span, subject, severity=severity, **params)
 
 

@@ -10,7 +10,7 @@ from bot.parse import facts
 from bot.parse.recipe import Recipe
 
 _KNOB = {
-    "vllm": "`\"rejection_sample_method\": \"synthetic\"` with `synthetic_acceptance_length`",
+    "vllm": '`"rejection_sample_method": "synthetic"` with `synthetic_acceptance_length`',
     "sglang": "`SGLANG_SIMULATE_ACC_LEN` (with `SGLANG_SIMULATE_ACC_METHOD=match-expected`)",
     "trtllm": "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` (golden AL − 1)",
     "atom": "`--spec-decode-acceptance-length`",
@@ -51,7 +51,7 @@ RULE = Rule(
             path="benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "python3 -m sglang.launch_server --model-path \"$MODEL\" \\\n"
+                'python3 -m sglang.launch_server --model-path "$MODEL" \\\n'
                 "    --speculative-algorithm EAGLE --speculative-num-steps 3 &  # [RCP004]\n"
             ),
         ),
@@ -61,10 +61,10 @@ RULE = Rule(
             path="benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "if [ \"$EVAL_ONLY\" != \"true\" ]; then\n"
+                'if [ "$EVAL_ONLY" != "true" ]; then\n'
                 "    export SGLANG_SIMULATE_ACC_LEN=3.39\n"
                 "fi\n"
-                "python3 -m sglang.launch_server --model-path \"$MODEL\" \\\n"
+                'python3 -m sglang.launch_server --model-path "$MODEL" \\\n'
                 "    --speculative-algorithm EAGLE --speculative-num-steps 3 &\n"
             ),
         ),
@@ -85,7 +85,12 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         if launch.eval_only is True:
             continue
         spec = facts.spec(launch, ctx.knowledge)
-        if spec is None or spec.raw_method is None or spec.simulation is not None or spec.anchor.line in seen:
+        if (
+            spec is None
+            or spec.raw_method is None
+            or spec.simulation is not None
+            or spec.anchor.line in seen
+        ):
             continue
         seen.add(spec.anchor.line)
         yield RULE.hit(

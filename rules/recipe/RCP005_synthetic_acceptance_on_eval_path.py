@@ -44,8 +44,8 @@ RULE = Rule(
                 "#!/usr/bin/env bash\n"
                 "export SGLANG_SIMULATE_ACC_LEN=2.99  # [RCP005]\n"
                 "python3 -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num-steps 3 &\n"
-                "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
-                "    run_eval --port \"$PORT\"\n"
+                'if [ "$EVAL_ONLY" = "true" ]; then\n'
+                '    run_eval --port "$PORT"\n'
                 "fi\n"
             ),
         ),
@@ -55,12 +55,12 @@ RULE = Rule(
             path="benchmarks/single_node/agentic/glm5.2_fp8_mi325x_mtp.sh",
             text=(
                 "#!/usr/bin/env bash\n"
-                "if [ \"$EVAL_ONLY\" != \"true\" ]; then\n"
+                'if [ "$EVAL_ONLY" != "true" ]; then\n'
                 "    export SGLANG_SIMULATE_ACC_LEN=2.99\n"
                 "fi\n"
                 "python3 -m sglang.launch_server --speculative-algorithm EAGLE --speculative-num-steps 3 &\n"
-                "if [ \"$EVAL_ONLY\" = \"true\" ]; then\n"
-                "    run_eval --port \"$PORT\"\n"
+                'if [ "$EVAL_ONLY" = "true" ]; then\n'
+                '    run_eval --port "$PORT"\n'
                 "fi\n"
             ),
         ),

@@ -19,7 +19,9 @@ RULE = Rule(
         en="`{setting}` simulates acceptance in a {kind} recipe; only agentic runs pin the golden AL",
         zh="`{setting}` 在 {kind} 配方中模拟接受；只有智能体测试才固定黄金 AL",
     ),
-    fix=T(en="Remove `{setting}` and measure real acceptance", zh="删除 `{setting}`，使用真实接受率"),
+    fix=T(
+        en="Remove `{setting}` and measure real acceptance", zh="删除 `{setting}`，使用真实接受率"
+    ),
     rationale=T(
         en=(
             "The golden-AL policy applies to the AgentX scenario only. Fixed-seq-len benchmarks "
@@ -63,5 +65,10 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             continue
         seen.add(setting.span.line)
         name = setting.source.replace("env ", "").replace("--speculative-config ", "")
-        yield RULE.hit(recipe.path, setting.span, f"{name}={setting.text}", setting=name,
-                       kind=recipe.kind.replace("_", "-"))
+        yield RULE.hit(
+            recipe.path,
+            setting.span,
+            f"{name}={setting.text}",
+            setting=name,
+            kind=recipe.kind.replace("_", "-"),
+        )
