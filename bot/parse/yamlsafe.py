@@ -8,7 +8,9 @@ Round-trip loading (line numbers) is used only on small documents or slices.
 
 from __future__ import annotations
 
+import re
 import sys
+from itertools import accumulate
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -71,6 +73,24 @@ def check_shape(data: Any, label: str) -> None:
     size(data, 0)
 
 
+_NOT_BRACKET = re.compile(r"[^\[\]{}]+")
+_STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
+_DEEP_FLOW = re.compile(r"(?:[\[{]\s*){%d}|(?:-[ \t]+){%d}" % (MAX_DEPTH, MAX_DEPTH))
+
+
+def check_depth(text: str, label: str) -> None:
+    """Refuse deep nesting before the C loader sees it (it overflows its stack)."""
+    m = _DEEP_FLOW.search(text)
+    if m:
+        line = text.count("\n", 0, m.start()) + 1
+        raise YamlError(f"{label}: nesting deeper than {MAX_DEPTH} levels", line=line)
+    if text.count("[") + text.count("{") > MAX_DEPTH:
+        brackets = _NOT_BRACKET.sub("", text)
+        depth = max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
+        if depth > MAX_DEPTH:
+            raise YamlError(f"{label}: nesting deeper than {MAX_DEPTH} levels")
+
+
 def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
     if isinstance(text, bytes):
         if len(text) > MAX_BYTES:
@@ -85,6 +105,7 @@ def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
         raise YamlError(
             f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
         )
+    check_depth(text, label)
     old = sys.getrecursionlimit()
     try:
         sys.setrecursionlimit(max(old, 4000))
@@ -107,6 +128,7 @@ def load_roundtrip(text: str, *, label: str = "YAML") -> Any:
     """Round-trip load (keys and items keep `.lc` line/col). Small inputs only."""
     if len(text) > MAX_BYTES:
         raise YamlError(f"{label}: too large for positional parsing")
+    check_depth(text, label)
     try:
         data = _loader("rt").load(text)
     except YAMLError as exc:
