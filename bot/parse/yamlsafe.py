@@ -75,7 +75,7 @@ def check_shape(data: Any, label: str) -> None:
 
 _NOT_BRACKET = re.compile(r"[^\[\]{}]+")
 _STEP = {"[": 1, "{": 1, "]": -1, "}": -1}
-_DEEP_FLOW = re.compile(r"(?:[\[{]\s*){%d}|(?:-[ \t]+){%d}" % (MAX_DEPTH, MAX_DEPTH))
+_DEEP_FLOW = re.compile(rf"(?:[\[{{]\s*){{{MAX_DEPTH}}}|(?:-[ \t]+){{{MAX_DEPTH}}}")
 
 
 def check_depth(text: str, label: str) -> None:
