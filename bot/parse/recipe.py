@@ -406,20 +406,20 @@ def _dedupe(launches: list[Launch]) -> list[Launch]:
     return out
 
 
+@lru_cache(maxsize=1)
+def _comment_query() -> Any:
+    import tree_sitter_bash
+    from tree_sitter import Language, Query
+
+    return Query(Language(tree_sitter_bash.language()), "(comment) @c")
+
+
 def _collect_comments(root: Any, recipe: Recipe, data: bytes) -> None:
-    stack = [root]
-    count = 0
-    while stack:
-        node = stack.pop()
-        count += 1
-        if count > 500_000:
-            break
-        if node.type == "comment":
-            recipe.comments[node.start_point.row + 1] = data[
-                node.start_byte : node.end_byte
-            ].decode("utf-8", "replace")
-            continue
-        stack.extend(node.children)
+    from tree_sitter import QueryCursor
+
+    for node in QueryCursor(_comment_query()).captures(root).get("c", []):
+        text = data[node.start_byte : node.end_byte].decode("utf-8", "replace")
+        recipe.comments[node.start_point.row + 1] = text
 
 
 def _first_error_line(root: Any) -> int:
