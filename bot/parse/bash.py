@@ -104,7 +104,7 @@ INERT_COMMANDS = frozenset(
 )
 MAX_CALL_DEPTH = 8
 MAX_NODE_DEPTH = 400
-MAX_STEPS = 200_000
+MAX_STEPS = 40_000
 
 Value = Str | tuple[Str, ...]
 

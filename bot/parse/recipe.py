@@ -23,7 +23,7 @@ from bot.parse.jsonpos import JNode, parse_json
 from bot.parse.values import Str
 from bot.parse.yamlsafe import YamlError, load_roundtrip
 
-MAX_RECIPE_BYTES = 2 * 1024 * 1024
+MAX_RECIPE_BYTES = 1024 * 1024
 
 ENGINES = ("vllm", "sglang", "trtllm", "atom")
 WRAPPERS = {
