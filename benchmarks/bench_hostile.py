@@ -163,8 +163,10 @@ def changelog_50mb() -> bytes:
 
 
 def changelog_bad_utf8() -> bytes:
-    return _entry(1).encode() + b'- config-keys:\n    - x\xff\xfe\n  description:\n    - "caf\xe9"\n' + (
-        b"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2\n"
+    return (
+        _entry(1).encode()
+        + b'- config-keys:\n    - x\xff\xfe\n  description:\n    - "caf\xe9"\n'
+        + (b"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2\n")
     )
 
 
@@ -202,7 +204,9 @@ def bot_script() -> str:
         return str(here)
     found = shutil.which("bot")
     if found is None:
-        raise SystemExit("bench_hostile: the `bot` console script is not installed (pip install -e .)")
+        raise SystemExit(
+            "bench_hostile: the `bot` console script is not installed (pip install -e .)"
+        )
     return found
 
 
@@ -300,9 +304,10 @@ def main(argv: list[str] | None = None) -> int:
     if args.json:
         print(json.dumps({"results": results, "flagged": [r["case"] for r in flagged]}, indent=2))
     else:
-        print(f"{len(results)} cases, {len(flagged)} flagged" + (
-            ": " + ", ".join(r["case"] for r in flagged) if flagged else ""
-        ))
+        print(
+            f"{len(results)} cases, {len(flagged)} flagged"
+            + (": " + ", ".join(r["case"] for r in flagged) if flagged else "")
+        )
     return 1 if flagged else 0
 
 

@@ -197,7 +197,9 @@ def main(argv: list[str] | None = None) -> int:
             {"path": p, "parse_s": v["parse_s"], "rules_s": v["rules_s"]} for p, v in slowest
         ],
     }
-    if any(r["files"] != figures["files"] or r["by_rule"] != figures["findings_by_rule"] for r in runs):
+    if any(
+        r["files"] != figures["files"] or r["by_rule"] != figures["findings_by_rule"] for r in runs
+    ):
         figures["warning"] = "runs disagree on files or findings"
 
     if args.json:
