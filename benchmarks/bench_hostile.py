@@ -10,6 +10,7 @@ with a status other than 0/1, or prints no readable JSON.
     python benchmarks/bench_hostile.py
     python benchmarks/bench_hostile.py --only yaml_bomb --keep
     python benchmarks/bench_hostile.py --json
+    python benchmarks/bench_hostile.py --extra         # plus reproducers of known defects
 
 Exit status: 0 when no case is flagged, 1 otherwise.
 """
@@ -53,12 +54,21 @@ def recipe_10mb() -> bytes:
     return (HEADER + line * n + LAUNCH).encode()
 
 
+def _recipe_limit() -> int:
+    try:
+        from bot.parse.recipe import MAX_RECIPE_BYTES
+    except ImportError:  # pragma: no cover - bot not importable here
+        return 1024 * 1024
+    return int(MAX_RECIPE_BYTES)
+
+
 def recipe_near_limit() -> bytes:
-    """Just under the 2 MB analysis limit: assignments and forking ifs, all analysed."""
+    """Just under the analysis size limit: forking ifs and assignments, all analysed."""
+    limit = _recipe_limit() - 4096
     parts = [HEADER]
     size = len(HEADER)
     i = 0
-    while size < 1_900_000:
+    while size < limit:
         chunk = f'if [ -n "$V{i % 50}" ]; then GMU=0.{i % 9 + 1}; fi\nA{i}="value {i}"\n'
         parts.append(chunk)
         size += len(chunk)
@@ -183,7 +193,7 @@ class Case:
 
 CASES = (
     Case("recipe_10mb", RECIPE_PATH, recipe_10mb),
-    Case("recipe_1.9mb_forking", RECIPE_PATH, recipe_near_limit),
+    Case("recipe_forking_near_size_limit", RECIPE_PATH, recipe_near_limit),
     Case("recipe_nested_if_5000", RECIPE_PATH, recipe_nested_if),
     Case("recipe_arith_100k_lines", RECIPE_PATH, recipe_arith),
     Case("recipe_binary_nul", RECIPE_PATH, recipe_binary),
@@ -195,6 +205,60 @@ CASES = (
     Case("changelog_10000_entries", CHANGELOG_PATH, changelog_entries),
     Case("changelog_50mb", CHANGELOG_PATH, changelog_50mb),
     Case("changelog_invalid_utf8", CHANGELOG_PATH, changelog_bad_utf8),
+)
+
+
+# --------------------------------------------------------------------------- extra
+# Reproducers of defects found with this script (run with --extra). Moderate
+# sizes: each shows the problem in seconds rather than hanging the run.
+
+SHORT = "#!/usr/bin/env bash\nMODEL=org/x\n"
+
+
+def extra_nested_functions(n: int = 3000) -> bytes:
+    """`_last_uses` scans to each function's closing brace byte by byte: O(n^2)."""
+    return (SHORT + "".join(f"f{i}() {{\n" for i in range(n)) + "}\n" * n + LAUNCH).encode()
+
+
+def extra_array_append(n: int = 40_000) -> bytes:
+    """`A+=(x)` copies the whole tuple each time: O(n^2)."""
+    return (SHORT + "A=()\n" + "A+=(x)\n" * n + 'vllm serve "$MODEL" "${A[@]}"\n').encode()
+
+
+def extra_suffix_trim(size: int = 300_000, lines: int = 3) -> bytes:
+    """`${X%b*}` slices the string at every offset: O(len^2) per expansion."""
+    return (
+        SHORT
+        + 'X="'
+        + "a" * size
+        + '"\n'
+        + "Y=${X%b*}\n" * lines
+        + 'vllm serve "$MODEL" --x "$Y"\n'
+    ).encode()
+
+
+def extra_arith_huge_literal() -> bytes:
+    """`int()` of a literal over 4,300 digits raises ValueError in eval_arith."""
+    return (SHORT + "X=$(( " + "9" * 5000 + ' + 1 ))\nvllm serve "$MODEL" --port "$X"\n').encode()
+
+
+def extra_json_bad_unicode_escape() -> bytes:
+    """jsonpos: `\\uZZZZ` raises ValueError instead of failing the parse."""
+    return (SHORT + 'vllm serve "$MODEL" --speculative-config \'{"method": "\\uZZZZ"}\'\n').encode()
+
+
+def extra_printf_width() -> bytes:
+    """`printf -v X "%99999999999d"`: MemoryError (a smaller width allocates gigabytes)."""
+    return (SHORT + 'printf -v X "%99999999999d" 1\nvllm serve "$MODEL" --port "$X"\n').encode()
+
+
+EXTRA_CASES = (
+    Case("extra_nested_functions_3000", RECIPE_PATH, extra_nested_functions),
+    Case("extra_array_append_40k", RECIPE_PATH, extra_array_append),
+    Case("extra_suffix_trim_300kb_x3", RECIPE_PATH, extra_suffix_trim),
+    Case("extra_arith_huge_literal", RECIPE_PATH, extra_arith_huge_literal),
+    Case("extra_json_bad_unicode_escape", RECIPE_PATH, extra_json_bad_unicode_escape),
+    Case("extra_printf_huge_width", RECIPE_PATH, extra_printf_width),
 )
 
 
@@ -272,9 +336,13 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--only", metavar="SUBSTR", help="run only cases whose name contains SUBSTR")
     ap.add_argument("--keep", action="store_true", help="keep the temporary directory")
     ap.add_argument("--json", action="store_true", help="print machine-readable results")
+    ap.add_argument(
+        "--extra", action="store_true", help="also run the reproducers of known defects"
+    )
     args = ap.parse_args(argv)
     bot = bot_script()
-    cases = [c for c in CASES if not args.only or args.only in c.name]
+    pool = CASES + EXTRA_CASES if args.extra else CASES
+    cases = [c for c in pool if not args.only or args.only in c.name]
     if not cases:
         print(f"bench_hostile: no case matches {args.only!r}", file=sys.stderr)
         return 2

@@ -28,7 +28,7 @@ from functools import lru_cache
 from typing import Any
 
 import tree_sitter_bash
-from tree_sitter import Language, Node, Parser
+from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
 from bot.parse.values import Seg, Str
 
@@ -36,6 +36,8 @@ MAX_PATHS = 64
 # Above this many live paths, paths that agree on the variant variables are
 # joined: values on which they disagree become unknown instead of multiplying.
 SOFT_PATHS = 12
+MAX_ARRAY = 4096
+MAX_TRIM = 4096  # ${X%pat} and friends on longer strings stay unknown
 VARIANT_VARS = frozenset({"EVAL_ONLY"})
 # Commands that neither change the shell's state nor launch an engine; their
 # words are not expanded (a recipe runs hundreds of them).
@@ -196,10 +198,11 @@ class Interpreter:
         self.steps = 0
         self.call_depth = 0
         self._path_cap_reported = False
-        self.last_use = _last_uses(source)
+        self.last_use: dict[str, int] = {}
 
     # ----------------------------------------------------------------- driving
     def run(self, root: Node) -> list[State]:
+        self.last_use = _last_uses(self.src, root)
         states = [State()]
         try:
             states = self.block(list(root.named_children), states, 0)
@@ -261,6 +264,10 @@ class Interpreter:
             )
             groups.setdefault(key, []).append(st)
         return [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
+
+    def _note_limit(self, node: Node, message: str) -> None:
+        if not any(p.message == message for p in self.problems):
+            self.problems.append(Problem(node.start_point.row + 1, message))
 
     def _merge(self, states: list[State]) -> list[State]:
         if len(states) < 2:
@@ -450,28 +457,40 @@ class Interpreter:
     def case_statement(self, node: Node, st: State, depth: int) -> list[State]:
         value_node = node.child_by_field_name("value")
         subject = self.expand_one(value_node, st) if value_node is not None else Str()
-        items = [c for c in node.named_children if c.type == "case_item"]
-        out: list[State] = []
-        unmatched = [st]
-        has_default = False
-        for item in items:
+        items = []
+        for item in (c for c in node.named_children if c.type == "case_item"):
             pats = [
                 item.children[i]
                 for i in range(item.child_count)
                 if item.field_name_for_child(i) == "value"
             ]
             body = [c for c in item.named_children if c not in pats and c.type != "comment"]
-            pat_texts = [self._pattern_text(p, st) for p in pats]
-            if any(p == "*" for p in pat_texts):
-                has_default = True
-            if subject.known:
+            term = next((c.type for c in item.children if c.type in (";;", ";&", ";;&")), ";;")
+            items.append(([self._pattern_text(p, st) for p in pats], body, term, item))
+
+        def run_from(i: int) -> list[Node]:
+            """The bodies bash runs when arm i matches: `;&` falls through."""
+            nodes = list(items[i][1])
+            while items[i][2] == ";&" and i + 1 < len(items):
+                i += 1
+                nodes.extend(items[i][1])
+            return nodes
+
+        if subject.known:
+            states = [st]
+            for i, (pat_texts, _, term, _) in enumerate(items):
                 if any(p is not None and fnmatch.fnmatchcase(subject.text, p) for p in pat_texts):
-                    return self.block(body, [st], depth)
-                continue
+                    states = self.block(run_from(i), states, depth)
+                    if term != ";;&":
+                        break
+            return states
+        out: list[State] = []
+        has_default = any(p == "*" for pat_texts, _, _, _ in items for p in pat_texts)
+        var = self._single_var(value_node) if value_node is not None else None
+        for i, (pat_texts, _, _, item) in enumerate(items):
             if not self._fork_allowed(len(out) + 2):
                 continue
             branch = st.copy()
-            var = self._single_var(value_node) if value_node is not None else None
             if (
                 var
                 and len(pat_texts) == 1
@@ -481,11 +500,9 @@ class Interpreter:
                 branch.assumptions += (
                     Assumption(var, "eq", pat_texts[0], item.start_point.row + 1),
                 )
-            out.extend(self.block(body, [branch], depth))
-        if subject.known:
-            return [st]
+            out.extend(self.block(run_from(i), [branch], depth))
         if not has_default:
-            out.extend(unmatched)
+            out.append(st)
         return out
 
     def _pattern_text(self, node: Node, st: State) -> str | None:
@@ -530,8 +547,20 @@ class Interpreter:
             value = tuple(elems)
         else:
             value = self.expand_one(value_node, st, assignment=True)
+        if isinstance(value, tuple) and len(value) > MAX_ARRAY:
+            self._note_limit(
+                node, f"array `{name}` grows past {MAX_ARRAY:,} elements; its value is not tracked"
+            )
+            value = Str.unknown_of("$" + name)
         if append:
             old = st.vars.get(name)
+            if isinstance(old, tuple) and len(old) >= MAX_ARRAY:
+                self._note_limit(
+                    node,
+                    f"array `{name}` grows past {MAX_ARRAY:,} elements; its value is not tracked",
+                )
+                st.vars[name] = Str.unknown_of("$" + name)
+                return
             if isinstance(value, tuple):
                 prev = (
                     old
@@ -600,6 +629,19 @@ class Interpreter:
             code = words[1].value if len(words) > 1 else "0"
             st.done = True
             st.vars["?exit"] = Str.lit(code or "?")
+            return [st]
+        if head == "eval":
+            # The evaluated text is not interpreted: every variable it may
+            # assign becomes unknown, and an engine launched through it is
+            # reported as unanalysed instead of being missed silently.
+            evaluated = Str.join(words[1:], " ")
+            for m in re.finditer(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=", evaluated.text):
+                st.vars[m.group(1)] = Str.unknown_of("$" + m.group(1))
+            if not evaluated.known or re.search(r"vllm|sglang|trtllm|atom\.entrypoints", evaluated.text):
+                self._note_limit(
+                    node,
+                    "`eval` runs text the bot does not interpret; values after it may be missed",
+                )
             return [st]
         if head == "return":
             st.returning = True
@@ -1112,6 +1154,8 @@ class Interpreter:
         if pat is None:
             return Str.unknown_of(raw, row + 1, col + 1)
         if op in ("%", "%%", "#", "##"):
+            if len(text) > MAX_TRIM:
+                return Str.unknown_of(raw, row + 1, col + 1)
             return Str.lit(_trim(text, pat, op), *(_first_pos(value)))
         if op in (",,", "^^", ",", "^"):
             return Str.lit(
@@ -1160,35 +1204,41 @@ class Interpreter:
 
 # ------------------------------------------------------------------- helpers
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_FUNC_DEF = re.compile(rb"(?m)^\s*(?:function\s+)?[A-Za-z_][\w-]*\s*\(\s*\)\s*\{")
 _FOREVER = 1 << 62
 
 
-def _last_uses(source: bytes) -> dict[str, int]:
+def _last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
     """Byte offset of the last textual mention of each identifier.
 
     Names mentioned inside function bodies live forever (a function may be
     called after its definition), and so does EVAL_ONLY, which names variants.
+    Function bodies come from the syntax tree; nested ones are merged into
+    intervals so each byte is scanned once.
     """
     last: dict[str, int] = {}
     for m in _IDENT.finditer(source):
         last[m.group().decode()] = m.end()
-    for m in _FUNC_DEF.finditer(source):
-        depth = 0
-        end = len(source)
-        for i in range(m.end() - 1, len(source)):
-            ch = source[i : i + 1]
-            if ch == b"{":
-                depth += 1
-            elif ch == b"}":
-                depth -= 1
-                if depth == 0:
-                    end = i
-                    break
-        for im in _IDENT.finditer(source, m.end(), end):
+    spans: list[tuple[int, int]] = []
+    if root is not None:
+        for node in QueryCursor(_function_query()).captures(root).get("f", []):
+            spans.append((node.start_byte, node.end_byte))
+    spans.sort()
+    merged: list[tuple[int, int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1] = (merged[-1][0], max(merged[-1][1], end))
+        else:
+            merged.append((start, end))
+    for start, end in merged:
+        for im in _IDENT.finditer(source, start, end):
             last[im.group().decode()] = _FOREVER
     last["EVAL_ONLY"] = _FOREVER
     return last
+
+
+@lru_cache(maxsize=1)
+def _function_query() -> Query:
+    return Query(Language(tree_sitter_bash.language()), "(function_definition) @f")
 
 
 def _join(states: list[State]) -> State:
@@ -1311,7 +1361,7 @@ def eval_arith(expr: str, var: Callable[[str], int | None]) -> int | None:
         pos = m.end()
         num, name, op = m.groups()
         if num:
-            if "." in num:
+            if "." in num or len(num) > 30:
                 return None
             out.append(str(int(num)))
         elif name:
@@ -1349,9 +1399,9 @@ def _eval_node(node: ast.AST) -> int | None:
         if a is None or b is None:
             return None
         if isinstance(node.op, ast.Add):
-            return a + b
+            return a + b if abs(a + b) < 2**63 else None
         if isinstance(node.op, ast.Sub):
-            return a - b
+            return a - b if abs(a - b) < 2**63 else None
         if isinstance(node.op, ast.Mult):
             return a * b if abs(a * b) < 2**63 else None
         if isinstance(node.op, ast.FloorDiv):
@@ -1393,7 +1443,7 @@ def _eval_node(node: ast.AST) -> int | None:
     return None
 
 
-_PRINTF_SPEC = re.compile(r"%(%|[-+ #0]*\d*(?:\.\d+)?[sdifgeExXc])")
+_PRINTF_SPEC = re.compile(r"%(%|[-+ #0]*\d{0,3}(?:\.\d{1,2})?[sdifgeExXc])")
 
 
 def printf(fmt: Str, args: list[Str]) -> Str:
@@ -1451,6 +1501,8 @@ def awk_begin_print(prog: str) -> str | None:
         if not fm:
             return None
         fmt, body = fm.group(1).replace("\\n", ""), fm.group(2)
+        if not re.fullmatch(r"%[-+ #0]*\d{0,3}(?:\.\d{1,2})?[dfgeis]", fmt):
+            return None
     if not re.fullmatch(r"[\d\s.+\-*/()]+", body):
         return None
     try:

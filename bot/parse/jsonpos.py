@@ -52,7 +52,7 @@ def parse_json(text: str) -> JNode | None:
         if p.i != len(text):
             return None
         return node
-    except (_Fail, IndexError, RecursionError):
+    except (_Fail, IndexError, RecursionError, ValueError):
         return None
 
 

@@ -308,6 +308,14 @@ def parse_recipe(path: str, text: str) -> Recipe:
             )
         )
         return recipe
+    if "\ufffd" in text:
+        line = text[: text.index("\ufffd")].count("\n") + 1
+        recipe.problems.append(
+            Problem(
+                line,
+                "script is not valid UTF-8 (or contains U+FFFD); values on this line may be wrong",
+            )
+        )
     tree = parse_tree(data)
     root = tree.root_node
     _collect_comments(root, recipe, data)
