@@ -637,7 +637,9 @@ class Interpreter:
             evaluated = Str.join(words[1:], " ")
             for m in re.finditer(r"([A-Za-z_]\w*)(?:\[[^\]]*\])?\+?=", evaluated.text):
                 st.vars[m.group(1)] = Str.unknown_of("$" + m.group(1))
-            if not evaluated.known or re.search(r"vllm|sglang|trtllm|atom\.entrypoints", evaluated.text):
+            if not evaluated.known or re.search(
+                r"vllm|sglang|trtllm|atom\.entrypoints", evaluated.text
+            ):
                 self._note_limit(
                     node,
                     "`eval` runs text the bot does not interpret; values after it may be missed",
