@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import datetime
 import json
 import os
 import sys
@@ -17,6 +18,7 @@ from pathlib import Path
 from typing import NoReturn, TextIO
 
 from bot import __version__
+from bot.core.changeset import build_changeset
 from bot.core.config import CONFIG_FILENAMES, Config, ConfigError, build_config
 from bot.core.engine import Context, Report, lint, route
 from bot.core.model import Finding
@@ -118,6 +120,17 @@ def build_parser() -> argparse.ArgumentParser:
         help="pull request number (rules check pr-link against it)",
     )
     lp.add_argument(
+        "--author",
+        metavar="LOGIN",
+        help="pull request author (recorded with the change)",
+    )
+    lp.add_argument(
+        "--date",
+        type=_iso_date,
+        metavar="YYYY-MM-DD",
+        help="review date for dated knowledge such as deprecations (default: today)",
+    )
+    lp.add_argument(
         "--format", choices=FORMATS, default="text", help="output format (default: text)"
     )
     lp.add_argument(
@@ -167,6 +180,13 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ep.add_argument("rule", metavar="ID|SLUG", help="rule id (RCP001) or slug")
     return parser
+
+
+def _iso_date(text: str) -> datetime.date:
+    try:
+        return datetime.date.fromisoformat(text)
+    except ValueError as exc:
+        raise argparse.ArgumentTypeError(f"not a date (YYYY-MM-DD): {text!r}") from exc
 
 
 def _positive_int(value: str) -> int:
@@ -319,6 +339,11 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         file=err,
                     )
             mode = "pr" if job.base is not None else ("paths" if args.paths else "tree")
+            change = None
+            if job.base is not None:
+                change = build_changeset(
+                    job.base, job.tree, job.changed or (), pr=args.pr, author=args.author
+                )
             ctx = Context(
                 tree=job.tree,
                 config=job.config,
@@ -326,6 +351,8 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 base=job.base,
                 changed=job.changed,
                 mode=mode,
+                change=change,
+                review_date=args.date or datetime.date.today(),
             )
             reports.append(lint(ctx, paths=job.paths))
     finally:

@@ -133,6 +133,7 @@ def test_json_contract_and_schema() -> None:
         },
         "fix": {"en": "Drop `--reasoning-parser`", "zh": "删除 `--reasoning-parser`"},
         "suggestion": "vllm serve \\",
+        "in_diff": None,
         "fingerprint": make_report().findings[0].fingerprint,
     }
     third = data["findings"][2]

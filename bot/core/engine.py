@@ -10,8 +10,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
+from datetime import date
 from typing import Any
 
+from bot.core.changeset import ChangeSet
 from bot.core.config import Config
 from bot.core.model import SEVERITY_RANK, Finding
 from bot.core.registry import RuleModule, all_rules
@@ -35,6 +37,11 @@ class Context:
     changed: frozenset[str] | None = None
     # "tree": a whole merged tree; "pr": a change against `base`; "paths": files named by hand
     mode: str = "paths"
+    # the pull request as a change (base/head hunks); None outside PR mode
+    change: ChangeSet | None = None
+    # the date rules judge dated knowledge against (deprecations); an input,
+    # never read from a clock inside the core
+    review_date: date | None = None
     _memo: dict[str, Any] = field(default_factory=dict)
 
     @property
@@ -101,17 +108,21 @@ class Target:
 
 def _targets() -> dict[str, Target]:
     from bot.parse.changelog import parse_changelog
+    from bot.parse.master_config import parse_master_config
     from bot.parse.recipe import parse_recipe
 
     return {
         "recipe": Target("recipe", parse_recipe),
         "changelog": Target("changelog", parse_changelog),
+        "master_config": Target("master_config", parse_master_config),
     }
 
 
 def route(path: str, config: Config) -> str | None:
     if path == config.changelog or glob_match(path, config.changelog):
         return "changelog"
+    if any(glob_match(path, pat) for pat in config.master_configs):
+        return "master_config"
     if any(glob_match(path, pat) for pat in config.recipes) and not any(
         glob_match(path, pat) for pat in config.recipes_exclude
     ):
@@ -161,14 +172,17 @@ def lint(
     paths: Iterable[str] | None = None,
     rules: list[RuleModule] | None = None,
 ) -> Report:
-    """Lint `paths` (default: every routed path of the tree)."""
+    """Lint `paths` (default: every routed path of the tree).
+
+    Rules that target one file run once per routed path; rules that target the
+    whole change (`target="change"`) run once when `ctx.change` is set.
+    """
     rules = rules if rules is not None else all_rules()
     config = ctx.config
     targets = _targets()
     selected = sorted(set(paths if paths is not None else ctx.all_paths()))
-    findings: list[Finding] = []
+    raw: list[Finding] = []
     files: list[str] = []
-    suppressed = 0
     for path in selected:
         kind = route(path, config)
         if kind is None:
@@ -177,17 +191,33 @@ def lint(
         if parsed is None:
             continue
         files.append(path)
-        text = ctx.text(path) or ""
-        marks = suppressed_ids(text)
         for rm in rules:
-            if rm.rule.target != kind or rm.rule.id in config.disabled:
-                continue
-            for finding in _run(rm, parsed, ctx):
-                if _is_suppressed(finding, marks, {}):
-                    suppressed += 1
-                    continue
-                override = config.severity.get(rm.rule.id)
-                findings.append(replace(finding, severity=override) if override else finding)
+            if rm.rule.target == kind and rm.rule.id not in config.disabled:
+                raw.extend(_run(rm, parsed, ctx))
+    if ctx.change is not None:
+        for rm in rules:
+            if rm.rule.target == "change" and rm.rule.id not in config.disabled:
+                raw.extend(_run(rm, ctx.change, ctx))
+    findings: list[Finding] = []
+    suppressed = 0
+    marks_by_path: dict[str, dict[int, set[str]]] = {}
+    for finding in raw:
+        if finding.path not in marks_by_path:
+            marks_by_path[finding.path] = suppressed_ids(ctx.text(finding.path) or "")
+        if _is_suppressed(finding, marks_by_path[finding.path], {}):
+            suppressed += 1
+            continue
+        override = config.severity.get(finding.rule)
+        if override:
+            finding = replace(finding, severity=override)
+        if ctx.change is not None:
+            finding = replace(
+                finding,
+                in_diff=ctx.change.touches_line(
+                    finding.path, finding.span.line, finding.span.last_line
+                ),
+            )
+        findings.append(finding)
     findings = _dedupe(findings)
     findings.sort(key=Finding.sort_key)
     return Report(findings=findings, files=files, suppressed=suppressed)

@@ -95,6 +95,8 @@ class Finding:
     # so a finding survives a rebase that only moves lines.
     subject: str
     suggestion: str | None = None
+    # in PR mode: whether the finding's lines were added or changed by the PR
+    in_diff: bool | None = None
 
     @property
     def line(self) -> int:
@@ -115,7 +117,7 @@ class Rule:
     id: str
     slug: str
     severity: Severity
-    target: Literal["recipe", "changelog", "repo"]
+    target: Literal["recipe", "changelog", "master_config", "change"]
     title: T
     message: T
     rationale: T
