@@ -201,9 +201,15 @@ def lint(
     findings: list[Finding] = []
     suppressed = 0
     marks_by_path: dict[str, dict[int, set[str]]] = {}
+    lines_by_path: dict[str, list[str]] = {}
     for finding in raw:
         if finding.path not in marks_by_path:
-            marks_by_path[finding.path] = suppressed_ids(ctx.text(finding.path) or "")
+            source = ctx.text(finding.path) or ""
+            marks_by_path[finding.path] = suppressed_ids(source)
+            lines_by_path[finding.path] = source.splitlines()
+        lines = lines_by_path[finding.path]
+        if finding.line_text is None and 0 < finding.span.line <= len(lines):
+            finding = replace(finding, line_text=lines[finding.span.line - 1][:400])
         if _is_suppressed(finding, marks_by_path[finding.path], {}):
             suppressed += 1
             continue

@@ -97,6 +97,8 @@ class Finding:
     suggestion: str | None = None
     # in PR mode: whether the finding's lines were added or changed by the PR
     in_diff: bool | None = None
+    # the source line at `span.line`, for reporters that quote it
+    line_text: str | None = None
 
     @property
     def line(self) -> int:

@@ -90,6 +90,10 @@ def _finding(f: Finding, lang: str, color: bool) -> list[str]:
     sev = _paint(f.severity, f.severity, color)
     rule = _paint(f"{f.rule} {f.slug}", "rule", color)
     lines = [f"{loc}  {sev}  {rule}"]
+    if f.line_text is not None and f.line_text.strip():
+        # `+` marks a line the pull request added or changed
+        mark = "+" if f.in_diff else " "
+        lines.append(_paint(f"  {f.span.line:>5} {mark}| ", "dim", color) + f.line_text.rstrip())
     codes = langs(lang)
     for code in codes:
         lines.extend("  " + part for part in f.message.get(code).splitlines() or [""])
