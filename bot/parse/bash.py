@@ -242,6 +242,8 @@ class Interpreter:
         Paths that differ only in dead variables then merge, which keeps the
         number of paths close to the number of real launch variants.
         """
+        if len(states) < 2:
+            return  # dead variables only matter when paths could merge
         last = self.last_use
         for st in states:
             dead = [k for k in st.vars if last.get(k, -1) < pos and k not in st.exported]

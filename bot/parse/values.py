@@ -60,7 +60,11 @@ class Str:
 
     @property
     def text(self) -> str:
-        return "".join(s.text for s in self.segs)
+        cached: str | None = self.__dict__.get("_text")
+        if cached is None:
+            cached = "".join(s.text for s in self.segs)
+            object.__setattr__(self, "_text", cached)
+        return cached
 
     def placeholder_text(self) -> str:
         """The text with each unknown part replaced by `$___` of the same length.
@@ -75,7 +79,11 @@ class Str:
 
     @property
     def known(self) -> bool:
-        return all(s.unknown is None for s in self.segs)
+        cached: bool | None = self.__dict__.get("_known")
+        if cached is None:
+            cached = all(s.unknown is None for s in self.segs)
+            object.__setattr__(self, "_known", cached)
+        return cached
 
     @property
     def value(self) -> str | None:
