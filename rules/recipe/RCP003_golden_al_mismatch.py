@@ -63,6 +63,18 @@ RULE = Rule(
         ),
     ),
     fix=T(en="Set `{setting}` to {expected}", zh="将 `{setting}` 设为 {expected}"),
+    variant_fixes={
+        "thinking_not_set": T(
+            en=(
+                "Turn thinking {flip_word} explicitly (chat-template kwargs on the server, or "
+                "`AIPERF_EXTRA_INPUTS` on the client), or set `{setting}` to {expected}"
+            ),
+            zh=(
+                "显式{flip_word}思考（服务端 chat-template kwargs，或客户端 `AIPERF_EXTRA_INPUTS`），"
+                "或将 `{setting}` 设为 {expected}"
+            ),
+        ),
+    },
     variants={
         "trt_off_by_one": T(
             en=(
@@ -73,6 +85,17 @@ RULE = Rule(
             zh=(
                 "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={actual}` 直接用了黄金 AL；"
                 "该变量只计接受的草稿 token，应为 AL − 1 = {expected}（`{file}` `{key}` {mode} K={k}）"
+            ),
+        ),
+        "thinking_not_set": T(
+            en=(
+                "`{setting}` is {actual}, the thinking_{flip} value of `{file}` K={k}, but nothing in "
+                "the recipe turns thinking {flip_word} and {model} serves thinking {default_word} by "
+                "default, where the golden AL is {al} (engine value {expected})"
+            ),
+            zh=(
+                "`{setting}` 为 {actual}，是 `{file}` 中 thinking_{flip}、K={k} 的值，但配方没有{flip_word}思考，"
+                "而 {model} 默认{default_word}思考，此时黄金 AL 为 {al}（引擎应设为 {expected}）"
             ),
         ),
         "wrong_curve": T(
@@ -149,6 +172,24 @@ RULE = Rule(
                 "fi\n"
                 'python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE '
                 "--speculative-num-steps 3 --speculative-eagle-topk 1 &\n"
+            ),
+            files=_CURVES,
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp4_b200_trt_mtp.sh",
+            note="the thinking_on value while nothing turns thinking on (MiniMax-M3 defaults to off)",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "cat << EOF > ser.yaml\n"
+                "speculative_config:\n"
+                "    decoding_type: Eagle3\n"
+                "    max_draft_len: 3\n"
+                "    speculative_model: Inferact/MiniMax-M3-EAGLE3-GQA\n"
+                "EOF\n"
+                'if [ "$EVAL_ONLY" != "true" ]; then\n'
+                "    export TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS=1.78  # [RCP003]\n"
+                "fi\n"
+                'trtllm-serve "$MODEL_PATH" --chat_template "$MODEL_PATH/chat_template.jinja" --config ser.yaml &\n'
             ),
             files=_CURVES,
         ),
@@ -308,6 +349,25 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 severity=severity,
                 other=oc.file,
                 draft=draft,
+                **params,
+            )
+    if thinking.mode and not thinking.explicit:
+        flip = "off" if thinking.mode == "on" else "on"
+        fal = curve.al(f"thinking_{flip}", k)
+        if fal is not None and _same(kind, actual, _expected(kind, fal, k)):
+            name_ = model.get("name", recipe.model)
+            return RULE.hit(
+                recipe.path,
+                setting.span,
+                subject,
+                variant="thinking_not_set",
+                severity=severity,
+                model=name_,
+                flip=flip,
+                flip_word=flip,
+                flip_word_zh="开启" if flip == "on" else "关闭",
+                default_word=thinking.mode,
+                default_word_zh="开启" if thinking.mode == "on" else "关闭",
                 **params,
             )
     return RULE.hit(recipe.path, setting.span, subject, severity=severity, **params)
