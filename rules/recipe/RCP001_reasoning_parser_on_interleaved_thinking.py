@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
+from bot.core.suggest import drop_flag
 from bot.parse import facts
 from bot.parse.recipe import Recipe
 
@@ -136,10 +137,13 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         else:
             cond_en = f"harms the EVAL_ONLY run when {agent} is selected"
             cond_zh = f"当选择 {agent} 时会损害 EVAL_ONLY 评估"
+        lines = recipe.lines
+        line = lines[parser.span.line - 1] if 0 < parser.span.line <= len(lines) else ""
         yield RULE.hit(
             recipe.path,
             parser.span,
             f"{flag} {parser.text}",
+            suggestion=drop_flag(line, flag, parser.text),
             severity=ERROR if multi_turn else WARNING,
             flag=flag,
             parser=parser.text,

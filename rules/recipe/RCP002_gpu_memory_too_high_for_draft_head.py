@@ -6,6 +6,7 @@ from collections.abc import Iterator
 
 from bot.core.engine import Context
 from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.core.suggest import replace_at
 from bot.parse import facts
 from bot.parse.recipe import Recipe, describe_path, parse_recipe
 
@@ -175,10 +176,13 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         seen.add(mem.span.line)
         draft = facts.draft_identity(s, recipe, ctx.knowledge) or (s.draft.text if s.draft else "?")
         flag = mem.source.replace("engine YAML ", "")
+        lines = recipe.lines
+        line = lines[mem.span.line - 1] if 0 < mem.span.line <= len(lines) else ""
         yield RULE.hit(
             recipe.path,
             mem.span,
             f"{flag} {value:g}",
+            suggestion=replace_at(line, mem.span.col, mem.text, f"{limit:.2f}"),
             flag=flag,
             value=mem.text,
             draft=draft,

@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
+from bot.core.suggest import replace_at
 from bot.parse import facts
 from bot.parse.golden import GoldenCurve
 from bot.parse.recipe import Launch, Recipe
@@ -328,6 +329,9 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
         source_zh=source_zh,
     )
     subject = f"{name}={setting.text}"
+    lines = recipe.lines
+    line = lines[setting.span.line - 1] if 0 < setting.span.line <= len(lines) else ""
+    params["suggestion"] = replace_at(line, setting.span.col, setting.text, _fmt(expected))
     if kind == "trtllm" and _same(kind, actual, al):
         return RULE.hit(
             recipe.path,

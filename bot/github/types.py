@@ -1,0 +1,137 @@
+"""What the bot needs from GitHub, as plain data and one Protocol. Pure.
+
+`bot.github.gateway` implements `Gateway` with PyGithub (the only module that
+imports it); tests use the same gateway against a fake GitHub on loopback.
+The review pipeline and the webhook worker see only this interface.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+
+class GitHubError(Exception):
+    """A GitHub call failed. `status` is the HTTP status (0 when no response)."""
+
+    def __init__(self, message: str, status: int = 0, retry_after: float | None = None) -> None:
+        super().__init__(message)
+        self.status = status
+        self.retry_after = retry_after
+
+    @property
+    def transient(self) -> bool:
+        """Worth retrying later: server errors, rate limits, no response."""
+        return (
+            self.status == 0
+            or self.status >= 500
+            or (self.status in (403, 429) and (self.retry_after is not None))
+        )
+
+
+@dataclass(frozen=True)
+class PullInfo:
+    repo: str  # "owner/name" of the base repository
+    number: int
+    head_sha: str
+    base_sha: str
+    base_ref: str
+    head_ref: str
+    author: str
+    draft: bool = False
+    state: str = "open"
+    html_url: str = ""
+
+
+@dataclass(frozen=True)
+class PullFile:
+    path: str
+    status: str  # added | modified | removed | renamed | copied | changed | unchanged
+    previous_path: str | None = None
+    patch: str | None = None
+
+
+@dataclass(frozen=True)
+class Comment:
+    """An existing comment: conversation (issue) comment or inline review comment."""
+
+    id: int
+    body: str
+    author: str
+    path: str | None = None
+    line: int | None = None
+    in_reply_to: int | None = None
+    kind: str = "issue"  # "issue" | "review" | "review_summary"
+    html_url: str = ""
+
+
+@dataclass(frozen=True)
+class ReviewComment:
+    """An inline comment to post in a review (RIGHT side unless stated)."""
+
+    path: str
+    line: int
+    body: str
+    start_line: int | None = None
+    side: str = "RIGHT"
+
+
+@dataclass(frozen=True)
+class Status:
+    state: str  # "success" | "failure" | "pending" | "error"
+    context: str
+    description: str
+    target_url: str | None = None
+
+
+@dataclass
+class Posted:
+    """What one review run wrote (for logs, metrics and tests)."""
+
+    review_id: int | None = None
+    inline: int = 0
+    summary_comment_id: int | None = None
+    resolved: int = 0
+    status: Status | None = None
+    skipped: list[str] = field(default_factory=list)
+
+
+class Gateway(Protocol):
+    def login(self) -> str:
+        """The bot's own account login (from GET /user or GET /app)."""
+
+    def pull(self, repo: str, number: int) -> PullInfo: ...
+
+    def pull_files(self, repo: str, number: int) -> list[PullFile]:
+        """The PR's changed files, all pages (GitHub caps the list at 3,000)."""
+
+    def merge_base(self, repo: str, base: str, head: str) -> str:
+        """The merge-base commit of two commits (GET /compare/{base}...{head})."""
+
+    def tree_paths(self, repo: str, ref: str) -> list[str]:
+        """Every file path at `ref` (recursive git tree)."""
+
+    def read(self, repo: str, path: str, ref: str) -> bytes | None:
+        """A file's bytes at `ref`, or None when it does not exist there."""
+
+    def blob_id(self, repo: str, path: str, ref: str) -> str | None: ...
+
+    def issue_comments(self, repo: str, number: int) -> list[Comment]: ...
+
+    def review_comments(self, repo: str, number: int) -> list[Comment]: ...
+
+    def reviews(self, repo: str, number: int) -> list[Comment]:
+        """Submitted reviews (body and author), as Comment(kind="review_summary")."""
+
+    def create_review(
+        self, repo: str, number: int, commit_sha: str, body: str, comments: Sequence[ReviewComment]
+    ) -> int: ...
+
+    def create_issue_comment(self, repo: str, number: int, body: str) -> int: ...
+
+    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None: ...
+
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None: ...
+
+    def set_status(self, repo: str, sha: str, status: Status) -> None: ...

@@ -1,0 +1,144 @@
+"""Review one pull request: fetch -> lint (pure) -> plan (pure) -> post.
+
+The gateway is injected; this module never imports PyGithub. It is safe to
+re-run at any point: what the bot already posted is read back first (by the
+hidden markers in comments written by the bot's own account) and not posted
+again, so a retry after a crash or a 5xx never duplicates a comment.
+"""
+
+from __future__ import annotations
+
+import datetime
+from dataclasses import dataclass
+
+from bot.core.changeset import build_changeset
+from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
+from bot.core.engine import Context, Report, lint
+from bot.core.model import T
+from bot.core.registry import all_rules
+from bot.github.tree import GitHubTree
+from bot.github.types import Comment, Gateway, Posted, PullFile, PullInfo, Status
+from bot.review import render
+
+DOCS_URL = "https://github.com/recipe-review-bot/recipe-review-bot/blob/main/docs/rules.md"
+
+
+@dataclass(frozen=True)
+class ReviewSettings:
+    status_context: str = "recipe-review"
+    review_drafts: bool = False
+    docs_url: str = DOCS_URL
+    bot_login: str | None = None
+
+
+@dataclass
+class Outcome:
+    """The pure part of a review: what lint found for one head."""
+
+    pull: PullInfo
+    report: Report
+    config_error: str | None = None
+
+
+def _config_text(gw: Gateway, pull: PullInfo) -> tuple[str | None, str]:
+    for name in CONFIG_FILENAMES:
+        data = gw.read(pull.repo, name, pull.base_sha)
+        if data is not None:
+            return data.decode("utf-8", errors="replace"), f"{name} at {pull.base_ref}"
+    return None, "defaults"
+
+
+def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetime.date) -> Outcome:
+    base_sha = gw.merge_base(pull.repo, pull.base_sha, pull.head_sha)
+    head = GitHubTree(gw, pull.repo, pull.head_sha)
+    base = GitHubTree(gw, pull.repo, base_sha)
+    text, source = _config_text(gw, pull)
+    try:
+        config = build_config(text, source=source)
+    except ConfigError as exc:
+        return Outcome(pull, Report(findings=[], files=[]), config_error=str(exc))
+    changed: set[str] = set()
+    for f in files:
+        changed.add(f.path)
+        if f.previous_path:
+            changed.add(f.previous_path)
+    change = build_changeset(base, head, changed, pr=pull.number, author=pull.author)
+    ctx = Context(
+        tree=head,
+        config=config,
+        pr=pull.number,
+        base=base,
+        changed=frozenset(changed),
+        mode="pr",
+        change=change,
+        review_date=today,
+    )
+    return Outcome(pull, lint(ctx, paths=sorted(changed)))
+
+
+def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:
+    comments = (
+        gw.review_comments(repo, number)
+        + gw.issue_comments(repo, number)
+        + gw.reviews(repo, number)
+    )
+    return [c for c in comments if c.author == me]
+
+
+def review_pull_request(
+    gateway: Gateway,
+    repo: str,
+    number: int,
+    *,
+    settings: ReviewSettings | None = None,
+    expected_head: str | None = None,
+    today: datetime.date | None = None,
+) -> Posted:
+    settings = settings or ReviewSettings()
+    gw = gateway
+    pull = gw.pull(repo, number)
+    if pull.state != "open":
+        return Posted(skipped=[f"pull request is {pull.state}"])
+    if pull.draft and not settings.review_drafts:
+        return Posted(skipped=["draft pull request"])
+    if expected_head is not None and pull.head_sha != expected_head:
+        return Posted(skipped=[f"head moved to {pull.head_sha[:7]}; a newer review covers it"])
+    me = settings.bot_login or gw.login()
+    files = gw.pull_files(repo, number)
+    outcome = lint_pull(gw, pull, files, today or datetime.date.today())
+    mine = _mine(gw, repo, number, me)
+    rationale: dict[str, T] = {rm.rule.id: rm.rule.rationale for rm in all_rules()}
+    findings = outcome.report.findings
+    plan = render.plan_review(findings, files, mine, pull.head_sha, rationale, settings.docs_url)
+    if outcome.config_error is not None:
+        plan.summary = render.truncate(
+            "## recipe-review\n\n"
+            f"❌ The repository's bot configuration is invalid: {outcome.config_error}\n\n"
+            f"❌ 仓库的机器人配置无效：{outcome.config_error}\n\n" + render.SUMMARY_MARK
+        )
+    posted = Posted()
+    # re-read the head just before writing: a push during linting makes
+    # this review stale, and a newer job will review the new head
+    if gw.pull(repo, number).head_sha != pull.head_sha:
+        return Posted(skipped=["head moved during review"])
+    for comment in plan.resolve:
+        gw.edit_review_comment(repo, comment.id, render.resolved_body(comment.body, pull.head_sha))
+        posted.resolved += 1
+    if plan.review_body is not None:
+        comments = [c for _, c in plan.inline]
+        posted.review_id = gw.create_review(repo, number, pull.head_sha, plan.review_body, comments)
+        posted.inline = len(comments)
+    if plan.summary_comment is not None:
+        if plan.summary_comment.body != plan.summary:
+            gw.edit_issue_comment(repo, plan.summary_comment.id, plan.summary)
+        posted.summary_comment_id = plan.summary_comment.id
+    else:
+        posted.summary_comment_id = gw.create_issue_comment(repo, number, plan.summary)
+    url = f"{pull.html_url}#issuecomment-{posted.summary_comment_id}" if pull.html_url else None
+    if outcome.config_error is not None:
+        status = Status("error", settings.status_context, "Invalid .recipe-bot.yml", url)
+    else:
+        status = render.status_for(findings, settings.status_context, url)
+    gw.set_status(repo, pull.head_sha, status)
+    posted.status = status
+    return posted

@@ -1,0 +1,304 @@
+"""Findings -> a GitHub review: inline comments, summary, status. Pure.
+
+Every comment the bot writes carries a hidden marker; inline comments carry
+the finding's fingerprint (rule, path and normalised offending text, not the
+line number), so a re-run after a push, a crash or a 5xx recognises what is
+already posted and never posts it twice. Only comments written by the bot's
+own account are trusted to carry markers.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+
+from bot.core.model import SEVERITY_RANK, Finding, T
+from bot.github.types import Comment, PullFile, ReviewComment, Status
+
+MAX_BODY = 65_000  # GitHub rejects bodies of 65,536 characters and more
+MAX_INLINE = 50  # inline comments per review; the rest go to the summary
+MAX_STATE = 300  # findings remembered in the summary's hidden state
+
+FP_MARK = "<!-- recipe-review:fp={fp} -->"
+SUMMARY_MARK = "<!-- recipe-review:summary -->"
+REVIEW_MARK = "<!-- recipe-review:review sha={sha} -->"
+RESOLVED_MARK = "<!-- recipe-review:resolved -->"
+_FP_RE = re.compile(r"<!-- recipe-review:fp=([0-9a-f]{8,64}) -->")
+_REVIEW_RE = re.compile(r"<!-- recipe-review:review sha=([0-9a-f]{7,64}) -->")
+_STATE_RE = re.compile(r"<!-- recipe-review:state (\{.*?\}) -->", re.S)
+
+ICON = {"error": "🔴", "warning": "🟡", "info": "🔵"}
+SEV_ZH = {"error": "错误", "warning": "警告", "info": "提示"}
+
+
+# ----------------------------------------------------------------- diff lines
+_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
+
+
+def commentable_lines(patch: str | None) -> set[int]:
+    """Head-side lines GitHub accepts review comments on (added or context)."""
+    out: set[int] = set()
+    if not patch:
+        return out
+    line = 0
+    for raw in patch.splitlines():
+        m = _HUNK.match(raw)
+        if m:
+            line = int(m.group(1))
+            continue
+        if line == 0 or raw.startswith("\\"):
+            continue
+        if raw.startswith("-"):
+            continue
+        out.add(line)  # "+" or " " (context)
+        line += 1
+    return out
+
+
+# ------------------------------------------------------------------- markers
+def fingerprints_in(body: str) -> list[str]:
+    return _FP_RE.findall(body or "")
+
+
+def review_shas_in(body: str) -> list[str]:
+    return _REVIEW_RE.findall(body or "")
+
+
+def state_in(body: str) -> dict[str, list[str]]:
+    """The summary's hidden state: fingerprint -> [rule, path, English title]."""
+    m = _STATE_RE.search(body or "")
+    if not m:
+        return {}
+    try:
+        data = json.loads(m.group(1))
+    except ValueError:
+        return {}
+    if not isinstance(data, dict):
+        return {}
+    return {
+        str(k): [str(x) for x in v][:3]
+        for k, v in data.get("findings", {}).items()
+        if isinstance(v, list)
+    }
+
+
+# ------------------------------------------------------------------- bodies
+def _lines(t: T) -> str:
+    return t.en if t.en == t.zh else f"{t.en}\n\n{t.zh}"
+
+
+def truncate(body: str, limit: int = MAX_BODY) -> str:
+    if len(body) <= limit:
+        return body
+    note = (
+        "\n\n…\n\n_Truncated: the full report is longer than GitHub allows. "
+        "Run `bot lint` locally for all findings. / 内容过长已截断，请在本地运行 `bot lint` 查看全部结果。_"
+    )
+    markers = "".join(re.findall(r"<!-- recipe-review:[^>]*-->", body))
+    if len(markers) > limit // 2:
+        markers = "".join(
+            m for m in re.findall(r"<!-- recipe-review:[^>]*-->", body) if "state" not in m
+        )
+    keep = limit - len(note) - len(markers) - 1
+    return body[: max(0, keep)] + note + "\n" + markers
+
+
+def comment_body(f: Finding, rationale: T | None, docs_url: str) -> str:
+    anchor = f"{docs_url}#{f.rule.lower()}" if docs_url else ""
+    rule = f"[`{f.rule}` {f.slug}]({anchor})" if anchor else f"`{f.rule}` {f.slug}"
+    parts = [
+        f"{ICON.get(f.severity, '')} **{f.severity} / {SEV_ZH.get(f.severity, f.severity)}** · {rule}",
+        "",
+        f.message.en,
+        "",
+        f.message.zh,
+    ]
+    if f.fix is not None:
+        parts += ["", f"**Fix:** {f.fix.en}", "", f"**修复：** {f.fix.zh}"]
+    if f.suggestion is not None:
+        parts += ["", "```suggestion", f.suggestion, "```"]
+    if rationale is not None:
+        parts += [
+            "",
+            "<details><summary>Why / 原因</summary>",
+            "",
+            rationale.en,
+            "",
+            rationale.zh,
+            "",
+            "</details>",
+        ]
+    parts += ["", FP_MARK.format(fp=f.fingerprint)]
+    return truncate("\n".join(parts))
+
+
+def resolved_body(old: str, head_sha: str) -> str:
+    """An inline comment whose finding is gone: marked, never deleted."""
+    if RESOLVED_MARK in old:
+        return old
+    head = (
+        f"✅ **Resolved in `{head_sha[:7]}`** — this finding no longer appears. "
+        f"/ 已在 `{head_sha[:7]}` 中解决。"
+    )
+    inner = re.sub(r"<!-- recipe-review:fp=[0-9a-f]+ -->", "", old).strip()
+    body = f"{head}\n\n<details><summary>Original / 原评论</summary>\n\n{inner}\n\n</details>\n\n"
+    return truncate(
+        body + RESOLVED_MARK + "\n" + "".join(FP_MARK.format(fp=x) for x in fingerprints_in(old))
+    )
+
+
+def _table(findings: Sequence[Finding], limit: int = 200) -> list[str]:
+    if not findings:
+        return []
+    rows = ["| | Rule | Where | Finding / 问题 |", "|---|---|---|---|"]
+    for f in findings[:limit]:
+        msg = f.message.en.replace("|", "\\|").replace("\n", " ")
+        zh = f.message.zh.replace("|", "\\|").replace("\n", " ")
+        rows.append(
+            f"| {ICON.get(f.severity, '')} | `{f.rule}` | `{f.path}:{f.line}` | {msg}<br>{zh} |"
+        )
+    if len(findings) > limit:
+        rows.append(f"| | | | … {len(findings) - limit} more / 另有 {len(findings) - limit} 条 |")
+    return rows
+
+
+def counts(findings: Iterable[Finding]) -> dict[str, int]:
+    out = {"error": 0, "warning": 0, "info": 0}
+    for f in findings:
+        out[f.severity] += 1
+    return out
+
+
+def counts_line(c: dict[str, int]) -> str:
+    return (
+        f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info"
+        f" / 错误 {c['error']}，警告 {c['warning']}，提示 {c['info']}"
+    )
+
+
+def summary_body(
+    findings: Sequence[Finding],
+    outside: Sequence[Finding],
+    fixed: Sequence[list[str]],
+    head_sha: str,
+) -> str:
+    c = counts(findings)
+    title = "## recipe-review"
+    if not findings:
+        lines = [title, "", f"✅ No findings on `{head_sha[:7]}`. / `{head_sha[:7]}` 未发现问题。"]
+    else:
+        lines = [title, "", f"**{counts_line(c)}** on `{head_sha[:7]}`", ""]
+        lines += _table(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f.sort_key())))
+        if outside:
+            lines += [
+                "",
+                f"{len(outside)} finding(s) are on lines this PR did not change, so they are listed "
+                f"here rather than inline. / {len(outside)} 条问题位于本 PR 未修改的行，故仅在此列出。",
+            ]
+    if fixed:
+        lines += ["", "**Fixed since the last push / 自上次推送以来已修复：**", ""]
+        lines += [f"- ~~`{rule}` `{path}`: {title_en}~~" for rule, path, title_en in fixed]
+    state = {
+        "head": head_sha,
+        "findings": {
+            f.fingerprint: [f.rule, f.path, f.title.en] for f in list(findings)[:MAX_STATE]
+        },
+    }
+    lines += [
+        "",
+        SUMMARY_MARK,
+        f"<!-- recipe-review:state {json.dumps(state, ensure_ascii=False)} -->",
+    ]
+    return truncate("\n".join(lines))
+
+
+def review_body(new_inline: int, outside: Sequence[Finding], head_sha: str) -> str:
+    lines = [
+        f"**recipe-review** · `{head_sha[:7]}` · {new_inline} new inline comment(s) "
+        f"/ {new_inline} 条新的行内评论",
+    ]
+    if outside:
+        lines += ["", "Outside the diff / 不在本次改动范围内：", "", *_table(outside, limit=50)]
+    lines += ["", REVIEW_MARK.format(sha=head_sha)]
+    return truncate("\n".join(lines))
+
+
+def status_for(findings: Sequence[Finding], context: str, target_url: str | None) -> Status:
+    c = counts(findings)
+    if c["error"]:
+        state = "failure"
+        desc = f"{c['error']} error(s), {c['warning']} warning(s)"
+    else:
+        state = "success"
+        desc = f"No errors; {c['warning']} warning(s)" if c["warning"] else "No findings"
+    return Status(state=state, context=context, description=desc[:139], target_url=target_url)
+
+
+# ---------------------------------------------------------------------- plan
+@dataclass
+class Plan:
+    inline: list[tuple[Finding, ReviewComment]] = field(default_factory=list)
+    outside: list[Finding] = field(default_factory=list)
+    already: list[Finding] = field(default_factory=list)
+    resolve: list[Comment] = field(default_factory=list)
+    summary: str = ""
+    summary_comment: Comment | None = None
+    review_body: str | None = None
+    fixed: list[list[str]] = field(default_factory=list)
+
+
+def plan_review(
+    findings: Sequence[Finding],
+    files: Sequence[PullFile],
+    mine: Sequence[Comment],
+    head_sha: str,
+    rationale: dict[str, T],
+    docs_url: str,
+) -> Plan:
+    """Decide what to post. `mine` must hold only comments by the bot's own account."""
+    plan = Plan()
+    lines = {f.path: commentable_lines(f.patch) for f in files}
+    posted: set[str] = set()
+    for c in mine:
+        if c.kind == "review" and c.in_reply_to is None and RESOLVED_MARK not in c.body:
+            posted.update(fingerprints_in(c.body))
+    current = {f.fingerprint for f in findings}
+    for f in findings:
+        if f.fingerprint in posted:
+            plan.already.append(f)
+            continue
+        ok = lines.get(f.path, set())
+        last = f.span.last_line
+        if f.line in ok and len(plan.inline) < MAX_INLINE:
+            start = (
+                f.line if last > f.line and all(n in ok for n in range(f.line, last + 1)) else None
+            )
+            comment = ReviewComment(
+                path=f.path,
+                line=last if start is not None else f.line,
+                start_line=start,
+                body=comment_body(f, rationale.get(f.rule), docs_url),
+            )
+            plan.inline.append((f, comment))
+        else:
+            plan.outside.append(f)
+    for c in mine:
+        if c.kind != "review" or c.in_reply_to is not None or RESOLVED_MARK in c.body:
+            continue
+        fps = fingerprints_in(c.body)
+        if fps and not any(fp in current for fp in fps):
+            plan.resolve.append(c)
+    summaries = [c for c in mine if c.kind == "issue" and SUMMARY_MARK in c.body]
+    previous: dict[str, list[str]] = {}
+    if summaries:
+        plan.summary_comment = min(summaries, key=lambda c: c.id)
+        previous = state_in(plan.summary_comment.body)
+    plan.fixed = [v for fp, v in previous.items() if fp not in current and len(v) == 3]
+    reviewed = any(head_sha in review_shas_in(c.body) for c in mine if c.kind == "review_summary")
+    outside_new = [f for f in plan.outside if not reviewed]
+    if plan.inline or (outside_new and not reviewed):
+        plan.review_body = review_body(len(plan.inline), plan.outside, head_sha)
+    plan.summary = summary_body(findings, plan.outside, plan.fixed, head_sha)
+    return plan
