@@ -15,7 +15,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import NoReturn, TextIO
+from typing import Any, NoReturn, TextIO
 
 from bot import __version__
 from bot.core.changeset import build_changeset
@@ -179,6 +179,7 @@ def build_parser() -> argparse.ArgumentParser:
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     ep.add_argument("rule", metavar="ID|SLUG", help="rule id (RCP001) or slug")
+    _add_server_commands(sub)
     return parser
 
 
@@ -408,6 +409,112 @@ def cmd_explain(args: argparse.Namespace, out: TextIO) -> int:
     return 0
 
 
+# --------------------------------------------------------------------------- serve, replay
+
+SERVE_DESCRIPTION = """\
+Run the GitHub App webhook service: POST /webhook (signature checked, delivery
+persisted in a SQLite queue, 202), GET /healthz, GET /readyz, GET /metrics, and
+review workers that post one review per pull request head.
+"""
+
+REPLAY_EPILOG = """\
+examples:
+  bot replay delivery.json --event pull_request --dry-run
+  bot replay payloads.json --event pull_request --index 3 --dry-run --format json
+  GITHUB_API_URL=http://127.0.0.1:9000 bot replay delivery.json --event pull_request
+
+The payload is judged as a live delivery would be (ignored actions are reported
+and exit 0); the review then runs once against GITHUB_API_URL with the configured
+credentials (see `bot serve --help`). --dry-run reads from GitHub but writes
+nothing: it prints the review, comments and status that would be posted.
+
+exit status: 0 done (or ignored), 1 GitHub error, 2 usage or input error.
+"""
+
+
+def _add_server_commands(sub: argparse._SubParsersAction[Any]) -> None:
+    from bot.server.settings import help_epilog
+
+    sp = sub.add_parser(
+        "serve",
+        help="run the webhook service (GitHub App)",
+        description=SERVE_DESCRIPTION,
+        epilog=help_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    sp.add_argument("--host", metavar="H", help="address to bind (default: $BOT_HOST or 127.0.0.1)")
+    sp.add_argument(
+        "--port", type=_port, metavar="P", help="port to listen on (default: $BOT_PORT or 8080)"
+    )
+    sp.add_argument("--config", metavar="FILE", help="TOML file of settings (default: $BOT_CONFIG)")
+
+    rp = sub.add_parser(
+        "replay",
+        help="review a pull request from a recorded webhook payload",
+        description="Process a recorded webhook payload against a real or fake GitHub: "
+        "print (--dry-run) or post the review.",
+        epilog=REPLAY_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    rp.add_argument("event_file", metavar="EVENT_FILE", help="JSON payload (or a list of them)")
+    rp.add_argument(
+        "--event", required=True, metavar="NAME", help="the X-GitHub-Event name (pull_request)"
+    )
+    rp.add_argument("--dry-run", action="store_true", help="print what would be posted")
+    rp.add_argument(
+        "--index", type=int, metavar="N", help="which payload when EVENT_FILE holds a list"
+    )
+    rp.add_argument(
+        "--installation",
+        type=_positive_int,
+        metavar="ID",
+        help="GitHub App installation (default: the payload's)",
+    )
+    rp.add_argument(
+        "--format", choices=("text", "json"), default="text", help="dry-run output format"
+    )
+    rp.add_argument("--config", metavar="FILE", help="TOML file of settings (default: $BOT_CONFIG)")
+
+
+def _port(value: str) -> int:
+    number = _positive_int(value)
+    if number > 65535:
+        raise argparse.ArgumentTypeError(f"not a port: {value!r}")
+    return number
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    from bot.server.settings import SettingsError, load_settings
+
+    try:
+        settings = load_settings(
+            os.environ, args.config, overrides={"host": args.host, "port": args.port}
+        )
+    except SettingsError as exc:
+        raise UsageError(str(exc)) from None
+    from bot.server.app import serve
+
+    return serve(settings)
+
+
+def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from bot.server.replay import ReplayError, ReplayOptions, replay
+
+    options = ReplayOptions(
+        event_file=args.event_file,
+        event=args.event,
+        dry_run=args.dry_run,
+        index=args.index,
+        installation=args.installation,
+        config=args.config,
+        format=args.format,
+    )
+    try:
+        return replay(options, os.environ, out, err)
+    except ReplayError as exc:
+        raise UsageError(str(exc)) from None
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -433,6 +540,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_rules(args, out)
         if args.command == "explain":
             return cmd_explain(args, out)
+        if args.command == "serve":
+            return cmd_serve(args)
+        if args.command == "replay":
+            return cmd_replay(args, out, err)
         parser.print_help(err)
         return 2
     except BrokenPipeError:  # `bot lint ... | head`: stop quietly

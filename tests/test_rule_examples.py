@@ -9,10 +9,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from datetime import date
 from functools import cache
 
 import pytest
 
+from bot.core.changeset import build_changeset
 from bot.core.config import Config, build_config
 from bot.core.engine import Context, lint
 from bot.core.model import Example
@@ -65,12 +67,19 @@ def run_example(rm: RuleModule, ex: Example) -> tuple[set[tuple[str, int]], set[
     text, marked = strip_markers(ex.text, rm.rule.id)
     tree = MemoryTree({ex.path: text, **ex.files})
     base = MemoryTree(ex.base) if ex.base is not None else None
+    # with a base the example is a pull request: whole-change rules (target "change") run too
+    change = None
+    if base is not None:
+        change = build_changeset(base, tree, [ex.path, *ex.files], pr=ex.pr)
     ctx = Context(
         tree=tree,
         config=default_config(),
         pr=ex.pr,
         base=base,
         changed=frozenset({ex.path}) if base is not None else None,
+        mode="pr" if change is not None else "paths",
+        change=change,
+        review_date=date.fromisoformat(ex.review_date) if ex.review_date else None,
     )
     report = lint(ctx, paths=[ex.path], rules=[rm])
     actual = {(f.path, f.span.line) for f in report.findings if f.rule == rm.rule.id}

@@ -65,6 +65,8 @@ class Example:
     # the same repository before the change, for rules that compare base and head
     base: Mapping[str, str] | None = None
     note: str = ""
+    # the review date (`YYYY-MM-DD`) for rules that judge dated knowledge
+    review_date: str | None = None
 
 
 @dataclass(frozen=True)

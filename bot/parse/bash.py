@@ -176,6 +176,8 @@ class Command:
     line: int
     end_line: int
     background: bool = False
+    stdin: Str | None = None  # the heredoc fed to it (`python3 - <<'EOF'`)
+    redirect_to: Str | None = None  # the file its stdout is written to (`>`, `>>`)
 
 
 @dataclass
@@ -189,9 +191,17 @@ class _Budget(Exception):
 
 
 class Interpreter:
-    def __init__(self, source: bytes, on_command: Callable[[Command], None]) -> None:
+    def __init__(
+        self,
+        source: bytes,
+        on_command: Callable[[Command], None],
+        report: frozenset[str] = frozenset(),
+    ) -> None:
         self.src = source
         self.on_command = on_command
+        # inert commands that are still expanded and reported (their words matter
+        # to a caller, e.g. `sed -i` or `pip install`)
+        self.report = report
         self.functions: dict[str, Node] = {}
         self.problems: list[Problem] = []
         self.finished: list[State] = []
@@ -603,9 +613,19 @@ class Interpreter:
         inline: dict[str, Str] = {}
         words: list[Str] = []
         name_node = node.child_by_field_name("name")
-        if heredoc is None and name_node is not None and name_node.named_children:
+        if (
+            heredoc is None
+            and redirect_to is None
+            and name_node is not None
+            and name_node.named_children
+        ):
             head_node = name_node.named_children[0]
-            if head_node.type == "word" and self.text(head_node) in INERT_COMMANDS:
+            head_text = self.text(head_node)
+            if (
+                head_node.type == "word"
+                and head_text in INERT_COMMANDS
+                and head_text not in self.report
+            ):
                 return [st]
         for c in node.named_children:
             if c.type == "variable_assignment" and name_node is None:
@@ -702,6 +722,8 @@ class Interpreter:
                 line=node.start_point.row + 1,
                 end_line=node.end_point.row + 1,
                 background=background,
+                stdin=heredoc,
+                redirect_to=redirect_to,
             )
         )
         return [st]

@@ -13,7 +13,7 @@ fraction, parsers. Nothing here guesses: an unresolved value stays symbolic.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
@@ -43,6 +43,9 @@ WRAPPERS = {
     "nsys",
     "python_launcher",
 }
+# Inert to the interpreter (they change no shell state), but rules read their
+# words: `sed -i` / `git apply` / `pip install` / `cp` into an installed engine.
+REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln"})
 BOOL_FLAG_RE = re.compile(
     r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
     r"enforce-eager|async-scheduling|use-chat-template|apply-chat-template|"
@@ -142,6 +145,24 @@ class Launch:
         return Setting(node, span, raw, "engine YAML " + ".".join(path))
 
 
+@dataclass(frozen=True)
+class Run:
+    """An executed command that is not an engine launch, its words resolved."""
+
+    words: tuple[Str, ...]
+    span: Span
+    stdin: Str | None  # the heredoc fed to it
+    redirect_to: Str | None  # the file its stdout is written to
+    assumptions: tuple[Any, ...]  # the path's conditions on the environment
+    eval_only: bool | None  # True: EVAL_ONLY arm; False: throughput arm; None: both
+
+    @property
+    def name(self) -> str:
+        """The command's base name (`/usr/bin/python3` -> `python3`); "" when unknown."""
+        head = self.words[0].value if self.words else None
+        return head.rsplit("/", 1)[-1] if head else ""
+
+
 def _offset_of(text: str, line: int, col: int) -> int:
     pos = 0
     for _ in range(line):
@@ -162,6 +183,8 @@ class Recipe:
     sku: str | None
     mtp: bool
     launches: list[Launch] = field(default_factory=list)
+    # every other executed command, in order of execution (deduplicated across paths)
+    commands: list[Run] = field(default_factory=list)
     comments: dict[int, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
 
@@ -325,10 +348,34 @@ def parse_recipe(path: str, text: str) -> Recipe:
             Problem(line, "bash syntax the parser cannot read; values after it may be missed")
         )
     launches: list[Launch] = []
+    runs: dict[tuple[Any, ...], Run] = {}
 
     def on_command(cmd: Command) -> None:
         found = _engine_at(cmd.words)
         if found is None:
+            run = Run(
+                words=tuple(cmd.words),
+                span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
+                stdin=cmd.stdin,
+                redirect_to=cmd.redirect_to,
+                assumptions=cmd.state.assumptions,
+                eval_only=_eval_only(cmd.state.assumptions),
+            )
+            key = (
+                cmd.line,
+                tuple(w.text for w in cmd.words),
+                cmd.stdin.text if cmd.stdin is not None else None,
+                cmd.redirect_to.text if cmd.redirect_to is not None else None,
+                run.eval_only,
+            )
+            prev = runs.get(key)
+            if prev is not None and prev.assumptions != run.assumptions:
+                # run on several paths: keep only the conditions they share
+                common = tuple(a for a in prev.assumptions if a in run.assumptions)
+                run = replace(prev, assumptions=common)
+            elif prev is not None:
+                return
+            runs[key] = run
             return
         engine, start = found
         args = cmd.words[start:]
@@ -376,7 +423,7 @@ def parse_recipe(path: str, text: str) -> Recipe:
             )
         )
 
-    interp = Interpreter(data, on_command)
+    interp = Interpreter(data, on_command, report=REPORTED_COMMANDS)
     interp.run(root)
     recipe.problems.extend(interp.problems)
     seen_problems: set[tuple[int, str]] = set()
@@ -387,6 +434,7 @@ def parse_recipe(path: str, text: str) -> Recipe:
             unique.append(p)
     recipe.problems = unique
     recipe.launches = _dedupe(launches)
+    recipe.commands = list(runs.values())
     return recipe
 
 
@@ -442,4 +490,13 @@ def _first_error_line(root: Any) -> int:
     return 1
 
 
-__all__ = ["MAX_PATHS", "Flag", "Launch", "Recipe", "Setting", "describe_path", "parse_recipe"]
+__all__ = [
+    "MAX_PATHS",
+    "Flag",
+    "Launch",
+    "Recipe",
+    "Run",
+    "Setting",
+    "describe_path",
+    "parse_recipe",
+]

@@ -1,0 +1,856 @@
+"""The GitHub gateway: `Gateway` implemented with PyGithub. An edge.
+
+This is the only module that imports PyGithub. It authenticates as a GitHub App
+(a JWT signed with the app's private key buys installation tokens, which
+PyGithub caches and renews 20 s before they expire) or with a plain token, and
+talks to any API base URL (github.com, GitHub Enterprise Server's `/api/v3`,
+the fake server in the tests).
+
+PyGithub is used as an HTTP client (its Requester: auth, retries, URL checks);
+responses are read as plain JSON, because PyGithub objects built from list
+pages complete themselves with one extra GET per item when an absent attribute
+is read.
+
+Failures:
+
+- Reads (GET) are retried by urllib3 on connection errors, 5xx, 429 and rate
+  limited 403s, with exponential backoff; `Retry-After` is honoured. A wait
+  longer than `max_retry_wait` is not slept: the call fails with
+  `GitHubError(retry_after=...)` so the caller can reschedule.
+- Writes (POST/PATCH) are never retried on a server error or a lost response:
+  GitHub may have applied them. The caller re-reads what exists, then decides.
+  The one exception is a rate-limit rejection (429, or 403 with `Retry-After`
+  or a rate-limit message): GitHub did not perform the request, so it is sent
+  again after the wait (at most `write_rate_limit_retries` times).
+- Writes are paced `seconds_between_writes` apart and wait out the last
+  `Retry-After` seen. Sleeping goes through the injectable `sleep`.
+- Every error reaching the caller is a `GitHubError(message, status, retry_after)`.
+"""
+
+from __future__ import annotations
+
+import base64
+import binascii
+import email.utils
+import re
+import threading
+import time
+import urllib.parse
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+import jwt
+import requests
+import urllib3.exceptions
+from cryptography.hazmat.primitives import serialization
+from github import Auth, Consts, Github, GithubException, GithubIntegration, GithubRetry
+from github.GithubException import RateLimitExceededExceedsMaxWait
+from github.Requester import Requester
+from urllib3.exceptions import MaxRetryError, ResponseError
+
+from bot.github.types import (
+    Comment,
+    Gateway,
+    GitHubError,
+    PullFile,
+    PullInfo,
+    ReviewComment,
+    Status,
+)
+
+DEFAULT_BASE_URL = Consts.DEFAULT_BASE_URL
+USER_AGENT = "recipe-review-bot"
+MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
+MAX_LIST_ITEMS = 10_000  # comments, reviews: a bound against runaway pagination
+MAX_FILE_BYTES = 50 * 1024 * 1024
+STATUS_DESCRIPTION_MAX = 140  # GitHub rejects longer commit status descriptions
+SECONDARY_RATE_WAIT = 60.0  # GitHub: "wait at least one minute" when no Retry-After
+_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
+_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
+_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
+
+Sleep = Callable[[float], None]
+Clock = Callable[[], float]
+
+
+# --------------------------------------------------------------------------- retries
+
+
+class ReadRetry(GithubRetry):
+    """PyGithub's retry policy for reads only, sleeping through an injectable function.
+
+    GET and HEAD are retried on connection errors, 429, 5xx and rate limited 403s
+    (PyGithub's `GithubRetry` tells those from permission 403s by header and
+    message). A `Retry-After` longer than `max_wait` stops the retries and the
+    response goes back to the caller (`raise_on_status=False`), which turns it
+    into a `GitHubError` with `retry_after` set.
+    """
+
+    def __init__(
+        self,
+        *,
+        sleep_func: Sleep | None = None,
+        max_wait: float = 60.0,
+        **kwargs: Any,
+    ) -> None:
+        self.sleep_func: Sleep = sleep_func or time.sleep
+        self.max_wait = max_wait
+        kwargs.setdefault("total", 3)
+        kwargs.setdefault("backoff_factor", 0.5)
+        kwargs.setdefault("status_forcelist", [429, *range(500, 600)])
+        kwargs.setdefault("allowed_methods", frozenset({"GET", "HEAD"}))
+        kwargs.setdefault("raise_on_status", False)
+        kwargs.setdefault("secondary_rate_wait", SECONDARY_RATE_WAIT)
+        kwargs.setdefault("max_rate_limit_wait", max_wait)
+        super().__init__(**kwargs)
+
+    def new(self, **kw: Any) -> ReadRetry:
+        kw.update(sleep_func=self.sleep_func, max_wait=self.max_wait)
+        return super().new(**kw)
+
+    def increment(  # type: ignore[override]
+        self,
+        method: str | None = None,
+        url: str | None = None,
+        response: Any = None,
+        error: Exception | None = None,
+        _pool: Any = None,
+        _stacktrace: Any = None,
+    ) -> urllib3.Retry:
+        if response is not None:
+            wait = _header_seconds(response.headers.get("Retry-After"))
+            if wait is not None and wait > self.max_wait:
+                reason = ResponseError(f"Retry-After {wait:g}s exceeds {self.max_wait:g}s")
+                raise MaxRetryError(_pool, url or "", reason)
+        return super().increment(method, url, response, error, _pool, _stacktrace)
+
+    def sleep(self, response: Any = None) -> None:
+        if response is not None and self.respect_retry_after_header:
+            wait = _header_seconds(response.headers.get("Retry-After"))
+            if wait:
+                self.sleep_func(wait)
+                return
+        backoff = self.get_backoff_time()
+        if backoff > 0:
+            self.sleep_func(backoff)
+
+
+# --------------------------------------------------------------------------- helpers
+
+
+def _header_seconds(value: Any, now: Callable[[], float] = time.time) -> float | None:
+    """A `Retry-After` value (seconds or HTTP date) in seconds, None when absent or unreadable."""
+    if value is None:
+        return None
+    text = str(value).strip()
+    if text.isdigit():
+        return float(text)
+    try:
+        when = email.utils.parsedate_to_datetime(text)
+    except (TypeError, ValueError):
+        return None
+    return max(0.0, when.timestamp() - now())
+
+
+def _lower_headers(headers: Any) -> dict[str, str]:
+    if not headers:
+        return {}
+    try:
+        items = headers.items()
+    except AttributeError:
+        return {}
+    return {str(k).lower(): str(v) for k, v in items}
+
+
+def _message(data: Any) -> str:
+    if isinstance(data, dict):
+        message = str(data.get("message") or "")
+        errors = data.get("errors")
+        if isinstance(errors, list) and errors:
+            details = []
+            for e in errors[:5]:
+                if isinstance(e, dict):
+                    details.append(str(e.get("message") or e.get("code") or e))
+                else:
+                    details.append(str(e))
+            message = f"{message} ({'; '.join(details)})" if message else "; ".join(details)
+        return message
+    if isinstance(data, str):
+        return data[:200]
+    return ""
+
+
+def _is_rate_limit_message(message: str) -> bool:
+    lowered = message.lower()
+    return Requester.isRateLimitError(lowered) or "rate limit" in lowered
+
+
+def to_github_error(exc: BaseException, what: str = "GitHub request") -> GitHubError:
+    """Map a PyGithub / requests / urllib3 exception to `GitHubError`."""
+    if isinstance(exc, GithubException):
+        status = int(exc.status or 0)
+        headers = _lower_headers(exc.headers)
+        message = _message(exc.data) or (exc.message or "")
+        retry_after = _header_seconds(headers.get("retry-after"))
+        if retry_after is None and isinstance(exc, RateLimitExceededExceedsMaxWait):
+            retry_after = exc.wait
+        if retry_after is None and status in (403, 429):
+            reset = headers.get("x-ratelimit-reset", "")
+            if headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
+                retry_after = max(1.0, float(reset) - time.time())
+            elif status == 429 or _is_rate_limit_message(message):
+                retry_after = SECONDARY_RATE_WAIT
+        text = f"{what}: {status} {message}".rstrip()
+        return GitHubError(text, status=status, retry_after=retry_after)
+    if isinstance(exc, (requests.RequestException, urllib3.exceptions.HTTPError, OSError)):
+        return GitHubError(f"{what}: no response ({type(exc).__name__}: {exc})", status=0)
+    if isinstance(exc, ValueError):  # a body that is not JSON
+        return GitHubError(f"{what}: unreadable response ({exc})", status=0)
+    return GitHubError(f"{what}: {type(exc).__name__}: {exc}", status=0)
+
+
+def _check_repo(repo: str) -> str:
+    if not _REPO.fullmatch(repo) or repo.split("/")[1] in (".", ".."):
+        raise ValueError(f"not an owner/name repository: {repo!r}")
+    return repo
+
+
+def _clean_path(path: str) -> str | None:
+    """A repository-relative path, or None when no git tree can hold it."""
+    path = path.strip("/")
+    parts = path.split("/")
+    if not path or any(p in ("", ".", "..") for p in parts) or "\x00" in path:
+        return None
+    return path
+
+
+def _q(text: str, safe: str = "") -> str:
+    return urllib.parse.quote(text, safe=safe)
+
+
+def _login(user: Any) -> str:
+    if isinstance(user, dict) and isinstance(user.get("login"), str):
+        return str(user["login"])
+    return "ghost"  # GitHub shows deleted accounts as "ghost"
+
+
+def _int_or_none(value: Any) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+@dataclass(frozen=True)
+class _Entry:
+    sha: str
+    size: int | None
+
+
+class _LRU:
+    """A small thread-unsafe LRU map bounded by entry count and an optional weight."""
+
+    def __init__(self, max_items: int, max_weight: int | None = None) -> None:
+        self._data: OrderedDict[Any, Any] = OrderedDict()
+        self._weights: dict[Any, int] = {}
+        self._max_items = max_items
+        self._max_weight = max_weight
+        self._weight = 0
+
+    def get(self, key: Any) -> Any:
+        if key not in self._data:
+            return None
+        self._data.move_to_end(key)
+        return self._data[key]
+
+    def put(self, key: Any, value: Any, weight: int = 0) -> None:
+        if self._max_weight is not None and weight > self._max_weight // 4:
+            return  # too big to be worth caching
+        if key in self._data:
+            self._weight -= self._weights.pop(key, 0)
+            del self._data[key]
+        self._data[key] = value
+        self._weights[key] = weight
+        self._weight += weight
+        while len(self._data) > self._max_items or (
+            self._max_weight is not None and self._weight > self._max_weight
+        ):
+            old, _ = self._data.popitem(last=False)
+            self._weight -= self._weights.pop(old, 0)
+
+
+# --------------------------------------------------------------------------- gateway
+
+
+class PyGithubGateway:
+    """`Gateway` over PyGithub. Build it with `from_token` or `from_app`.
+
+    Caches (login, installations, trees by SHA, blobs by SHA, merge bases of
+    SHAs) are locked and writes are serialised and paced per gateway, so keep
+    one gateway per credential (and installation) for the life of the process
+    instead of one per job. The HTTP session underneath is PyGithub's (requests),
+    shared by the threads using the gateway.
+    """
+
+    def __init__(
+        self,
+        auth: Auth.Token | Auth.AppAuth,
+        *,
+        installation_id: int | None = None,
+        base_url: str = DEFAULT_BASE_URL,
+        login: str | None = None,
+        seconds_between_writes: float = 1.0,
+        sleep: Sleep = time.sleep,
+        clock: Clock = time.monotonic,
+        max_retry_wait: float = 60.0,
+        read_retries: int = 3,
+        backoff_factor: float = 0.5,
+        write_rate_limit_retries: int = 2,
+        timeout: int = 15,
+        user_agent: str = USER_AGENT,
+        max_file_bytes: int = MAX_FILE_BYTES,
+    ) -> None:
+        self._auth = auth
+        self._fixed_installation = installation_id
+        self.base_url = base_url.rstrip("/")
+        self._login = login
+        self._spacing = seconds_between_writes
+        self._sleep = sleep
+        self._clock = clock
+        self._max_wait = max_retry_wait
+        self._write_retries = write_rate_limit_retries
+        self._max_file_bytes = max_file_bytes
+        self._retry = ReadRetry(
+            sleep_func=sleep,
+            max_wait=max_retry_wait,
+            total=read_retries,
+            backoff_factor=backoff_factor,
+        )
+        self._client_kwargs: dict[str, Any] = dict(
+            base_url=self.base_url,
+            timeout=timeout,
+            user_agent=user_agent,
+            per_page=100,
+            retry=self._retry,
+            # PyGithub's own pacing sleeps with time.sleep (0.25 s per request,
+            # 1 s per write by default); ours is injectable, so switch it off.
+            seconds_between_requests=None,
+            seconds_between_writes=None,
+        )
+        self._lock = threading.RLock()
+        self._write_lock = threading.Lock()
+        self._last_write: float | None = None
+        self._not_before = 0.0
+        self._clients: dict[int | None, Github] = {}
+        self._integration: GithubIntegration | None = None
+        self._installations: dict[str, int] = {}
+        self._trees: _LRU = _LRU(max_items=64)
+        self._blobs: _LRU = _LRU(max_items=4096, max_weight=128 * 1024 * 1024)
+        self._merge_bases: _LRU = _LRU(max_items=1024)
+
+    # ------------------------------------------------------------------ factories
+
+    @classmethod
+    def from_token(
+        cls, token: str, base_url: str = DEFAULT_BASE_URL, **options: Any
+    ) -> PyGithubGateway:
+        """A gateway acting as the token's user; `login()` asks `GET /user`
+        unless `login=` is given (an Actions `GITHUB_TOKEN` cannot read /user)."""
+        return cls(Auth.Token(token), base_url=base_url, **options)
+
+    @classmethod
+    def from_app(
+        cls,
+        app_id: int | str,
+        private_key_pem: str,
+        installation_id: int | None = None,
+        base_url: str = DEFAULT_BASE_URL,
+        **options: Any,
+    ) -> PyGithubGateway:
+        """A gateway acting as a GitHub App installation. Without `installation_id`
+        each repository's installation is looked up (`GET /repos/{o}/{r}/installation`)
+        and cached, so one gateway can serve every installation of the app."""
+        # Load the key once: PyGithub would parse (and validate) the PEM for
+        # every JWT it signs, about 60 ms each.
+        key = serialization.load_pem_private_key(private_key_pem.encode(), password=None)
+
+        def sign(payload: dict[str, Any]) -> str:
+            return jwt.encode(payload, key, algorithm="RS256")  # type: ignore[arg-type]
+
+        auth = Auth.AppAuth(app_id, sign_func=sign)
+        return cls(auth, installation_id=installation_id, base_url=base_url, **options)
+
+    def close(self) -> None:
+        with self._lock:
+            for client in self._clients.values():
+                client.close()
+            self._clients.clear()
+            if self._integration is not None:
+                self._integration.close()
+                self._integration = None
+
+    def __enter__(self) -> PyGithubGateway:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    # ------------------------------------------------------------------ plumbing
+
+    @property
+    def is_app(self) -> bool:
+        return isinstance(self._auth, Auth.AppAuth)
+
+    def _app_requester(self) -> Requester:
+        assert isinstance(self._auth, Auth.AppAuth)
+        with self._lock:
+            if self._integration is None:
+                self._integration = GithubIntegration(auth=self._auth, **self._client_kwargs)
+            return self._integration.requester
+
+    def installation_id(self, repo: str) -> int:
+        """The app's installation on `repo` (cached)."""
+        if self._fixed_installation is not None:
+            return self._fixed_installation
+        repo = _check_repo(repo)
+        with self._lock:
+            known = self._installations.get(repo)
+        if known is not None:
+            return known
+        _, data = self._call(self._app_requester(), "GET", f"/repos/{repo}/installation")
+        iid = data.get("id") if isinstance(data, dict) else None
+        if not isinstance(iid, int):
+            raise GitHubError(f"GET /repos/{repo}/installation: no installation id", status=0)
+        with self._lock:
+            self._installations[repo] = iid
+        return iid
+
+    def _requester(self, repo: str | None) -> Requester:
+        """The requester for `repo`: the token's, or the repo's installation's."""
+        key: int | None = None
+        if isinstance(self._auth, Auth.AppAuth):
+            if repo is not None:
+                key = self.installation_id(repo)
+            elif self._fixed_installation is not None:
+                key = self._fixed_installation
+            else:
+                raise ValueError("an app gateway without installation_id needs a repository")
+        with self._lock:
+            client = self._clients.get(key)
+            if client is None:
+                auth: Auth.Auth = self._auth
+                if isinstance(self._auth, Auth.AppAuth) and key is not None:
+                    auth = self._auth.get_installation_auth(key)
+                client = Github(auth=auth, **self._client_kwargs)
+                self._clients[key] = client
+            return client.requester
+
+    def _call(
+        self,
+        requester: Requester,
+        verb: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+    ) -> tuple[dict[str, Any], Any]:
+        try:
+            return requester.requestJsonAndCheck(
+                verb, url, parameters=dict(params) if params else None, input=body
+            )
+        except Exception as exc:  # mapped: every failure leaves as GitHubError
+            if isinstance(exc, (AssertionError, TypeError, AttributeError, KeyError)):
+                raise  # a bug here, not a GitHub failure
+            err = to_github_error(exc, f"{verb} {urllib.parse.urlsplit(url).path}")
+            if err.retry_after is not None and err.status in (403, 429):
+                with self._lock:
+                    self._not_before = max(self._not_before, self._clock() + err.retry_after)
+            raise err from exc
+
+    def _get(self, repo: str | None, url: str, params: Mapping[str, Any] | None = None) -> Any:
+        return self._call(self._requester(repo), "GET", url, params=params)[1]
+
+    def _pages(self, repo: str, url: str, limit: int) -> Iterator[dict[str, Any]]:
+        """Every item of a paginated list, following `Link: rel="next"`."""
+        requester = self._requester(repo)
+        params: dict[str, Any] | None = {"per_page": 100}
+        count = 0
+        next_url: str | None = url
+        while next_url is not None:
+            headers, data = self._call(requester, "GET", next_url, params=params)
+            params = None  # the next link carries its own query
+            if not isinstance(data, list):
+                raise GitHubError(f"GET {url}: expected a list", status=0)
+            for item in data:
+                if isinstance(item, dict):
+                    yield item
+                    count += 1
+                    if count >= limit:
+                        return
+            match = _NEXT.search(str(_lower_headers(headers).get("link", "")))
+            next_url = match.group(1) if match and data else None
+
+    def _write(self, repo: str, verb: str, url: str, body: Any) -> Any:
+        """One write: paced, never repeated after a failure GitHub may have applied."""
+        requester = self._requester(repo)
+        with self._write_lock:
+            attempt = 0
+            while True:
+                self._wait_turn()
+                try:
+                    return self._call(requester, verb, url, body=body)[1]
+                except GitHubError as err:
+                    rejected = err.status in (403, 429) and err.retry_after is not None
+                    if (
+                        rejected
+                        and attempt < self._write_retries
+                        and err.retry_after is not None
+                        and err.retry_after <= self._max_wait
+                    ):
+                        attempt += 1  # rate limited: not performed, safe to send again
+                        continue
+                    raise
+                finally:
+                    with self._lock:
+                        self._last_write = self._clock()
+
+    def _wait_turn(self) -> None:
+        with self._lock:
+            now = self._clock()
+            due = self._not_before
+            if self._last_write is not None and self._spacing > 0:
+                due = max(due, self._last_write + self._spacing)
+        if due > now:
+            self._sleep(due - now)
+
+    # ------------------------------------------------------------------ identity
+
+    def login(self) -> str:
+        with self._lock:
+            if self._login is not None:
+                return self._login
+        if isinstance(self._auth, Auth.AppAuth):
+            _, data = self._call(self._app_requester(), "GET", "/app")
+            slug = data.get("slug") if isinstance(data, dict) else None
+            if not isinstance(slug, str) or not slug:
+                raise GitHubError("GET /app: no slug", status=0)
+            login = f"{slug}[bot]"
+        else:
+            data = self._get(None, "/user")
+            if not isinstance(data, dict) or not isinstance(data.get("login"), str):
+                raise GitHubError("GET /user: no login", status=0)
+            login = str(data["login"])
+        with self._lock:
+            self._login = login
+        return login
+
+    # ------------------------------------------------------------------ pull requests
+
+    def pull(self, repo: str, number: int) -> PullInfo:
+        repo = _check_repo(repo)
+        data = self._get(repo, f"/repos/{repo}/pulls/{int(number)}")
+        try:
+            base, head = data["base"], data["head"]
+            base_repo = base.get("repo") or {}
+            return PullInfo(
+                repo=str(base_repo.get("full_name") or repo),
+                number=int(data["number"]),
+                head_sha=str(head["sha"]),
+                base_sha=str(base["sha"]),
+                base_ref=str(base["ref"]),
+                head_ref=str(head["ref"]),
+                author=_login(data.get("user")),
+                draft=bool(data.get("draft")),
+                state=str(data.get("state") or "open"),
+                html_url=str(data.get("html_url") or ""),
+            )
+        except (KeyError, TypeError, ValueError, AttributeError) as exc:
+            raise GitHubError(
+                f"GET /repos/{repo}/pulls/{number}: bad pull request ({exc})"
+            ) from exc
+
+    def pull_files(self, repo: str, number: int) -> list[PullFile]:
+        repo = _check_repo(repo)
+        files = []
+        for f in self._pages(repo, f"/repos/{repo}/pulls/{int(number)}/files", MAX_PR_FILES):
+            if not isinstance(f.get("filename"), str):
+                continue
+            previous = f.get("previous_filename")
+            patch = f.get("patch")
+            files.append(
+                PullFile(
+                    path=f["filename"],
+                    status=str(f.get("status") or "modified"),
+                    previous_path=previous if isinstance(previous, str) else None,
+                    patch=patch if isinstance(patch, str) else None,
+                )
+            )
+        return files
+
+    def merge_base(self, repo: str, base: str, head: str) -> str:
+        repo = _check_repo(repo)
+        key = (repo, base, head)
+        cacheable = bool(_SHA.fullmatch(base) and _SHA.fullmatch(head))
+        if cacheable:
+            with self._lock:
+                hit = self._merge_bases.get(key)
+            if hit is not None:
+                return str(hit)
+        url = f"/repos/{repo}/compare/{_q(base, ':')}...{_q(head, ':')}"
+        data = self._get(repo, url, {"per_page": 1})
+        sha = (data.get("merge_base_commit") or {}).get("sha") if isinstance(data, dict) else None
+        if not isinstance(sha, str):
+            raise GitHubError(f"GET {url}: no merge_base_commit", status=0)
+        if cacheable:
+            with self._lock:
+                self._merge_bases.put(key, sha)
+        return sha
+
+    # ------------------------------------------------------------------ trees and files
+
+    def _listing(self, repo: str, ref: str) -> dict[str, _Entry]:
+        """path → blob entry of every regular file at `ref` (cached when `ref` is a SHA)."""
+        cacheable = bool(_SHA.fullmatch(ref))
+        if cacheable:
+            with self._lock:
+                hit = self._trees.get((repo, ref))
+            if hit is not None:
+                return dict(hit)
+        listing: dict[str, _Entry] = {}
+        stack: list[tuple[str, str]] = [(ref, "")]
+        while stack:
+            tree, prefix = stack.pop()
+            url = f"/repos/{repo}/git/trees/{_q(tree)}"
+            data = self._get(repo, url, {"recursive": "1"})
+            entries = data.get("tree") if isinstance(data, dict) else None
+            if not isinstance(entries, list):
+                raise GitHubError(f"GET {url}: no tree", status=0)
+            if data.get("truncated"):
+                # Too big for one answer: list this level alone, walk each subtree.
+                data = self._get(repo, url)
+                entries = data.get("tree") if isinstance(data, dict) else None
+                if not isinstance(entries, list):
+                    raise GitHubError(f"GET {url}: no tree", status=0)
+                for e in entries:
+                    if isinstance(e, dict) and e.get("type") == "tree":
+                        stack.append((str(e.get("sha")), f"{prefix}{e.get('path')}/"))
+            for e in entries:
+                if (
+                    isinstance(e, dict)
+                    and e.get("type") == "blob"
+                    and e.get("mode") != "120000"  # symlinks are left out, as in GitTree
+                    and isinstance(e.get("path"), str)
+                    and isinstance(e.get("sha"), str)
+                ):
+                    size = e.get("size")
+                    listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size))
+        if cacheable:
+            with self._lock:
+                self._trees.put((repo, ref), listing)
+        return dict(listing)
+
+    def _cached_listing(self, repo: str, ref: str) -> dict[str, _Entry] | None:
+        with self._lock:
+            hit = self._trees.get((repo, ref))
+        return None if hit is None else dict(hit)
+
+    def tree_paths(self, repo: str, ref: str) -> list[str]:
+        repo = _check_repo(repo)
+        return sorted(self._listing(repo, ref))
+
+    def blob_id(self, repo: str, path: str, ref: str) -> str | None:
+        repo = _check_repo(repo)
+        clean = _clean_path(path)
+        if clean is None:
+            return None
+        entry = self._listing(repo, ref).get(clean)
+        return None if entry is None else entry.sha
+
+    def read(self, repo: str, path: str, ref: str) -> bytes | None:
+        repo = _check_repo(repo)
+        clean = _clean_path(path)
+        if clean is None:
+            return None
+        listing = self._cached_listing(repo, ref)
+        if listing is not None:
+            entry = listing.get(clean)
+            return None if entry is None else self._blob(repo, entry.sha, entry.size, clean)
+        url = f"/repos/{repo}/contents/{_q(clean, '/')}"
+        try:
+            data = self._get(repo, url, {"ref": ref})
+        except GitHubError as err:
+            if err.status == 404:
+                return None
+            raise
+        if not isinstance(data, dict) or data.get("type") != "file":
+            return None  # a directory, a submodule or a symlink
+        sha = data.get("sha")
+        size = _int_or_none(data.get("size"))
+        if isinstance(sha, str):
+            with self._lock:
+                hit = self._blobs.get(sha)
+            if hit is not None:
+                return bytes(hit)
+        content = data.get("content")
+        if data.get("encoding") == "base64" and isinstance(content, str) and (content or not size):
+            blob = self._decode(content, url)
+        elif isinstance(sha, str):  # over 1 MB: the contents API sends no content
+            return self._blob(repo, sha, size, clean)
+        else:
+            raise GitHubError(f"GET {url}: no content", status=0)
+        if isinstance(sha, str):
+            with self._lock:
+                self._blobs.put(sha, blob, len(blob))
+        return blob
+
+    def _blob(self, repo: str, sha: str, size: int | None, path: str) -> bytes:
+        with self._lock:
+            hit = self._blobs.get(sha)
+        if hit is not None:
+            return bytes(hit)
+        if size is not None and size > self._max_file_bytes:
+            raise GitHubError(f"{path}: {size} bytes is over the {self._max_file_bytes} limit", 413)
+        url = f"/repos/{repo}/git/blobs/{_q(sha)}"
+        data = self._get(repo, url)
+        content = data.get("content") if isinstance(data, dict) else None
+        if not isinstance(content, str) or data.get("encoding", "base64") != "base64":
+            raise GitHubError(f"GET {url}: no base64 content", status=0)
+        blob = self._decode(content, url)
+        with self._lock:
+            self._blobs.put(sha, blob, len(blob))
+        return blob
+
+    @staticmethod
+    def _decode(content: str, url: str) -> bytes:
+        try:
+            return base64.b64decode(content.encode("ascii"), validate=False)
+        except (binascii.Error, UnicodeEncodeError, ValueError) as exc:
+            raise GitHubError(f"GET {url}: bad base64 content", status=0) from exc
+
+    # ------------------------------------------------------------------ comments and reviews
+
+    def issue_comments(self, repo: str, number: int) -> list[Comment]:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/issues/{int(number)}/comments"
+        return [
+            Comment(
+                id=int(c["id"]),
+                body=str(c.get("body") or ""),
+                author=_login(c.get("user")),
+                kind="issue",
+                html_url=str(c.get("html_url") or ""),
+            )
+            for c in self._pages(repo, url, MAX_LIST_ITEMS)
+            if isinstance(c.get("id"), int)
+        ]
+
+    def review_comments(self, repo: str, number: int) -> list[Comment]:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/pulls/{int(number)}/comments"
+        return [
+            Comment(
+                id=int(c["id"]),
+                body=str(c.get("body") or ""),
+                author=_login(c.get("user")),
+                path=c.get("path") if isinstance(c.get("path"), str) else None,
+                line=_int_or_none(c.get("line")),
+                in_reply_to=_int_or_none(c.get("in_reply_to_id")),
+                kind="review",
+                html_url=str(c.get("html_url") or ""),
+            )
+            for c in self._pages(repo, url, MAX_LIST_ITEMS)
+            if isinstance(c.get("id"), int)
+        ]
+
+    def reviews(self, repo: str, number: int) -> list[Comment]:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/pulls/{int(number)}/reviews"
+        return [
+            Comment(
+                id=int(r["id"]),
+                body=str(r.get("body") or ""),
+                author=_login(r.get("user")),
+                kind="review_summary",
+                html_url=str(r.get("html_url") or ""),
+            )
+            for r in self._pages(repo, url, MAX_LIST_ITEMS)
+            if isinstance(r.get("id"), int)
+        ]
+
+    def create_review(
+        self,
+        repo: str,
+        number: int,
+        commit_sha: str,
+        body: str,
+        comments: Sequence[ReviewComment],
+    ) -> int:
+        """Post one submitted review (event COMMENT) with its inline comments.
+
+        GitHub answers 422 when any comment's line is not in the PR's diff."""
+        repo = _check_repo(repo)
+        inline = []
+        for c in comments:
+            item: dict[str, Any] = {"path": c.path, "line": c.line, "side": c.side, "body": c.body}
+            if c.start_line is not None and c.start_line < c.line:
+                item["start_line"] = c.start_line
+                item["start_side"] = c.side
+            inline.append(item)
+        payload = {"commit_id": commit_sha, "body": body, "event": "COMMENT", "comments": inline}
+        data = self._write(repo, "POST", f"/repos/{repo}/pulls/{int(number)}/reviews", payload)
+        return self._id(data, "review")
+
+    def create_issue_comment(self, repo: str, number: int, body: str) -> int:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/issues/{int(number)}/comments"
+        return self._id(self._write(repo, "POST", url, {"body": body}), "comment")
+
+    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/issues/comments/{int(comment_id)}"
+        self._write(repo, "PATCH", url, {"body": body})
+
+    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/pulls/comments/{int(comment_id)}"
+        self._write(repo, "PATCH", url, {"body": body})
+
+    def set_status(self, repo: str, sha: str, status: Status) -> None:
+        repo = _check_repo(repo)
+        description = status.description
+        if len(description) > STATUS_DESCRIPTION_MAX:
+            description = description[: STATUS_DESCRIPTION_MAX - 1] + "…"
+        payload: dict[str, Any] = {
+            "state": status.state,
+            "context": status.context,
+            "description": description,
+        }
+        if status.target_url:
+            payload["target_url"] = status.target_url
+        self._write(repo, "POST", f"/repos/{repo}/statuses/{_q(sha)}", payload)
+
+    @staticmethod
+    def _id(data: Any, what: str) -> int:
+        value = data.get("id") if isinstance(data, dict) else None
+        if not isinstance(value, int):
+            raise GitHubError(f"created {what} has no id", status=0)
+        return value
+
+
+def from_token(token: str, base_url: str = DEFAULT_BASE_URL, **options: Any) -> PyGithubGateway:
+    """See `PyGithubGateway.from_token`."""
+    return PyGithubGateway.from_token(token, base_url, **options)
+
+
+def from_app(
+    app_id: int | str,
+    private_key_pem: str,
+    installation_id: int | None = None,
+    base_url: str = DEFAULT_BASE_URL,
+    **options: Any,
+) -> PyGithubGateway:
+    """See `PyGithubGateway.from_app`."""
+    return PyGithubGateway.from_app(app_id, private_key_pem, installation_id, base_url, **options)
+
+
+def _conforms(gateway: PyGithubGateway) -> Gateway:
+    return gateway  # mypy checks that PyGithubGateway implements the Protocol

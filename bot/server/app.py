@@ -1,0 +1,341 @@
+"""`bot serve`: the FastAPI app (webhook, health, readiness, metrics) and its worker pool.
+
+`POST /webhook` reads the raw body under a size cap (413 above it), verifies
+`X-Hub-Signature-256` before anything parses the body, persists the delivery by its
+`X-GitHub-Delivery` id, wakes a worker and answers 202. A ping is answered 200;
+an unknown event or action 202 and ignored; a signed but malformed delivery is
+recorded (outcome `malformed`) and answered 400, so GitHub shows it failed but
+nothing retries it in a loop. Only a failure to persist answers 5xx (503).
+
+Everything is configured by the `Settings` passed to `create_app`; nothing is read
+from the environment at import time (`create_app_from_env` is the factory for
+`uvicorn --factory`).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import hashlib
+import logging
+import os
+import time
+from collections.abc import AsyncIterator, Mapping
+from typing import Any
+
+from fastapi import FastAPI, Request
+from fastapi.responses import JSONResponse, PlainTextResponse, Response
+from starlette.concurrency import run_in_threadpool
+from starlette.requests import ClientDisconnect
+
+from bot.server.gateways import GatewayFactory, github_factory
+from bot.server.metrics import Gauge, Metrics
+from bot.server.queue import DeliveryRecord, JobQueue, SQLiteQueue
+from bot.server.settings import Settings, load_settings
+from bot.server.webhook import (
+    Decision,
+    Malformed,
+    classify,
+    parse_body,
+    valid_delivery_id,
+    valid_event_name,
+    verify_signature,
+)
+from bot.server.worker import Identity, RetryPolicy, Reviewer, WorkerPool, pipeline_reviewer
+
+log = logging.getLogger("bot.server")
+
+
+class Service:
+    """The app's state and the synchronous half of the webhook (runs in a worker thread)."""
+
+    def __init__(
+        self,
+        settings: Settings,
+        queue: JobQueue,
+        metrics: Metrics,
+        identity: Identity,
+        pool: WorkerPool | None,
+    ) -> None:
+        if not settings.webhook_secrets:
+            raise ValueError("refusing to start without a webhook secret")
+        self.settings = settings
+        self.queue = queue
+        self.metrics = metrics
+        self.identity = identity
+        self.pool = pool
+
+    def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
+        """(HTTP status, JSON answer) for one delivery; `headers` has lower-case names."""
+        problem = verify_signature(
+            headers.get("x-hub-signature-256"), body, self.settings.webhook_secrets
+        )
+        if problem is not None:
+            self.metrics.deliveries.inc("unverified", "unauthorized")
+            log.warning(
+                "rejected delivery %r: %s",
+                (headers.get("x-github-delivery") or "")[:100],
+                problem,
+            )
+            return 401, {"error": problem}
+        # Signed by GitHub from here on; the payload may still be anything.
+        digest = hashlib.sha256(body).hexdigest()
+        event = headers.get("x-github-event") or ""
+        delivery = headers.get("x-github-delivery") or ""
+        decision: Decision
+        if not valid_event_name(event):
+            event, decision = "unknown", Decision("malformed", "missing or invalid X-GitHub-Event")
+        elif not valid_delivery_id(delivery):
+            decision = Decision("malformed", "missing or invalid X-GitHub-Delivery")
+        else:
+            try:
+                payload = parse_body(body, headers.get("content-type"))
+            except Malformed as exc:
+                decision = Decision("malformed", str(exc))
+            else:
+                decision = classify(
+                    event,
+                    payload,
+                    review_drafts=self.settings.review_drafts,
+                    is_self=self.identity.is_self,
+                )
+        if not valid_delivery_id(delivery):
+            delivery = f"invalid-{digest[:32]}"  # still recorded once, by body
+        record = DeliveryRecord(
+            delivery_id=delivery,
+            event=event,
+            action=decision.action,
+            kind=decision.kind,
+            reason=decision.reason,
+            pull=decision.pull if decision.kind == "review" else None,
+            body_sha256=digest,
+            size=len(body),
+        )
+        try:
+            ingested = self.queue.ingest(record)
+        except Exception:
+            self.metrics.deliveries.inc(event, "error")
+            log.exception("delivery %s: could not be persisted", delivery)
+            return 503, {"error": "could not persist the delivery; redeliver it"}
+        outcome = (
+            "requeued"
+            if ingested.requeued
+            else "duplicate"
+            if ingested.duplicate
+            else ingested.outcome
+        )
+        self.metrics.deliveries.inc(event, outcome)
+        if self.pool is not None and (ingested.requeued or outcome in ("queued", "collapsed")):
+            self.pool.wake()
+        answer: dict[str, Any] = {"delivery": delivery, "outcome": outcome}
+        if ingested.job_id is not None:
+            answer["job"] = ingested.job_id
+        if decision.reason and outcome not in ("queued", "collapsed", "duplicate"):
+            answer["reason"] = decision.reason
+        log.info(
+            "delivery %s %s%s: %s%s",
+            delivery,
+            event,
+            f".{decision.action}" if decision.action else "",
+            outcome,
+            f" ({decision.reason})" if decision.kind != "review" and decision.reason else "",
+        )
+        if ingested.outcome == "malformed":
+            return 400, answer
+        if ingested.outcome == "ping":
+            return 200, {**answer, "pong": True}
+        return 202, answer
+
+    def readiness(self) -> tuple[bool, dict[str, Any]]:
+        checks: dict[str, Any] = {}
+        try:
+            self.queue.ping()
+            checks["database"] = "ok"
+        except Exception as exc:
+            checks["database"] = f"unreachable: {type(exc).__name__}"
+        credentials = self.settings.credentials
+        checks["credentials"] = credentials or "missing"
+        if self.pool is not None:
+            alive = self.pool.alive()
+            checks["workers"] = f"{alive}/{self.pool.workers}"
+            workers_ok = alive == self.pool.workers
+        else:
+            workers_ok = True
+        ok = checks["database"] == "ok" and credentials is not None and workers_ok
+        return ok, checks
+
+
+def create_app(
+    settings: Settings,
+    *,
+    queue: JobQueue | None = None,
+    gateways: GatewayFactory | None = None,
+    reviewer: Reviewer | None = None,
+    start_workers: bool = True,
+) -> FastAPI:
+    """The service. Tests inject `queue`, `gateways` and `reviewer`; by default they are the
+    SQLite file `settings.db_path`, gateways from the configured credentials (built on first
+    use) and the review pipeline."""
+    if not settings.webhook_secrets:
+        raise ValueError("refusing to start without a webhook secret")
+    owns_queue = queue is None
+    if queue is None:
+        queue = SQLiteQueue(
+            settings.db_path,
+            lease_seconds=settings.lease_seconds,
+            max_attempts=settings.max_attempts,
+        )
+    metrics = Metrics()
+    identity = Identity(settings.self_login, settings.github_app_slug)
+    pool: WorkerPool | None = None
+    if start_workers:
+        pool = WorkerPool(
+            queue,
+            gateways=gateways or github_factory(settings),
+            reviewer=reviewer or pipeline_reviewer(settings),
+            metrics=metrics,
+            workers=settings.workers,
+            lease_seconds=settings.lease_seconds,
+            poll_seconds=settings.poll_seconds,
+            retry=RetryPolicy(settings.retry_base_seconds, settings.retry_max_seconds),
+            identity=identity,
+            retention_seconds=settings.retention_days * 86400,
+        )
+    service = Service(settings, queue, metrics, identity, pool)
+    _attach_gauges(service)
+
+    @contextlib.asynccontextmanager
+    async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        if pool is not None:
+            pool.start()
+        log.info(
+            "bot serve: queue %s, %d worker(s), credentials %s",
+            settings.db_path if owns_queue else "(injected)",
+            settings.workers if pool else 0,
+            settings.credentials or "missing",
+        )
+        try:
+            yield
+        finally:
+            if pool is not None:
+                await asyncio.to_thread(pool.stop)
+            if owns_queue:
+                queue.close()
+            log.info("bot serve: stopped")
+
+    app = FastAPI(
+        title="recipe-review bot",
+        lifespan=lifespan,
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+    app.state.service = service
+    cap = settings.max_body_bytes
+
+    @app.post("/webhook")
+    async def webhook(request: Request) -> Response:
+        started = time.perf_counter()
+        try:
+            declared = request.headers.get("content-length")
+            if declared is not None and (not declared.isdigit() or int(declared) > cap):
+                return _too_large(service, cap)
+            body = bytearray()
+            try:
+                async for chunk in request.stream():
+                    body += chunk
+                    if len(body) > cap:
+                        return _too_large(service, cap)
+            except ClientDisconnect:  # nobody to answer; nothing was stored
+                return Response(status_code=400)
+            headers = {k.lower(): v for k, v in request.headers.items()}
+            status, answer = await run_in_threadpool(service.handle_webhook, headers, bytes(body))
+            return JSONResponse(answer, status_code=status)
+        finally:
+            metrics.ack_seconds.observe(time.perf_counter() - started)
+
+    @app.get("/healthz")
+    async def healthz() -> dict[str, str]:
+        return {"status": "ok"}
+
+    @app.get("/readyz")
+    async def readyz() -> JSONResponse:
+        ok, checks = await run_in_threadpool(service.readiness)
+        return JSONResponse(
+            {"status": "ready" if ok else "not ready", **checks}, status_code=200 if ok else 503
+        )
+
+    @app.get("/metrics")
+    async def metrics_endpoint() -> PlainTextResponse:
+        text = await run_in_threadpool(metrics.render)
+        return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
+
+    return app
+
+
+def _too_large(service: Service, cap: int) -> JSONResponse:
+    service.metrics.deliveries.inc("unverified", "too_large")
+    return JSONResponse(
+        {"error": f"body larger than {cap} bytes"},
+        status_code=413,
+        headers={"Connection": "close"},
+    )
+
+
+def _attach_gauges(service: Service) -> None:
+    def jobs() -> dict[tuple[str, ...], float]:
+        try:
+            return {(state,): float(n) for state, n in service.queue.stats().jobs.items()}
+        except Exception:
+            return {}
+
+    def oldest() -> dict[tuple[str, ...], float]:
+        try:
+            return {(): service.queue.stats().oldest_queued_age}
+        except Exception:
+            return {}
+
+    def workers() -> dict[tuple[str, ...], float]:
+        return {(): float(service.pool.alive() if service.pool else 0)}
+
+    service.metrics.gauges += [
+        Gauge(
+            "bot_queue_jobs",
+            "Review jobs by state: queued (the queue depth, retries included), running, "
+            "done, superseded, dead (dead letters).",
+            jobs,
+            ("state",),
+        ),
+        Gauge(
+            "bot_queue_oldest_due_seconds",
+            "How long the oldest due job has waited.",
+            oldest,
+        ),
+        Gauge("bot_workers_alive", "Review worker threads alive.", workers),
+    ]
+
+
+def create_app_from_env() -> FastAPI:
+    """`uvicorn --factory bot.server.app:create_app_from_env`: settings read now."""
+    return create_app(load_settings(os.environ))
+
+
+def serve(settings: Settings) -> int:
+    """Run the service under uvicorn until interrupted."""
+    import uvicorn
+
+    logging.basicConfig(
+        level=settings.log_level.upper(),
+        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
+    )
+    app = create_app(settings)
+    uvicorn.run(
+        app,
+        host=settings.host,
+        port=settings.port,
+        log_level=settings.log_level,
+        server_header=False,
+        proxy_headers=False,
+        timeout_graceful_shutdown=30,
+    )
+    return 0

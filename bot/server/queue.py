@@ -1,0 +1,593 @@
+"""The durable job queue: one SQLite file in WAL mode, behind the small `JobQueue` interface.
+
+Tables (schema version 1, `PRAGMA user_version`):
+
+- `deliveries`: one row per `X-GitHub-Delivery` id, whatever the event (the
+  idempotency key), with what ingest decided (`outcome`) and the job it fed.
+- `pulls`: per pull request, the newest head seen (ordered by the payload's
+  `pull_request.updated_at`) and the head of the last finished review.
+- `jobs`: review jobs. States: `queued` (due at `run_after`; retries wait here),
+  `running` (leased to one worker until `lease_until`), and the finished states
+  `done`, `dead` (dead letter: attempts exhausted or a permanent error) and
+  `superseded` (a newer job of the same PR took over). Partial unique indexes
+  keep at most one queued and one running job per PR.
+
+Ingest collapses: a delivery for a PR that already has a queued job joins it and
+moves its head to the newest one seen, so a burst of `synchronize` events becomes
+one review of the newest head. A delivery older than the newest head seen, whose
+newest head is already reviewed, starts nothing (`superseded`).
+
+Concurrent ingests share one transaction (group commit: one fsync per batch).
+Every write runs in `BEGIN IMMEDIATE`, so several processes may share the file.
+Time comes from the injected `clock`, so tests can expire leases.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import sqlite3
+import threading
+import time
+import uuid
+from collections.abc import Callable, Iterator
+from dataclasses import dataclass
+from typing import Protocol
+
+from bot.server.webhook import PullEvent
+
+SCHEMA_VERSION = 1
+
+QUEUED, RUNNING, DONE, DEAD, SUPERSEDED = "queued", "running", "done", "dead", "superseded"
+JOB_STATES = (QUEUED, RUNNING, DONE, DEAD, SUPERSEDED)
+FINISHED = (DONE, DEAD, SUPERSEDED)
+
+# What ingest did with a delivery (also the `outcome` label of the deliveries metric).
+INGEST_OUTCOMES = ("queued", "collapsed", "superseded", "ignored", "ping", "malformed")
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS deliveries (
+    delivery_id  TEXT PRIMARY KEY,
+    event        TEXT NOT NULL,
+    action       TEXT,
+    received_at  REAL NOT NULL,
+    outcome      TEXT NOT NULL,
+    detail       TEXT NOT NULL DEFAULT '',
+    repo         TEXT,
+    number       INTEGER,
+    head_sha     TEXT,
+    job_id       INTEGER,
+    body_sha256  TEXT NOT NULL DEFAULT '',
+    size         INTEGER NOT NULL DEFAULT 0,
+    redeliveries INTEGER NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS deliveries_received ON deliveries(received_at);
+CREATE TABLE IF NOT EXISTS pulls (
+    repo          TEXT NOT NULL,
+    number        INTEGER NOT NULL,
+    head_sha      TEXT NOT NULL,
+    head_at       REAL,
+    reviewed_head TEXT,
+    updated_at    REAL NOT NULL,
+    PRIMARY KEY (repo, number)
+);
+CREATE TABLE IF NOT EXISTS jobs (
+    id              INTEGER PRIMARY KEY,
+    repo            TEXT NOT NULL,
+    number          INTEGER NOT NULL,
+    head_sha        TEXT NOT NULL,
+    installation_id INTEGER,
+    state           TEXT NOT NULL,
+    attempts        INTEGER NOT NULL DEFAULT 0,
+    run_after       REAL NOT NULL,
+    lease_owner     TEXT,
+    lease_token     TEXT,
+    lease_until     REAL,
+    deliveries      INTEGER NOT NULL DEFAULT 1,
+    created_at      REAL NOT NULL,
+    updated_at      REAL NOT NULL,
+    finished_at     REAL,
+    last_error      TEXT NOT NULL DEFAULT '',
+    detail          TEXT NOT NULL DEFAULT ''
+);
+CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_queued ON jobs(repo, number) WHERE state = 'queued';
+CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_running ON jobs(repo, number) WHERE state = 'running';
+CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, run_after);
+CREATE INDEX IF NOT EXISTS jobs_finished ON jobs(finished_at);
+"""
+
+
+@dataclass(frozen=True)
+class DeliveryRecord:
+    """A verified delivery, as ingest stores it."""
+
+    delivery_id: str
+    event: str
+    action: str | None
+    kind: str  # review | ping | ignore | malformed (webhook.Decision.kind)
+    reason: str
+    pull: PullEvent | None = None
+    body_sha256: str = ""
+    size: int = 0
+
+
+@dataclass(frozen=True)
+class Ingested:
+    outcome: str  # one of INGEST_OUTCOMES
+    job_id: int | None = None
+    duplicate: bool = False  # the delivery id was seen before
+    requeued: bool = False  # a redelivery revived its dead job
+
+
+@dataclass(frozen=True)
+class Job:
+    id: int
+    repo: str
+    number: int
+    head_sha: str
+    installation_id: int | None
+    attempts: int  # including the one now running
+    lease_token: str
+    created_at: float
+
+
+@dataclass(frozen=True)
+class QueueStats:
+    jobs: dict[str, int]  # by state
+    oldest_queued_age: float  # seconds the oldest due job has waited (0 when none)
+    deliveries: int
+
+
+class JobQueue(Protocol):
+    """The storage interface the server and workers use (a Postgres queue can replace SQLite)."""
+
+    def ingest(self, record: DeliveryRecord) -> Ingested: ...
+
+    def claim(self, owner: str) -> Job | None: ...
+
+    def extend(self, job: Job) -> bool: ...
+
+    def finish(self, job: Job, *, reviewed: bool, detail: str = "") -> bool: ...
+
+    def fail(self, job: Job, error: str, *, delay: float, permanent: bool) -> str | None: ...
+
+    def stats(self) -> QueueStats: ...
+
+    def ping(self) -> None: ...
+
+    def prune(self, max_age: float) -> int: ...
+
+    def close(self) -> None: ...
+
+
+class QueueError(Exception):
+    pass
+
+
+class _Slot:
+    """One caller of `ingest` waiting for its batch."""
+
+    __slots__ = ("committed", "error", "record", "result", "wake")
+
+    def __init__(self, record: DeliveryRecord) -> None:
+        self.record = record
+        self.wake = threading.Event()  # committed, or promoted to lead the next batch
+        self.committed = False
+        self.result: Ingested | None = None
+        self.error: BaseException | None = None
+
+    def outcome(self) -> Ingested:
+        if self.error is not None:
+            raise self.error
+        assert self.result is not None
+        return self.result
+
+
+class SQLiteQueue:
+    """`JobQueue` on one SQLite file (WAL, synchronous=FULL: an acknowledged delivery survives
+    a crash of the process or the machine)."""
+
+    def __init__(
+        self,
+        path: str,
+        *,
+        lease_seconds: float = 300.0,
+        max_attempts: int = 5,
+        clock: Callable[[], float] = time.time,
+        busy_timeout_ms: int = 10_000,
+    ) -> None:
+        self.path = path
+        self.lease_seconds = lease_seconds
+        self.max_attempts = max_attempts
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._pending_lock = threading.Lock()
+        self._pending: list[_Slot] = []
+        self._leading = False
+        directory = os.path.dirname(os.path.abspath(path))
+        os.makedirs(directory, exist_ok=True)
+        self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
+        self._db.row_factory = sqlite3.Row
+        self._db.execute(f"PRAGMA busy_timeout = {int(busy_timeout_ms)}")
+        mode = self._db.execute("PRAGMA journal_mode = WAL").fetchone()[0]
+        if str(mode).lower() != "wal" and path != ":memory:":
+            raise QueueError(f"{path}: cannot use WAL mode (journal_mode={mode})")
+        self._db.execute("PRAGMA synchronous = FULL")
+        with self._tx() as db:
+            version = db.execute("PRAGMA user_version").fetchone()[0]
+            if version > SCHEMA_VERSION:
+                raise QueueError(
+                    f"{path}: schema version {version} is newer than this bot ({SCHEMA_VERSION})"
+                )
+            for statement in _SCHEMA.split(";"):
+                if statement.strip():
+                    db.execute(statement)
+            db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+
+    # ----------------------------------------------------------------- plumbing
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[sqlite3.Connection]:
+        with self._lock:
+            self._db.execute("BEGIN IMMEDIATE")
+            try:
+                yield self._db
+                self._db.execute("COMMIT")
+            except BaseException:
+                if self._db.in_transaction:
+                    self._db.execute("ROLLBACK")
+                raise
+
+    def close(self) -> None:
+        with self._lock:
+            self._db.close()
+
+    def ping(self) -> None:
+        with self._lock:
+            self._db.execute("SELECT count(*) FROM jobs WHERE state = 'queued'").fetchone()
+
+    # ----------------------------------------------------------------- ingest
+
+    def ingest(self, record: DeliveryRecord) -> Ingested:
+        """Persist one delivery (committed and synced when this returns).
+
+        Group commit: concurrent callers share one transaction, so 20 deliveries in flight
+        cost one fsync, not 20. One caller at a time leads: it commits everything pending,
+        then promotes the first caller that arrived meanwhile to lead the next batch.
+        """
+        slot = _Slot(record)
+        with self._pending_lock:
+            self._pending.append(slot)
+            follower, self._leading = self._leading, True
+        if follower:
+            slot.wake.wait()
+            if slot.committed:
+                return slot.outcome()
+        with self._pending_lock:  # leading (first caller, or promoted)
+            batch, self._pending = self._pending, []
+        try:
+            self._ingest_batch(batch)
+        finally:
+            with self._pending_lock:
+                if self._pending:
+                    self._pending[0].wake.set()  # not committed: it leads the next batch
+                else:
+                    self._leading = False
+        return slot.outcome()
+
+    def _ingest_batch(self, batch: list[_Slot]) -> None:
+        now = self.clock()
+        try:
+            with self._tx() as db:
+                for slot in batch:
+                    db.execute("SAVEPOINT one")
+                    try:
+                        slot.result = self._ingest_one(db, slot.record, now)
+                    except sqlite3.Error as exc:  # this delivery only
+                        db.execute("ROLLBACK TO one")
+                        slot.error = exc
+                    db.execute("RELEASE one")
+        except BaseException as exc:  # the transaction failed: nothing in the batch is stored
+            for slot in batch:
+                slot.result, slot.error = None, exc
+            raise
+        finally:
+            for slot in batch:
+                slot.committed = True
+                slot.wake.set()
+
+    def _ingest_one(self, db: sqlite3.Connection, record: DeliveryRecord, now: float) -> Ingested:
+        row = db.execute(
+            "SELECT outcome, job_id FROM deliveries WHERE delivery_id = ?",
+            (record.delivery_id,),
+        ).fetchone()
+        if row is not None:
+            db.execute(
+                "UPDATE deliveries SET redeliveries = redeliveries + 1 WHERE delivery_id = ?",
+                (record.delivery_id,),
+            )
+            requeued = row["job_id"] is not None and self._revive(db, row["job_id"], now)
+            return Ingested(row["outcome"], row["job_id"], duplicate=True, requeued=requeued)
+        outcome, job_id, detail = self._decide(db, record, now)
+        pull = record.pull
+        db.execute(
+            "INSERT INTO deliveries (delivery_id, event, action, received_at, outcome, detail,"
+            " repo, number, head_sha, job_id, body_sha256, size)"
+            " VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                record.delivery_id,
+                record.event,
+                record.action,
+                now,
+                outcome,
+                detail[:500],
+                pull.repo if pull else None,
+                pull.number if pull else None,
+                pull.head_sha if pull else None,
+                job_id,
+                record.body_sha256,
+                record.size,
+            ),
+        )
+        return Ingested(outcome, job_id)
+
+    def _decide(
+        self, db: sqlite3.Connection, record: DeliveryRecord, now: float
+    ) -> tuple[str, int | None, str]:
+        if record.kind == "ping":
+            return "ping", None, record.reason
+        if record.kind == "malformed":
+            return "malformed", None, record.reason
+        if record.kind != "review" or record.pull is None:
+            return "ignored", None, record.reason
+        ev = record.pull
+        pull = db.execute(
+            "SELECT head_sha, head_at, reviewed_head FROM pulls WHERE repo = ? AND number = ?",
+            (ev.repo, ev.number),
+        ).fetchone()
+        newer = (
+            pull is None
+            or ev.updated_at is None
+            or pull["head_at"] is None
+            or ev.updated_at >= pull["head_at"]
+        )
+        if pull is None:
+            db.execute(
+                "INSERT INTO pulls (repo, number, head_sha, head_at, updated_at)"
+                " VALUES (?, ?, ?, ?, ?)",
+                (ev.repo, ev.number, ev.head_sha, ev.updated_at, now),
+            )
+        elif newer:
+            db.execute(
+                "UPDATE pulls SET head_sha = ?, head_at = ?, updated_at = ?"
+                " WHERE repo = ? AND number = ?",
+                (ev.head_sha, ev.updated_at, now, ev.repo, ev.number),
+            )
+        newest = ev.head_sha if newer else pull["head_sha"]
+        if not newer and pull["reviewed_head"] == newest:
+            return "superseded", None, f"older than {newest[:12]}, already reviewed"
+        if not newer:
+            running = db.execute(
+                "SELECT id FROM jobs WHERE repo = ? AND number = ? AND state = 'running'"
+                " AND head_sha = ?",
+                (ev.repo, ev.number, newest),
+            ).fetchone()
+            if running is not None:
+                return "superseded", running["id"], f"older than {newest[:12]}, under review"
+        queued = db.execute(
+            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND state = 'queued'",
+            (ev.repo, ev.number),
+        ).fetchone()
+        if queued is not None:
+            db.execute(
+                "UPDATE jobs SET head_sha = ?, installation_id = coalesce(?, installation_id),"
+                " deliveries = deliveries + 1, updated_at = ? WHERE id = ?",
+                (newest, ev.installation_id, now, queued["id"]),
+            )
+            return "collapsed", queued["id"], record.reason
+        cur = db.execute(
+            "INSERT INTO jobs (repo, number, head_sha, installation_id, state, run_after,"
+            " created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
+            (ev.repo, ev.number, newest, ev.installation_id, now, now, now),
+        )
+        return "queued", cur.lastrowid, record.reason
+
+    def _revive(self, db: sqlite3.Connection, job_id: int, now: float) -> bool:
+        """A redelivery of a dead-lettered job queues it again (the operator's retry button)."""
+        job = db.execute("SELECT repo, number, state FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        if job is None or job["state"] != DEAD:
+            return False  # finished: nothing to do; queued or running: it resumes by itself
+        sibling = db.execute(
+            "SELECT 1 FROM jobs WHERE repo = ? AND number = ? AND state = 'queued'",
+            (job["repo"], job["number"]),
+        ).fetchone()
+        if sibling is not None:
+            return False  # a queued job of the same PR reviews its current head anyway
+        db.execute(
+            "UPDATE jobs SET state = 'queued', attempts = 0, run_after = ?, finished_at = NULL,"
+            " updated_at = ? WHERE id = ?",
+            (now, now, job_id),
+        )
+        return True
+
+    # ----------------------------------------------------------------- workers
+
+    def claim(self, owner: str) -> Job | None:
+        """Lease the next due job whose PR has no running job; recover expired leases first."""
+        now = self.clock()
+        with self._tx() as db:
+            self._recover_expired(db, now)
+            row = db.execute(
+                "SELECT * FROM jobs AS j WHERE j.state = 'queued' AND j.run_after <= ?"
+                " AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.repo = j.repo"
+                " AND r.number = j.number AND r.state = 'running')"
+                " ORDER BY j.run_after, j.id LIMIT 1",
+                (now,),
+            ).fetchone()
+            if row is None:
+                return None
+            token = uuid.uuid4().hex
+            db.execute(
+                "UPDATE jobs SET state = 'running', attempts = attempts + 1, lease_owner = ?,"
+                " lease_token = ?, lease_until = ?, updated_at = ? WHERE id = ?",
+                (owner, token, now + self.lease_seconds, now, row["id"]),
+            )
+            return Job(
+                id=row["id"],
+                repo=row["repo"],
+                number=row["number"],
+                head_sha=row["head_sha"],
+                installation_id=row["installation_id"],
+                attempts=row["attempts"] + 1,
+                lease_token=token,
+                created_at=row["created_at"],
+            )
+
+    def _recover_expired(self, db: sqlite3.Connection, now: float) -> None:
+        expired = db.execute(
+            "SELECT id, repo, number, attempts, lease_owner FROM jobs"
+            " WHERE state = 'running' AND lease_until < ?",
+            (now,),
+        ).fetchall()
+        for job in expired:
+            error = f"lease of {job['lease_owner']} expired (worker lost)"
+            self._settle(db, job["id"], job["repo"], job["number"], job["attempts"], error, now, 0)
+
+    def _settle(
+        self,
+        db: sqlite3.Connection,
+        job_id: int,
+        repo: str,
+        number: int,
+        attempts: int,
+        error: str,
+        now: float,
+        delay: float,
+        permanent: bool = False,
+    ) -> str:
+        """Move a running job that did not finish to queued (retry), superseded or dead."""
+        sibling = db.execute(
+            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND state = 'queued'",
+            (repo, number),
+        ).fetchone()
+        if permanent or attempts >= self.max_attempts:
+            state, run_after = DEAD, now
+        elif sibling is not None:
+            state, run_after = SUPERSEDED, now
+        else:
+            state, run_after = QUEUED, now + delay
+        db.execute(
+            "UPDATE jobs SET state = ?, run_after = ?, lease_owner = NULL, lease_token = NULL,"
+            " lease_until = NULL, last_error = ?, updated_at = ?, finished_at = ? WHERE id = ?",
+            (
+                state,
+                run_after,
+                error[:2000],
+                now,
+                None if state == QUEUED else now,
+                job_id,
+            ),
+        )
+        return state
+
+    def extend(self, job: Job) -> bool:
+        """Renew the lease; False when it was lost (expired and taken over)."""
+        now = self.clock()
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET lease_until = ? WHERE id = ? AND lease_token = ?"
+                " AND state = 'running'",
+                (now + self.lease_seconds, job.id, job.lease_token),
+            )
+            return cur.rowcount == 1
+
+    def finish(self, job: Job, *, reviewed: bool, detail: str = "") -> bool:
+        """Mark the job done; False when its lease was lost (another worker owns it now)."""
+        now = self.clock()
+        with self._tx() as db:
+            cur = db.execute(
+                "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_token = NULL,"
+                " lease_until = NULL, finished_at = ?, updated_at = ?, detail = ?"
+                " WHERE id = ? AND lease_token = ? AND state = 'running'",
+                (now, now, detail[:2000], job.id, job.lease_token),
+            )
+            if cur.rowcount != 1:
+                return False
+            if reviewed:
+                db.execute(
+                    "UPDATE pulls SET reviewed_head = ?, updated_at = ? WHERE repo = ? AND number = ?",
+                    (job.head_sha, now, job.repo, job.number),
+                )
+            return True
+
+    def fail(self, job: Job, error: str, *, delay: float, permanent: bool) -> str | None:
+        """Retry after `delay`, or dead-letter; returns the new state (None: lease lost)."""
+        now = self.clock()
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT attempts FROM jobs WHERE id = ? AND lease_token = ? AND state = 'running'",
+                (job.id, job.lease_token),
+            ).fetchone()
+            if row is None:
+                return None
+            return self._settle(
+                db, job.id, job.repo, job.number, row["attempts"], error, now, delay, permanent
+            )
+
+    # ----------------------------------------------------------------- observability
+
+    def stats(self) -> QueueStats:
+        now = self.clock()
+        with self._lock:
+            counts = dict.fromkeys(JOB_STATES, 0)
+            for row in self._db.execute("SELECT state, count(*) AS n FROM jobs GROUP BY state"):
+                counts[row["state"]] = row["n"]
+            oldest = self._db.execute(
+                "SELECT min(run_after) FROM jobs WHERE state = 'queued' AND run_after <= ?",
+                (now,),
+            ).fetchone()[0]
+            deliveries = self._db.execute("SELECT count(*) FROM deliveries").fetchone()[0]
+        return QueueStats(
+            jobs=counts,
+            oldest_queued_age=max(0.0, now - oldest) if oldest is not None else 0.0,
+            deliveries=deliveries,
+        )
+
+    def job(self, job_id: int) -> dict[str, object] | None:
+        """One job's row (for tests and operators)."""
+        with self._lock:
+            row = self._db.execute("SELECT * FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def jobs(self) -> list[dict[str, object]]:
+        with self._lock:
+            return [dict(r) for r in self._db.execute("SELECT * FROM jobs ORDER BY id")]
+
+    def delivery(self, delivery_id: str) -> dict[str, object] | None:
+        with self._lock:
+            row = self._db.execute(
+                "SELECT * FROM deliveries WHERE delivery_id = ?", (delivery_id,)
+            ).fetchone()
+        return dict(row) if row is not None else None
+
+    def prune(self, max_age: float) -> int:
+        """Delete deliveries, finished jobs and idle PR rows older than `max_age` seconds."""
+        older_than = self.clock() - max_age
+        with self._tx() as db:
+            n = db.execute(
+                "DELETE FROM deliveries WHERE received_at < ? AND (job_id IS NULL OR job_id IN"
+                " (SELECT id FROM jobs WHERE state IN ('done', 'dead', 'superseded')))",
+                (older_than,),
+            ).rowcount
+            n += db.execute(
+                "DELETE FROM jobs WHERE state IN ('done', 'dead', 'superseded')"
+                " AND finished_at < ? AND id NOT IN"
+                " (SELECT job_id FROM deliveries WHERE job_id IS NOT NULL)",
+                (older_than,),
+            ).rowcount
+            n += db.execute(
+                "DELETE FROM pulls WHERE updated_at < ? AND NOT EXISTS (SELECT 1 FROM jobs"
+                " WHERE jobs.repo = pulls.repo AND jobs.number = pulls.number)",
+                (older_than,),
+            ).rowcount
+            return n

@@ -1,0 +1,266 @@
+"""Review workers: threads that lease jobs from the queue and run the review pipeline.
+
+A job runs `reviewer(gateway, repo, number, expected_head)`, where expected_head is
+the newest head seen for the PR; the pipeline reviews the PR's current head and is
+idempotent, so a retried or re-leased job never duplicates a comment. Outcomes:
+
+- success → `done` (Posted.skipped, e.g. a draft or closed PR, is done too);
+- transient `GitHubError` or an unexpected exception → back to `queued` after an
+  exponential backoff with jitter (at least GitHub's Retry-After), until
+  `max_attempts`, then `dead`;
+- non-transient `GitHubError` or `ConfigurationError` → `dead` at once.
+
+A keeper thread renews the leases of running jobs every lease/3 seconds, so only
+a dead process loses its leases; it also prunes old rows once an hour.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import logging
+import os
+import random
+import socket
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from bot.github.types import Gateway, GitHubError, Posted
+from bot.server.gateways import ConfigurationError, GatewayFactory, Instrumented
+from bot.server.metrics import Metrics
+from bot.server.queue import QUEUED, Job, JobQueue
+from bot.server.settings import Settings
+
+log = logging.getLogger("bot.server.worker")
+
+Reviewer = Callable[[Gateway, str, int, str | None], Posted]
+"""(gateway, "owner/name", PR number, expected head sha) → what was posted."""
+
+
+def pipeline_reviewer(settings: Settings) -> Reviewer:
+    """The real review: `bot.review.pipeline.review_pull_request` with the service's settings."""
+    from bot.review.pipeline import ReviewSettings, review_pull_request
+
+    review_settings = ReviewSettings(
+        status_context=settings.status_context,
+        review_drafts=settings.review_drafts,
+        bot_login=settings.self_login,
+    )
+    if settings.docs_url:
+        review_settings = dataclasses.replace(review_settings, docs_url=settings.docs_url)
+
+    def review(gateway: Gateway, repo: str, number: int, expected_head: str | None) -> Posted:
+        posted: Posted = review_pull_request(
+            gateway, repo, number, settings=review_settings, expected_head=expected_head
+        )
+        return posted
+
+    return review
+
+
+@dataclass(frozen=True)
+class RetryPolicy:
+    base: float = 10.0
+    cap: float = 900.0
+    jitter: float = 0.2  # ± fraction
+
+    def delay(self, attempts: int, retry_after: float | None = None) -> float:
+        backoff = min(self.cap, self.base * float(2 ** max(0, attempts - 1)))
+        backoff *= 1 + random.uniform(-self.jitter, self.jitter)
+        return max(backoff, retry_after or 0.0)
+
+
+class Identity:
+    """The bot's own login: configured, or asked from GitHub once by a worker."""
+
+    def __init__(self, login: str | None = None, app_slug: str | None = None) -> None:
+        self._login = login
+        self.app_slug = app_slug
+        self._lock = threading.Lock()
+
+    @property
+    def login(self) -> str | None:
+        return self._login
+
+    def learn(self, login: str) -> None:
+        with self._lock:
+            if self._login is None and login:
+                self._login = login
+
+    def is_self(self, login: str, sender_type: str) -> bool:
+        low = login.lower()
+        if self._login and low == self._login.lower():
+            return True
+        return bool(
+            sender_type == "Bot" and self.app_slug and low == f"{self.app_slug}[bot]".lower()
+        )
+
+
+class WorkerPool:
+    def __init__(
+        self,
+        queue: JobQueue,
+        *,
+        gateways: GatewayFactory,
+        reviewer: Reviewer,
+        metrics: Metrics,
+        workers: int = 2,
+        lease_seconds: float = 300.0,
+        poll_seconds: float = 1.0,
+        retry: RetryPolicy | None = None,
+        identity: Identity | None = None,
+        retention_seconds: float = 30 * 86400.0,
+    ) -> None:
+        self.queue = queue
+        self.gateways = gateways
+        self.reviewer = reviewer
+        self.metrics = metrics
+        self.workers = workers
+        self.lease_seconds = lease_seconds
+        self.poll_seconds = poll_seconds
+        self.retry = retry or RetryPolicy()
+        self.identity = identity or Identity()
+        self.retention_seconds = retention_seconds
+        self._stop = threading.Event()
+        self._wake = threading.Event()
+        self._threads: list[threading.Thread] = []
+        self._held: dict[int, Job] = {}
+        self._held_lock = threading.Lock()
+        self._prefix = f"{socket.gethostname()}:{os.getpid()}"
+
+    # ------------------------------------------------------------- lifecycle
+
+    def start(self) -> None:
+        self._stop.clear()
+        for n in range(self.workers):
+            t = threading.Thread(target=self._loop, name=f"bot-worker-{n}", daemon=True)
+            t.start()
+            self._threads.append(t)
+        keeper = threading.Thread(target=self._keeper, name="bot-lease-keeper", daemon=True)
+        keeper.start()
+        self._threads.append(keeper)
+
+    def stop(self, timeout: float = 30.0) -> None:
+        """Stop taking jobs; wait up to `timeout` for running ones (their leases then lapse)."""
+        self._stop.set()
+        self._wake.set()
+        deadline = time.monotonic() + timeout
+        for t in self._threads:
+            t.join(max(0.0, deadline - time.monotonic()))
+        self._threads = [t for t in self._threads if t.is_alive()]
+
+    def wake(self) -> None:
+        self._wake.set()
+
+    def alive(self) -> int:
+        return sum(1 for t in self._threads if t.is_alive() and t.name.startswith("bot-worker"))
+
+    # ------------------------------------------------------------- work
+
+    def _loop(self) -> None:
+        owner = f"{self._prefix}:{threading.current_thread().name}"
+        while not self._stop.is_set():
+            try:
+                ran = self.run_once(owner)
+            except Exception:  # the queue itself failed (disk, lock): keep the thread alive
+                log.exception("worker %s: queue error", owner)
+                ran = False
+                self._stop.wait(self.poll_seconds)
+            if not ran:
+                self._wake.wait(self.poll_seconds)
+                self._wake.clear()
+
+    def run_once(self, owner: str = "") -> bool:
+        """Lease and run one due job; False when none is due."""
+        job = self.queue.claim(owner or f"{self._prefix}:{threading.current_thread().name}")
+        if job is None:
+            return False
+        with self._held_lock:
+            self._held[job.id] = job
+        try:
+            self._run(job)
+        finally:
+            with self._held_lock:
+                self._held.pop(job.id, None)
+        return True
+
+    def _gateway(self, installation_id: int | None) -> Gateway:
+        return Instrumented(self.gateways(installation_id), self.metrics)
+
+    def _run(self, job: Job) -> None:
+        where = f"job {job.id} {job.repo}#{job.number}@{job.head_sha[:12]} attempt {job.attempts}"
+        started = time.monotonic()
+        try:
+            gw = self._gateway(job.installation_id)
+            if self.identity.login is None:
+                try:
+                    self.identity.learn(gw.login())
+                except GitHubError as exc:
+                    log.info("%s: could not learn the bot's login: %s", where, exc)
+            posted = self.reviewer(gw, job.repo, job.number, job.head_sha)
+        except GitHubError as exc:
+            self._failed(
+                job, where, f"GitHub {exc.status}: {exc}", exc.retry_after, not exc.transient
+            )
+        except ConfigurationError as exc:
+            self._failed(job, where, str(exc), None, True)
+        except Exception as exc:
+            log.exception("%s: review failed", where)
+            self._failed(job, where, f"{type(exc).__name__}: {exc}", None, False)
+        else:
+            skipped = "; ".join(posted.skipped)
+            if self.queue.finish(job, reviewed=not posted.skipped, detail=skipped):
+                if posted.skipped:
+                    self.metrics.jobs.inc("skipped")
+                    log.info("%s: skipped (%s)", where, skipped)
+                else:
+                    self.metrics.jobs.inc("done")
+                    self.metrics.review_latency.observe(max(0.0, time.time() - job.created_at))
+                    log.info(
+                        "%s: reviewed (review %s, %d inline, status %s)",
+                        where,
+                        posted.review_id,
+                        posted.inline,
+                        posted.status.state if posted.status else "-",
+                    )
+            else:
+                self.metrics.jobs.inc("lost")
+                log.warning("%s: finished after its lease was lost", where)
+        finally:
+            self.metrics.attempt_seconds.observe(time.monotonic() - started)
+
+    def _failed(
+        self, job: Job, where: str, error: str, retry_after: float | None, permanent: bool
+    ) -> None:
+        delay = self.retry.delay(job.attempts, retry_after)
+        state = self.queue.fail(job, error, delay=delay, permanent=permanent)
+        result = {None: "lost", QUEUED: "retry"}.get(state, state or "lost")
+        self.metrics.jobs.inc(result)
+        if state == QUEUED:
+            log.warning("%s: %s; retrying in %.0f s", where, error, delay)
+        else:
+            log.error("%s: %s; job is now %s", where, error, state or "owned by another worker")
+
+    # ------------------------------------------------------------- leases, retention
+
+    def _keeper(self) -> None:
+        interval = max(0.05, min(self.lease_seconds / 3, 60.0))
+        last_prune = 0.0
+        while not self._stop.wait(interval):
+            with self._held_lock:
+                held = list(self._held.values())
+            for job in held:
+                try:
+                    if not self.queue.extend(job):
+                        log.warning("job %s: lease lost while running", job.id)
+                except Exception:
+                    log.exception("job %s: could not renew the lease", job.id)
+            if time.monotonic() - last_prune > 3600:
+                last_prune = time.monotonic()
+                try:
+                    removed = self.queue.prune(self.retention_seconds)
+                    if removed:
+                        log.info("pruned %d old queue rows", removed)
+                except Exception:
+                    log.exception("pruning the queue failed")

@@ -1,0 +1,152 @@
+"""CHL005: merged changelog entries were deleted."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.parse.changelog import Changelog
+from bot.parse.changelog_diff import base_diff, keys_text
+
+_FIRST = """\
+- config-keys:
+    - minimaxm3-fp8-h100-vllm-agentic
+  scenario-type:
+    - agentic-coding
+  description:
+    - "Add MiniMax-M3 MXFP8 AgentX on H100 with vLLM v0.27.1 and Mooncake DRAM offload"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2412
+"""
+
+_SECOND = """\
+- config-keys:
+    - minimaxm3-fp8-h200-vllm-agentic
+  scenario-type:
+    - agentic-coding
+  description:
+    - "Move the MiniMax-M3 MXFP8 H200 AgentX sweep to vLLM v0.27.1"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2418
+"""
+
+_THIRD = """\
+- config-keys:
+    - dsv4-fp4-b200-sglang-agentic-mtp
+  scenario-type:
+    - agentic-coding
+  description:
+    - "Raise the DEP8 arm to concurrency 64"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2420
+"""
+
+_NEW = """\
+- config-keys:
+    - minimaxm3-fp8-h100-vllm-agentic-mtp
+  scenario-type:
+    - agentic-coding
+  description:
+    - "Add the EAGLE3 MTP variant of the MiniMax-M3 MXFP8 H100 AgentX recipe"
+  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2423
+"""
+
+RULE = Rule(
+    id="CHL005",
+    slug="historical-changelog-entry-deleted",
+    severity=ERROR,
+    target="changelog",
+    title=T(
+        en="Merged changelog entry was deleted",
+        zh="已合并的 changelog 条目被删除",
+    ),
+    message=T(
+        en="Merged entry for `{keys}` ({link}) was deleted",
+        zh="`{keys}` 的已合并条目（{link}）被删除",
+    ),
+    fix=T(
+        en="Take the base branch's `perf-changelog.yaml` byte for byte and append only this change's entries",
+        zh="逐字节采用基线分支的 `perf-changelog.yaml`，只在末尾追加本次变更的条目",
+    ),
+    rationale=T(
+        en=(
+            "`perf-changelog.yaml` never loses an entry: each one is the record of a merged "
+            "benchmark change that published results point back to. A revert, too, appends "
+            "an entry that says what was reverted instead of removing the old one. The CI "
+            "check `check-changelog` rejects any deleted line (`Deletions are not allowed`), "
+            "and `compare_entries` in `utils/validate_perf_changelog.py` refuses a head with "
+            "fewer entries. Most deletions are accidental: a branch that is behind main shows "
+            "main's newer entries as deleted, and a three-way merge of the file can drop "
+            "lines. The repository's repair (`KLAUD_DEBUG.md` §1.1) is to take main's file "
+            "verbatim and append only this pull request's entry."
+        ),
+        zh=(
+            "`perf-changelog.yaml` 从不删除条目：每个条目都是某次已合并基准变更的记录，"
+            "已发布的结果都指向它。即使回退，也是追加一个说明回退内容的新条目，而不是删掉"
+            "旧条目。CI 检查 `check-changelog` 会拒绝任何删除行（`Deletions are not "
+            "allowed`），`utils/validate_perf_changelog.py` 中的 `compare_entries` 也会拒绝"
+            "条目数变少的版本。大多数删除是无意的：落后于 main 的分支会把 main 新增的条目"
+            "显示为已删除，对该文件做三方合并也可能丢行。仓库的修复方法（`KLAUD_DEBUG.md` "
+            "§1.1）是逐字采用 main 的文件，再只追加本 PR 的条目。"
+        ),
+    ),
+    variants={
+        "many": T(
+            en="{count} merged entries were deleted here, the first for `{keys}` ({link})",
+            zh="此处删除了 {count} 个已合并条目，第一个是 `{keys}` 的条目（{link}）",
+        ),
+    },
+    bad=(
+        Example(
+            path="perf-changelog.yaml",
+            text=_FIRST + "\n" + _THIRD.replace("- config-keys:\n", "- config-keys:  # [CHL005]\n"),
+            pr=2431,
+            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND + "\n" + _THIRD},
+            note="a revert that removes the entry instead of appending one",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_FIRST
+            + "\n"
+            + _NEW.replace(
+                "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2423\n",
+                "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2423  # [CHL005]\n",
+            ),
+            pr=2423,
+            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND + "\n" + _THIRD},
+            note="a branch behind main: the two entries main gained since look deleted",
+        ),
+    ),
+    good=(
+        Example(
+            path="perf-changelog.yaml",
+            text=_FIRST
+            + "\n"
+            + _SECOND
+            + "\n"
+            + _THIRD
+            + "\n"
+            + _NEW.replace("Add the EAGLE3", "Revert #2420; add the EAGLE3"),
+            pr=2423,
+            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND + "\n" + _THIRD},
+        ),
+    ),
+)
+
+
+def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+    diff = base_diff(changelog, ctx)
+    if diff is None:
+        return
+    for deletion in diff.deletions:
+        first = deletion.entries[0]
+        link = first.get("pr-link")
+        count = len(deletion.entries)
+        yield RULE.hit(
+            changelog.path,
+            Span(deletion.anchor),
+            "deleted " + "\n".join(e.raw for e in deletion.entries),
+            variant="many" if count > 1 else None,
+            keys=keys_text(first),
+            link=str(link) if link else "no pr-link",
+            link_zh=str(link) if link else "无 pr-link",
+            count=count,
+        )

@@ -1,0 +1,543 @@
+"""CFG001: a master-config entry does not match `schemas/master-config-entry.schema.json`."""
+
+from __future__ import annotations
+
+from collections.abc import Hashable, Iterator, Sequence
+from functools import cache
+from typing import Any, TypeGuard
+
+import jsonschema
+
+from bot.core.config import load_schema
+from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.parse.master_config import (
+    MasterConfig,
+    MasterEntry,
+    base_master_configs,
+    entry_changes,
+    head_master_configs,
+)
+
+SCHEMA_NAME = "master-config-entry.schema.json"
+
+_JSON_TO_YAML = {
+    "array": "list",
+    "object": "mapping",
+    "string": "string",
+    "boolean": "boolean",
+    "integer": "integer",
+    "number": "number",
+    "null": "null",
+}
+
+_BASE = """\
+minimaxm3-fp4-b200-vllm-agentic-mtp:
+  image: vllm/vllm-openai:v0.27.1
+  model: nvidia/MiniMax-M3-NVFP4
+  model-prefix: minimaxm3
+  runner: cluster:b200-dgxc
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - dram-utilization: 0.8
+      search-space:
+      - { tp: 4, spec-decoding: mtp, kv-offloading: none, conc-list: [1, 4, 8, 16] }
+"""
+
+RULE = Rule(
+    id="CFG001",
+    slug="master-config-entry-violates-schema",
+    severity=ERROR,
+    target="master_config",
+    title=T(
+        en="Master-config entry does not match the schema",
+        zh="主配置条目不符合 schema",
+    ),
+    message=T(
+        en="`{where}` does not match the master-config entry schema: {detail}",
+        zh="`{where}` 不符合主配置条目的 schema：{detail}",
+    ),
+    fix=None,
+    rationale=T(
+        en=(
+            "Sweep generation validates every master-config entry with the repository's "
+            "pydantic models (`utils/matrix_logic/validation.py`) and refuses the whole file "
+            "when one entry has an unknown field (`trace-source`, `kv_offloading`), a missing "
+            "one (`multinode`, `kv-offloading` on a single-node agentic point), a value of the "
+            "wrong type, or breaks a cross-field rule: `conc-list` or a `conc-start`/`conc-end` "
+            "range but not both, `tp` divisible by `dcp-size`, `kv-offloading: dram` with a "
+            "`kv-offload-backend` and a `dram-utilization`, agentic configs on a "
+            "`cluster:<name>` runner, `router` and `kv-p2p-transfer` declared at one scope, "
+            "`disagg: true` with a `kv-p2p-transfer`. A mistake therefore fails every sweep, "
+            "not just the new point. The schema is `schemas/master-config-entry.schema.json` "
+            "(a little stricter than the models where they accept nonsense such as an empty "
+            "image or `tp: 0`). The config key itself may not contain `*` (reserved for "
+            "changelog globs) and may not repeat a key of another master config, since the "
+            "files are merged. In a pull request only new or changed entries are checked."
+        ),
+        zh=(
+            "扫描生成脚本会用仓库的 pydantic 模型（`utils/matrix_logic/validation.py`）校验每个主配置"
+            "条目；只要有一个条目含有未知字段（`trace-source`、`kv_offloading`）、缺少字段（`multinode`、"
+            "单机 agentic 点的 `kv-offloading`）、值的类型不对，或违反跨字段规则——`conc-list` 与 "
+            "`conc-start`/`conc-end` 范围二选一、`tp` 能被 `dcp-size` 整除、`kv-offloading: dram` "
+            "需要 `kv-offload-backend` 和 `dram-utilization`、agentic 配置使用 `cluster:<name>` "
+            "runner、`router` 与 `kv-p2p-transfer` 只在一处声明、`disagg: true` 需要 "
+            "`kv-p2p-transfer`——整个文件都会被拒绝。因此一处错误会让所有扫描失败，而不仅是新增的点。"
+            "schema 见 `schemas/master-config-entry.schema.json`（在模型接受明显错误值的地方略严格，"
+            "例如空镜像或 `tp: 0`）。配置键本身不能含有 `*`（保留给 changelog 的通配），也不能与其他"
+            "主配置文件中的键重复，因为这些文件会被合并。在 PR 中只检查新增或修改的条目。"
+        ),
+    ),
+    variants={
+        "custom": T(en="{text}", zh="{text}"),
+        "not-mapping": T(
+            en="Entry `{key}` is of type `{actual}`, not a mapping of fields",
+            zh="条目 `{key}` 的类型是 `{actual}`，而不是字段映射",
+        ),
+        "missing": T(
+            en="`{where}` lacks the required key `{name}`",
+            zh="`{where}` 缺少必填键 `{name}`",
+        ),
+        "unknown": T(
+            en="Unknown key `{name}` in `{where}`",
+            zh="`{where}` 中有未知的键 `{name}`",
+        ),
+        "type": T(
+            en="`{where}` must be of type `{expected}`, not `{actual}`",
+            zh="`{where}` 的类型应为 `{expected}`，而不是 `{actual}`",
+        ),
+        "enum": T(
+            en="`{where}` is `{value}`, not one of {allowed}",
+            zh="`{where}` 的取值 `{value}` 不在 {allowed} 之中",
+        ),
+        "minimum": T(
+            en="`{where}` is `{value}`, below the minimum `{limit}`",
+            zh="`{where}` 为 `{value}`，低于下限 `{limit}`",
+        ),
+        "maximum": T(
+            en="`{where}` is `{value}`, above the maximum `{limit}`",
+            zh="`{where}` 为 `{value}`，高于上限 `{limit}`",
+        ),
+        "exclusive-minimum": T(
+            en="`{where}` is `{value}`; it must be greater than `{limit}`",
+            zh="`{where}` 为 `{value}`，应大于 `{limit}`",
+        ),
+        "empty-list": T(
+            en="`{where}` is an empty list",
+            zh="`{where}` 是空列表",
+        ),
+        "empty-string": T(
+            en="`{where}` is an empty string",
+            zh="`{where}` 是空字符串",
+        ),
+        "conc-range": T(
+            en="`{where}` has `conc-start` {start} above `conc-end` {end}",
+            zh="`{where}` 的 `conc-start` {start} 大于 `conc-end` {end}",
+        ),
+        "dcp": T(
+            en="`{where}` has `tp` {tp}, which `dcp-size` {dcp} does not divide",
+            zh="`{where}` 的 `tp` 为 {tp}，不能被 `dcp-size` {dcp} 整除",
+        ),
+        "wildcard-key": T(
+            en="Config key `{key}` contains `*`, which is reserved for changelog globs",
+            zh="配置键 `{key}` 含有 `*`，而 `*` 保留给 changelog 的通配符",
+        ),
+        "duplicate-key": T(
+            en="Config key `{key}` is also defined in `{other}`",
+            zh="配置键 `{key}` 也定义在 `{other}` 中",
+        ),
+    },
+    variant_fixes={
+        "missing": T(en="Add `{name}:` to `{where}`", zh="在 `{where}` 中添加 `{name}:`"),
+        "unknown": T(
+            en="Remove `{name}` or rename it to one of {allowed}",
+            zh="删除 `{name}`，或将其改名为 {allowed} 之一",
+        ),
+        "enum": T(en="Use one of {allowed}", zh="改用 {allowed} 之一"),
+        "conc-range": T(
+            en="Swap the two values, or list the points in `conc-list`",
+            zh="交换这两个值，或改用 `conc-list` 列出各点",
+        ),
+        "dcp": T(
+            en="Use a `dcp-size` that divides `tp` {tp}",
+            zh="改用能整除 `tp` {tp} 的 `dcp-size`",
+        ),
+        "wildcard-key": T(en="Remove `*` from the config key", zh="从配置键中删除 `*`"),
+        "duplicate-key": T(
+            en="Give the entry a key of its own, or remove the copy from `{other}`",
+            zh="为该条目使用独立的键，或删除 `{other}` 中的副本",
+        ),
+    },
+    bad=(
+        Example(
+            path="configs/nvidia-master.yaml",
+            text=_BASE
+            + """
+minimaxm3-fp4-b300-vllm-agentic-mtp:
+  image: vllm/vllm-openai:v0.27.1
+  model: nvidia/MiniMax-M3-NVFP4
+  model-prefix: minimaxm3
+  runner: cluster:b300-nv
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - trace-source: semianalysis/agentx-coding-v2  # [CFG001]
+      search-space:
+      - { tp: 4, spec-decoding: mtp, kv-offloading: dram, conc-list: [8, 16, 32] }  # [CFG001]
+      - { tp: 8, spec-decoding: eagle3, kv-offloading: none, conc-list: [1, 4] }  # [CFG001]
+""",
+            base={"configs/nvidia-master.yaml": _BASE},
+            note=(
+                "`trace-source` from CONFIGS.md's example is rejected by the models; DRAM offload "
+                "without a backend (and without `dram-utilization`); a spec method where the "
+                "field takes `mtp`, `draft_model` or `none`"
+            ),
+        ),
+        Example(
+            path="configs/amd-master.yaml",
+            text="""\
+dsv4-fp4-mi355x-sglang:  # [CFG001]
+  image: lmsysorg/sglang:v0.5.15-rocm720-mi35x
+  model: deepseek-ai/DeepSeek-V4-Pro
+  model-prefix: dsv4
+  runner: mi355x
+  precision: fp4
+  framework: sglang
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, ep: 8, dp-attn: true, conc-start: 256, conc-end: 64 }  # [CFG001]
+      - { tp: 8, dcp-size: 3, conc-list: [4, 8, 16] }  # [CFG001]
+""",
+            note=(
+                "no `multinode` (reported at the entry), a reversed concurrency range, and a "
+                "decode context-parallel size that does not divide `tp`; without a base every "
+                "entry is checked"
+            ),
+        ),
+        Example(
+            path="configs/nvidia-master.yaml",
+            text=_BASE
+            + """
+minimaxm3-fp4-gb200-dynamo-vllm-agentic-disagg-mtp:
+  image: vllm/vllm-openai:v0.27.1
+  model: nvidia/MiniMax-M3-NVFP4
+  model-prefix: minimaxm3
+  runner: gb200-nv  # [CFG001]
+  precision: fp4
+  framework: dynamo-vllm
+  router: { name: dynamo-router, version: "image:nvcr.io/nvidia/ai-dynamo/vllm-runtime:1.3.0" }  # [CFG001]
+  multinode: true
+  disagg: true
+  scenarios:
+    agentic-coding:
+    - search-space:
+      - spec-decoding: mtp
+        kv-offloading: none
+        conc-list: [16, 32]
+        prefill: { num-worker: 1, tp: 4, ep: 4, dp-attn: false }
+        decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }
+        kv-p2p-transfer: nixl
+      - spec-decoding: mtp  # [CFG001]
+        kv-offloading: none
+        conc-list: [64]
+        prefill: { num-worker: 2, tp: 4, ep: 4, dp-attn: false }
+        decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }
+""",
+            base={"configs/nvidia-master.yaml": _BASE},
+            note=(
+                "an agentic config on a broad runner label, a router version copied from the "
+                "image, and a disaggregated point without `kv-p2p-transfer`"
+            ),
+        ),
+    ),
+    good=(
+        Example(
+            path="configs/nvidia-master.yaml",
+            text=_BASE
+            + """
+minimaxm3-fp4-b300-vllm-agentic-mtp:
+  image: vllm/vllm-openai:v0.27.1
+  model: nvidia/MiniMax-M3-NVFP4
+  model-prefix: minimaxm3
+  runner: cluster:b300-nv
+  precision: fp4
+  framework: vllm
+  multinode: false
+  scenarios:
+    agentic-coding:
+    - dram-utilization: 0.8
+      search-space:
+      - { tp: 4, spec-decoding: mtp, kv-offloading: dram, kv-offload-backend: { name: vllm-simple }, conc-list: [8, 16, 32] }
+      - { tp: 8, spec-decoding: mtp, kv-offloading: none, conc-start: 1, conc-end: 4 }
+""",
+            base={"configs/nvidia-master.yaml": _BASE},
+        ),
+        Example(
+            path="configs/nvidia-master.yaml",
+            text=_BASE
+            + """
+dsv4-fp4-gb300-dynamo-trt-agentic-disagg-mtp:
+  image: nvcr.io#nvidia/ai-dynamo/tensorrtllm-runtime:1.3.0-deepseek-v4-dev.1
+  model: nvidia/DeepSeek-V4-Pro-NVFP4
+  model-prefix: dsv4
+  runner: cluster:gb300-nv
+  precision: fp4
+  framework: dynamo-trt
+  router: { name: dynamo-router, version: "1.3.0" }
+  kv-p2p-transfer: nixl
+  multinode: true
+  disagg: true
+  scenarios:
+    agentic-coding:
+    - dram-utilization: 0.5
+      search-space:
+      - spec-decoding: mtp
+        kv-offloading: dram
+        kv-offload-backend: { name: native }
+        conc-list: [32, 64]
+        prefill: { num-worker: 1, tp: 4, ep: 4, dp-attn: true, dcp-size: 2, hardware: gb300 }
+        decode: { num-worker: 2, tp: 8, ep: 8, dp-attn: true, hardware: gb300 }
+""",
+            base={"configs/nvidia-master.yaml": _BASE},
+            note="a disaggregated agentic entry: transfer declared once at the top level, hardware on both workers",
+        ),
+    ),
+)
+
+
+@cache
+def _validator() -> jsonschema.protocols.Validator:
+    schema = load_schema(SCHEMA_NAME)
+    # the schema is not recursive: resolving each `$ref` once here, not on every
+    # instance, makes validating the real tree about 40% faster
+    return jsonschema.Draft202012Validator(_inline(schema, schema.get("$defs", {})))
+
+
+def _inline(node: Any, defs: dict[str, Any]) -> Any:
+    if isinstance(node, list):
+        return [_inline(item, defs) for item in node]
+    if not isinstance(node, dict):
+        return node
+    out = {k: _inline(v, defs) for k, v in node.items() if k not in ("$ref", "$defs")}
+    ref = node.get("$ref")
+    if not isinstance(ref, str) or not ref.startswith("#/$defs/"):
+        if isinstance(ref, str):
+            out["$ref"] = ref
+        return out
+    target = _inline(defs[ref.removeprefix("#/$defs/")], defs)
+    if not out:
+        return target
+    out["allOf"] = [*out.get("allOf", []), target]
+    return out
+
+
+def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+    base = base_master_configs(ctx)
+    if base is None:
+        entries = list(master.entries.values())
+    else:
+        entries = [c.entry for c in entry_changes(master, base)]
+    if not entries:
+        return
+    others = [m for m in head_master_configs(ctx) if m.path != master.path]
+    validator = _validator()
+    for entry in entries:
+        if "*" in entry.key:
+            yield _hit(master, entry, "wildcard-key", entry.start_line, ())
+        for other in others:
+            if entry.key in other.entries:
+                yield _hit(master, entry, "duplicate-key", entry.start_line, (), other=other.path)
+                break
+        seen: set[tuple[int, str]] = set()
+        kinds: set[tuple[tuple[Hashable, ...], str]] = set()
+        for error in validator.iter_errors(entry.data):
+            # one schema branch may restate another's type or value check on the same field
+            kind = (tuple(error.absolute_path), str(error.validator))
+            if kind[1] in ("type", "enum", "const") and kind in kinds:
+                continue
+            kinds.add(kind)
+            for finding in _findings(master, entry, error):
+                mark = (finding.span.line, finding.message.en)
+                if mark not in seen:
+                    seen.add(mark)
+                    yield finding
+        yield from _relational(master, entry, entry.data, ())
+
+
+def _where(entry: MasterEntry, path: Sequence[Hashable]) -> str:
+    out = entry.key if not path else ""
+    for step in path:
+        out += f"[{step}]" if isinstance(step, int) else (f".{step}" if out else str(step))
+    return out
+
+
+def _hit(
+    master: MasterConfig,
+    entry: MasterEntry,
+    variant: str | None,
+    line: int,
+    path: Sequence[Hashable],
+    **params: Any,
+) -> Finding:
+    where = _where(entry, path)
+    subject = f"{variant or 'schema'} {entry.key} {where} {params.get('name', '')}"
+    return RULE.hit(
+        master.path,
+        Span(line),
+        subject,
+        variant=variant,
+        key=entry.key,
+        where=where,
+        **params,
+    )
+
+
+def _backticked(names: Any) -> str:
+    return ", ".join(f"`{n}`" for n in names)
+
+
+def _expected(value: Any) -> str:
+    types = [value] if isinstance(value, str) else list(value)
+    return " | ".join(_JSON_TO_YAML.get(t, t) for t in types)
+
+
+def _type_name(value: Any) -> str:
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    return "string"
+
+
+def _show(value: Any) -> str:
+    text = (
+        "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
+    )
+    return text if len(text) <= 80 else text[:77] + "..."
+
+
+def _findings(
+    master: MasterConfig, entry: MasterEntry, error: jsonschema.ValidationError
+) -> Iterator[Finding]:
+    path = list(error.absolute_path)
+    line = entry.line_at(path)
+    instance = error.instance
+    kind = error.validator
+    custom = (
+        error.schema.get("x-messages", {}).get(kind) if isinstance(error.schema, dict) else None
+    )
+
+    if kind == "required" and isinstance(instance, dict):
+        required: Any = error.validator_value
+        missing = [name for name in required if name not in instance]
+        for name in missing:
+            if custom:
+                yield _custom(master, entry, custom, line, path, name=name)
+            else:
+                yield _hit(master, entry, "missing", line, path, name=name)
+        return
+    if custom:
+        yield _custom(master, entry, custom, line, path, value=_show(instance))
+        return
+    if not path and kind == "type":
+        yield _hit(
+            master, entry, "not-mapping", entry.start_line, path, actual=_type_name(instance)
+        )
+    elif kind == "additionalProperties" and isinstance(instance, dict):
+        schema: Any = error.schema
+        allowed = list(schema.get("properties", {}))
+        for name in instance:
+            if name not in allowed:
+                yield _hit(
+                    master,
+                    entry,
+                    "unknown",
+                    entry.line_at([*path, name]),
+                    path,
+                    name=str(name),
+                    allowed=_backticked(allowed),
+                )
+    elif kind == "type":
+        expected = _expected(error.validator_value)
+        yield _hit(
+            master, entry, "type", line, path, expected=expected, actual=_type_name(instance)
+        )
+    elif kind in ("enum", "const"):
+        allowed_values: Any = error.validator_value if kind == "enum" else [error.validator_value]
+        yield _hit(
+            master,
+            entry,
+            "enum",
+            line,
+            path,
+            value=_show(instance),
+            allowed=_backticked(_show(v) for v in allowed_values),
+        )
+    elif kind in ("minimum", "maximum", "exclusiveMinimum"):
+        variant = {"exclusiveMinimum": "exclusive-minimum"}.get(kind, kind)
+        yield _hit(
+            master, entry, variant, line, path, value=_show(instance), limit=error.validator_value
+        )
+    elif kind == "minItems":
+        yield _hit(master, entry, "empty-list", line, path)
+    elif kind == "minLength":
+        yield _hit(master, entry, "empty-string", line, path)
+    else:
+        yield _hit(master, entry, None, line, path, detail=error.message[:200])
+
+
+def _custom(
+    master: MasterConfig,
+    entry: MasterEntry,
+    texts: Any,
+    line: int,
+    path: Sequence[Hashable],
+    **params: Any,
+) -> Finding:
+    where = _where(entry, path)
+    filled = T(en=str(texts.get("en", "")), zh=str(texts.get("zh", ""))).format(
+        {"where": where, **params}
+    )
+    return _hit(master, entry, "custom", line, path, text=filled.en, text_zh=filled.zh, **params)
+
+
+def _relational(
+    master: MasterConfig, entry: MasterEntry, node: Any, path: tuple[Hashable, ...]
+) -> Iterator[Finding]:
+    """Cross-field rules of validation.py that JSON Schema cannot state."""
+    if isinstance(node, list):
+        for i, item in enumerate(node):
+            yield from _relational(master, entry, item, (*path, i))
+        return
+    if not isinstance(node, dict):
+        return
+    start, end = node.get("conc-start"), node.get("conc-end")
+    if _is_int(start) and _is_int(end) and start > end:
+        line = entry.line_at([*path, "conc-start"])
+        yield _hit(master, entry, "conc-range", line, path, start=start, end=end)
+    tp, dcp = node.get("tp"), node.get("dcp-size", 1)
+    if _is_int(tp) and _is_int(dcp) and dcp > 0 and tp % dcp:
+        line = entry.line_at([*path, "dcp-size"])
+        yield _hit(master, entry, "dcp", line, path, tp=tp, dcp=dcp)
+    for key, value in node.items():
+        if isinstance(value, (dict, list)):
+            yield from _relational(master, entry, value, (*path, key))
+
+
+def _is_int(value: Any) -> TypeGuard[int]:
+    return isinstance(value, int) and not isinstance(value, bool)

@@ -1,0 +1,1 @@
+"""Rules over master configs (`configs/*-master.yaml`)."""

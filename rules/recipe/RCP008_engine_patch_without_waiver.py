@@ -1,0 +1,874 @@
+"""RCP008: the recipe patches the serving stack without a waiver."""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+from bot.core.engine import Context
+from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Severity, Span, T
+from bot.parse.recipe import Recipe, Run
+from bot.parse.values import Seg, Str
+
+_K3 = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"
+_HELPER = "benchmarks/single_node/agentic/apply_k3_patches.sh"
+_HELPER_TEXT = (
+    "#!/usr/bin/env bash\n"
+    "SITE=\"$(python3 -c 'import importlib.util as u, os; "
+    'print(os.path.dirname(os.path.dirname(u.find_spec("vllm").origin)))\')"\n'
+    'patch -p1 -d "$SITE" --forward < "$(dirname "$0")/mla_fix.diff"\n'
+)
+_WAIVER = (
+    "# Inference-engine patch waiver — PR #2600\n\n"
+    "- Patch entrypoint: `benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh`\n"
+    "- What is patched: vLLM MLA backend (vllm-project/vllm#51011)\n"
+    "- Removal plan: drop the patch once the pinned nightly ships #51011.\n"
+)
+
+RULE = Rule(
+    id="RCP008",
+    slug="engine-patch-without-waiver",
+    severity=ERROR,
+    target="recipe",
+    title=T(en="Engine patched without a waiver", zh="未经豁免修改推理引擎"),
+    message=T(en="{action}; {waiver}", zh="{action}；{waiver}"),
+    fix=T(
+        en=(
+            "File `docs/waiver/{pr}.md` in the PR that adds the patch (what is patched, why the "
+            "upstream image cannot run the benchmark, the upstream PR or issue, the removal plan), "
+            "or run the pinned image as shipped"
+        ),
+        zh=(
+            "在引入补丁的 PR 中提交 `docs/waiver/{pr}.md`（说明修改内容、上游镜像为何无法运行该基准、"
+            "上游 PR 或 issue、移除计划），或直接按原样运行固定镜像"
+        ),
+    ),
+    rationale=T(
+        en=(
+            "The review checklist requires the pinned image to run as shipped, so that anyone can "
+            "reproduce a number from the released image. Patching the serving stack is allowed "
+            "only with a filled-out waiver `docs/waiver/<PR>.md` named after the PR that "
+            "introduces the patch and filed in that same PR (InferenceX #2155; "
+            "`docs/waiver/2508.md` is an example). The rule reads the commands the recipe really "
+            "runs, with variables resolved: `git apply` / `git am` / `patch`; `sed -i`, `cp`, "
+            "`mv`, `ln`, `install`, `tee` or a `>` redirect whose target is engine source (under "
+            "`site-packages`, `dist-packages`, `/sgl-workspace`, a path found through "
+            "`importlib.util.find_spec` or `<engine>.__file__`, or a file inside an engine "
+            "package); an inline Python heredoc or `python -c` that locates the installed engine "
+            "and writes files; a `sitecustomize.py` that imports the engine; `pip install` of an "
+            "engine package (`knowledge.engine_patching.packages`) from a git URL, an archive "
+            "URL, a source checkout or a non-PyPI index; and helper scripts the recipe runs "
+            "(followed one level when they are in the repository, otherwise judged by a name "
+            "such as `patch_vllm_*.py`). The benchmark client and eval harness are out of scope. "
+            "In a pull request, a patch on lines the PR adds is an error unless the PR adds "
+            "`docs/waiver/<PR>.md`; a pre-existing patch is covered by an earlier waiver that "
+            "names the recipe or its patch script. On a whole tree, which PR introduced a patch is "
+            "unknown, so an unwaived patch is a warning. Commands inside an `if` condition are not "
+            "seen."
+        ),
+        zh=(
+            "审查清单要求固定镜像按原样运行，任何人都能用发布的镜像复现结果。只有附带填写完整的豁免文件 "
+            "`docs/waiver/<PR>.md`（以引入补丁的 PR 命名，并在同一 PR 中提交；InferenceX #2155，示例见 "
+            "`docs/waiver/2508.md`）时才允许修改推理服务栈。本规则读取配方实际执行的命令并解析变量："
+            "`git apply` / `git am` / `patch`；目标为引擎源码的 `sed -i`、`cp`、`mv`、`ln`、`install`、"
+            "`tee` 或 `>` 重定向（位于 `site-packages`、`dist-packages`、`/sgl-workspace` 下，经 "
+            "`importlib.util.find_spec` 或 `<engine>.__file__` 定位，或位于引擎包内的文件）；定位已安装"
+            "引擎并写文件的内联 Python heredoc 或 `python -c`；导入引擎的 `sitecustomize.py`；从 git 地址、"
+            "归档 URL、源码检出或非 PyPI 索引 `pip install` 引擎包（`knowledge.engine_patching.packages`）；"
+            "以及配方运行的辅助脚本（在仓库中时向下跟踪一层，否则按 `patch_vllm_*.py` 这类名称判断）。"
+            "基准客户端与评估框架不在范围内。在 PR 中，PR 新增行上的补丁若该 PR 未添加 "
+            "`docs/waiver/<PR>.md` 则报告为错误；已有的补丁可由先前提及该配方或其补丁脚本的豁免文件覆盖。"
+            "对整棵代码树检查时无法得知补丁由哪个 PR 引入，未豁免的补丁报告为警告。`if` 条件中的命令不在"
+            "分析范围内。"
+        ),
+    ),
+    bad=(
+        Example(
+            path="benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh",
+            note="`sed -i` on an SGLang source file, resolved through a variable",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "MIXIN=/sgl-workspace/sglang/python/sglang/srt/managers/multi_tokenizer_mixin.py\n"
+                "sed -i 's/cached_tokens=x,/cached_tokens=x, details=y,/' \"$MIXIN\"  # [RCP008]\n"
+                'python3 -m sglang.launch_server --model-path "$MODEL" &\n'
+            ),
+        ),
+        Example(
+            path=_K3,
+            pr=2600,
+            base={},
+            note="a new recipe in PR #2600 runs a patch script from its own folder; no waiver",
+            text=(
+                "#!/usr/bin/env bash\n"
+                'bash "$(dirname "$0")/apply_k3_patches.sh"  # [RCP008]\n'
+                'vllm serve "$MODEL" &\n'
+            ),
+            files={_HELPER: _HELPER_TEXT},
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_vllm.sh",
+            note="an inline Python heredoc that rewrites the installed vLLM",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "python3 - <<'PY'  # [RCP008]\n"
+                "import importlib.util, pathlib\n"
+                'root = pathlib.Path(importlib.util.find_spec("vllm").origin).parent\n'
+                'f = root / "v1/attention/backends/mla/flashmla.py"\n'
+                'f.write_text(f.read_text().replace("topk=2048", "topk=512"))\n'
+                "PY\n"
+                'vllm serve "$MODEL" &\n'
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_b200.sh",
+            note="an engine wheel built from a fork",
+            text=(
+                "#!/usr/bin/env bash\n"
+                'FORK="git+https://github.com/acme/sglang.git@fast-moe#subdirectory=python"\n'
+                'pip install --no-deps "$FORK"  # [RCP008]\n'
+                'python3 -m sglang.launch_server --model-path "$MODEL" &\n'
+            ),
+        ),
+    ),
+    good=(
+        Example(
+            path=_K3,
+            pr=2600,
+            base={},
+            note="the same recipe with the waiver filed in PR #2600",
+            text=(
+                "#!/usr/bin/env bash\n"
+                'bash "$(dirname "$0")/apply_k3_patches.sh"\n'
+                'vllm serve "$MODEL" &\n'
+            ),
+            files={_HELPER: _HELPER_TEXT, "docs/waiver/2600.md": _WAIVER},
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/dsr1_fp8_b200.sh",
+            note="client and eval dependencies, a released engine from PyPI, reading the engine",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "pip install -q datasets pandas\n"
+                'pip install "git+https://github.com/EleutherAI/lm-evaluation-harness.git@b315ef3"\n'
+                "pip install --upgrade 'transformers>=5.4'\n"
+                'python3 -c "import vllm, os; print(os.path.dirname(vllm.__file__))"\n'
+                "sed -i 's/^max_tokens: .*/max_tokens: 4096/' \"$RESULT_DIR/eval.yaml\"\n"
+                'vllm serve "$MODEL" &\n'
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/glm5.2_fp4_b200_sglang_mtp.sh",
+            note="a Python heredoc that only reads the checkpoint",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "CKPT_DIR=\"$MODEL_PATH\" python3 - <<'PYEOF'\n"
+                "import json, os\n"
+                'd = os.environ["CKPT_DIR"]\n'
+                'print(json.load(open(os.path.join(d, "model.safetensors.index.json"))))\n'
+                "PYEOF\n"
+                'python3 -m sglang.launch_server --model-path "$MODEL_PATH" &\n'
+            ),
+        ),
+    ),
+)
+
+# ----------------------------------------------------------------- detection
+
+_PY = re.compile(r"^python(\d+(\.\d+)*)?$")
+_SHELLS = {"bash", "sh", "zsh"}
+_WRAPPERS = {"sudo", "env", "nohup", "command", "exec", "nice", "stdbuf"}
+_WRITES = re.compile(
+    r"\.write_(?:text|bytes)\(|\bopen\([^)\n]*,\s*(?:mode\s*=\s*)?[\"'][rbt+]*[wax]"
+    r"|shutil\.(?:copy\w*|move)\(|os\.(?:replace|rename)\("
+)
+_SOURCE_EXT = (".py", ".pyi", ".so", ".cu", ".cuh", ".cpp", ".cc", ".h", ".co", ".json", ".csv")
+_DIRNAME = re.compile(
+    r"^\$\(\s*(?:cd\s+\"?\$\(\s*)?dirname\s+\"?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\"?\s*\)"
+    r"(?:\"?\s*&&\s*pwd\s*\))?/(?P<rest>.+)$"
+)
+_PATCH_NAME = re.compile(r"(?:^|[_.-])(?:monkey)?patch(?:es|ed|ing)?(?:$|[_.-])", re.I)
+_SCRIPT_CONTEXT = {"container", "engine", "image", "server", "serving"}
+_PIP_VALUE_FLAGS = {
+    "-r",
+    "--requirement",
+    "-c",
+    "--constraint",
+    "-i",
+    "--index-url",
+    "--extra-index-url",
+    "-f",
+    "--find-links",
+    "-t",
+    "--target",
+    "--prefix",
+    "--root",
+    "--python",
+    "--src",
+    "--cache-dir",
+    "--log",
+    "--timeout",
+    "--retries",
+    "--trusted-host",
+    "--upgrade-strategy",
+    "--progress-bar",
+    "--platform",
+    "--python-version",
+    "--implementation",
+    "--abi",
+    "--global-option",
+    "--config-settings",
+    "-C",
+}
+
+
+@dataclass(frozen=True)
+class _Op:
+    span: Span
+    action: str
+    action_zh: str
+    subject: str
+    scripts: tuple[str, ...] = ()  # helper files the patch lives in
+    when: tuple[Any, ...] = ()  # the path's conditions on the environment
+
+
+@dataclass(frozen=True)
+class _Know:
+    packages: frozenset[str]
+    engine_paths: tuple[str, ...]
+    harness: tuple[str, ...]
+    upstream: tuple[str, ...]
+    waiver_dir: str
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-.]+", "_", name.strip().lower())
+
+
+def _know(ctx: Context) -> _Know:
+    table: Mapping[str, Any] = ctx.knowledge.section("engine_patching") or {}
+    return _Know(
+        packages=frozenset(_norm(p) for p in table.get("packages", []) or []),
+        engine_paths=tuple(table.get("engine_paths", []) or []),
+        harness=tuple(table.get("harness_paths", []) or []),
+        upstream=tuple(table.get("upstream_indexes", []) or []),
+        waiver_dir=str(table.get("waiver_dir", "docs/waiver")).strip("/"),
+    )
+
+
+def _engine_ref(text: str, kn: _Know) -> str | None:
+    """What in code or a path points at the installed engine, or None."""
+    for m in re.finditer(r"find_spec\(\s*[\"']([\w.]+)[\"']", text):
+        if _norm(m.group(1).split(".")[0]) in kn.packages:
+            return m.group(1).split(".")[0]
+    for m in re.finditer(r"\b([A-Za-z_]\w*)\.__(?:file|path)__", text):
+        if _norm(m.group(1)) in kn.packages:
+            return m.group(1)
+    for marker in kn.engine_paths:
+        if marker in text:
+            return marker.strip("/")
+    return None
+
+
+def _engine_target(word: Str, kn: _Know) -> bool:
+    """Whether a path (resolved as far as possible) lies inside the installed engine."""
+    text = word.text
+    if not text or any(h in text for h in kn.harness):
+        return False
+    if _engine_ref(text, kn) is not None:
+        return True
+    parts = [p for p in text.split("/") if p]
+    return (
+        len(parts) >= 2
+        and parts[-1].endswith(_SOURCE_EXT)
+        and any(_norm(p) in kn.packages for p in parts[:-1])
+    )
+
+
+def _compact(word: Str) -> str:
+    """The word as a reviewer reads it: long unresolved `$(...)` parts shortened."""
+    parts = []
+    for seg in word.segs:
+        long_sub = seg.unknown is not None and seg.text.startswith("$(") and len(seg.text) > 24
+        parts.append("$(…)" if long_sub else seg.text)
+    text = "".join(parts)
+    return text if len(text) <= 120 else "…" + text[-100:]
+
+
+def _place(word: Str, kn: _Know) -> tuple[str, str]:
+    """(en, zh) naming a path for a message, in backticks."""
+    shown = _compact(word)
+    ref = _engine_ref(word.text, kn)
+    if shown == "$(…)" and ref is not None:
+        return f"the installed `{ref}`", f"已安装的 `{ref}`"
+    return f"`{shown}`", f"`{shown}`"
+
+
+def _positional(words: Sequence[Str], value_flags: set[str]) -> list[Str]:
+    out: list[Str] = []
+    skip = False
+    for w in words:
+        if skip:
+            skip = False
+            continue
+        t = w.text
+        if t.startswith("-") and w.known:
+            if t in value_flags:
+                skip = True
+            continue
+        out.append(w)
+    return out
+
+
+def _after(word: Str, cut: int) -> Str:
+    """`word` without its first `cut` characters, segments (and unknown parts) kept."""
+    segs: list[Seg] = []
+    pos = 0
+    for seg in word.segs:
+        end = pos + len(seg.text)
+        if end > cut:
+            off = max(0, cut - pos)
+            segs.append(replace(seg, text=seg.text[off:], col=seg.col + off) if off else seg)
+        pos = end
+    return Str(tuple(segs))
+
+
+def _flag_value(words: Sequence[Str], *names: str) -> Str | None:
+    for i, w in enumerate(words):
+        for name in names:
+            if w.text == name and i + 1 < len(words):
+                return words[i + 1]
+            if name.startswith("--") and w.text.startswith(name + "="):
+                return _after(w, len(name) + 1)
+    return None
+
+
+def _git(run: Run, kn: _Know) -> _Op | None:
+    words = run.words[1:]
+    i = 0
+    cwd: Str | None = None
+    while i < len(words) and words[i].text.startswith("-"):
+        if words[i].text in ("-C", "-c") and i + 1 < len(words):
+            if words[i].text == "-C":
+                cwd = words[i + 1]
+            i += 2
+            continue
+        i += 1
+    if i >= len(words) or words[i].text not in ("apply", "am"):
+        return None
+    sub = words[i].text
+    rest = words[i + 1 :]
+    texts = {w.text for w in rest}
+    if texts & {"--check", "--stat", "--numstat", "--summary"} and "--apply" not in texts:
+        return None  # inspects a patch without applying it
+    target = _flag_value(rest, "--directory") or cwd
+    return _patch_op(run, f"git {sub}", target, kn)
+
+
+def _patch_cmd(run: Run, kn: _Know) -> _Op | None:
+    if any(w.text in ("--dry-run", "--check") for w in run.words[1:]):
+        return None
+    target = _flag_value(run.words[1:], "-d", "--directory")
+    return _patch_op(run, "patch", target, kn)
+
+
+def _patch_op(run: Run, cmd: str, target: Str | None, kn: _Know) -> _Op | None:
+    if target is not None and any(h in target.text for h in kn.harness):
+        return None
+    to, action_zh = "", f"`{cmd}` 打入了补丁"
+    if target is not None and target.text:
+        where, where_zh = _place(target, kn)
+        to, action_zh = f" to {where}", f"`{cmd}` 向 {where_zh} 打入了补丁"
+    return _Op(
+        run.span,
+        f"`{cmd}` applies a patch{to}",
+        action_zh,
+        f"{cmd} {target.text if target is not None else ''}".strip(),
+    )
+
+
+def _sed(run: Run, kn: _Know) -> _Op | None:
+    words = run.words[1:]
+    inplace = any(
+        (w.known and re.match(r"^-[A-Za-z]*i", w.text) is not None)
+        or w.text.startswith("--in-place")
+        for w in words
+    )
+    if not inplace:
+        return None
+    scripted = any(w.text in ("-e", "--expression", "-f", "--file") for w in words)
+    files = _positional(words, {"-e", "--expression", "-f", "--file", "-l", "--line-length"})
+    if not scripted:
+        files = files[1:]
+    for target in files:
+        if _engine_target(target, kn):
+            where, where_zh = _place(target, kn)
+            return _Op(
+                run.span,
+                f"`sed -i` edits {where} in place",
+                f"`sed -i` 原地修改了 {where_zh}",
+                f"sed -i {target.text}",
+            )
+    return None
+
+
+def _copy(run: Run, kn: _Know) -> _Op | None:
+    words = run.words[1:]
+    dest = _flag_value(words, "-t", "--target-directory")
+    if dest is None:
+        files = _positional(words, {"-S", "--suffix", "-m", "--mode", "-o", "-g"})
+        last = files[-1:] if len(files) >= 2 else []
+        targets = files if run.name == "tee" else last
+    else:
+        targets = [dest]
+    for target in targets:
+        if _engine_target(target, kn):
+            where, where_zh = _place(target, kn)
+            return _Op(
+                run.span,
+                f"`{run.name}` overwrites {where} in the installed engine",
+                f"`{run.name}` 覆盖了已安装引擎中的 {where_zh}",
+                f"{run.name} {target.text}",
+            )
+    return None
+
+
+def _python_code(run: Run) -> tuple[str | None, list[Str], str]:
+    """(code, arguments, how) of a python run: a heredoc on stdin or `-c CODE`."""
+    words = run.words[1:]
+    i = 0
+    while i < len(words):
+        t = words[i].text
+        if t == "-c" and i + 1 < len(words):
+            return words[i + 1].text, list(words[i + 2 :]), "`python -c`"
+        if t in ("-m",):
+            return None, [], ""
+        if t in ("-X", "-W") and i + 1 < len(words):
+            i += 2
+            continue
+        if t.startswith("-") and t != "-":
+            i += 1
+            continue
+        break
+    rest = list(words[i:])
+    if run.stdin is not None and (not rest or rest[0].text == "-"):
+        return run.stdin.text, rest[1:], "an inline Python heredoc"
+    return None, [], ""
+
+
+def _python(run: Run, kn: _Know) -> _Op | None:
+    code, args, how = _python_code(run)
+    if not code or not _WRITES.search(code):
+        return None
+    target = next((a for a in args if _engine_target(a, kn)), None)
+    ref = _engine_ref(code, kn)
+    if target is None and ref is None:
+        return None
+    if target is not None:
+        what, what_zh = _place(target, kn)
+    else:
+        what, what_zh = f"the installed `{ref}`", f"已安装的 `{ref}`"
+    how_zh = "内联 Python heredoc" if how.startswith("an inline") else how
+    return _Op(
+        run.span,
+        f"{how} rewrites {what}",
+        f"{how_zh} 改写了 {what_zh}",
+        f"{how} {target.text if target is not None else ref}",
+    )
+
+
+def _redirect(run: Run, kn: _Know) -> _Op | None:
+    dest = run.redirect_to
+    if dest is None:
+        return None
+    if _engine_target(dest, kn):
+        return _Op(
+            run.span,
+            f"`{run.name} > {_compact(dest)}` writes into the installed engine",
+            f"`{run.name} > {_compact(dest)}` 写入了已安装的引擎",
+            f"> {dest.text}",
+        )
+    base = posixpath.basename(dest.text)
+    body = run.stdin.text if run.stdin is not None else ""
+    if base in ("sitecustomize.py", "usercustomize.py") and _imports_engine(body, kn):
+        return _Op(
+            run.span,
+            f"`{base}` injects start-up code that imports the engine (monkey-patching)",
+            f"`{base}` 注入了导入引擎的启动代码（猴子补丁）",
+            f"> {dest.text}",
+        )
+    return None
+
+
+def _imports_engine(code: str, kn: _Know) -> bool:
+    for m in re.finditer(r"^\s*(?:from|import)\s+([A-Za-z_][\w]*)", code, re.M):
+        if _norm(m.group(1)) in kn.packages:
+            return True
+    return False
+
+
+def _pip_args(run: Run) -> list[Str] | None:
+    """The words after `install` of `pip install`, `python -m pip install`, `uv pip install`."""
+    vals = [w.value or "" for w in run.words]
+    start = next(
+        (i + 1 for i, v in enumerate(vals[:4]) if v.rsplit("/", 1)[-1] in ("pip", "pip3")), None
+    )
+    if start is None:
+        return None
+    for j in range(start, len(vals)):
+        if vals[j] == "install":
+            return list(run.words[j + 1 :])
+        if not vals[j].startswith("-"):
+            return None
+    return None
+
+
+def _clone_before(recipe: Recipe, line: int) -> str | None:
+    best: tuple[int, str] | None = None
+    for run in recipe.commands:
+        if run.name != "git" or run.span.line >= line:
+            continue
+        pos = _positional(run.words[1:], {"-C", "-c", "-b", "--branch", "--depth", "-o"})
+        cloned = len(pos) >= 2 and pos[0].text == "clone" and pos[1].known
+        if cloned and (best is None or run.span.line > best[0]):
+            best = (run.span.line, pos[1].text)
+    return best[1] if best else None
+
+
+def _dist_name(spec: str) -> str:
+    """The distribution a pip requirement, URL, wheel or directory names."""
+    spec = spec.strip()
+    m = re.search(r"[#&]egg=([\w.-]+)", spec)
+    if m:
+        return m.group(1)
+    if " @ " in spec or re.match(r"^[\w.-]+(\[[^\]]*\])?\s*@\s*\S", spec):
+        return re.split(r"[\[@\s]", spec, maxsplit=1)[0]
+    path = re.sub(r"[?#].*$", "", spec).rstrip("/")
+    if "://" in path:
+        path = path.split("://", 1)[1]
+        path = re.sub(r"@[^/]*$", "", path)  # git+https://host/org/repo.git@ref
+    parts = [p for p in path.split("/") if p]
+    leaf = parts[-1] if parts else path
+    if leaf.endswith(".whl"):
+        return leaf.split("-", 1)[0]
+    for ext in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
+        if leaf.endswith(ext):
+            stem = leaf[: -len(ext)]
+            # github archives: /org/repo/archive/<ref>.tar.gz
+            if len(parts) >= 3 and parts[-2] == "archive":
+                return parts[-3]
+            return stem.rsplit("-", 1)[0] if "-" in stem else stem
+    if leaf.endswith(".git"):
+        return leaf[:-4]
+    if "://" in spec or "/" in spec:
+        return leaf
+    return re.split(r"[\[<>=!~;\s]", spec, maxsplit=1)[0]
+
+
+def _pip(run: Run, recipe: Recipe, kn: _Know) -> _Op | None:
+    args = _pip_args(run)
+    if args is None:
+        return None
+    indexes = [
+        v.text
+        for v in (
+            _flag_value(args, "-i", "--index-url"),
+            _flag_value(args, "--extra-index-url"),
+            _flag_value(args, "-f", "--find-links"),
+        )
+        if v is not None and v.known
+    ]
+    custom = [u for u in indexes if not any(u.startswith(up) for up in kn.upstream)]
+    specs = _positional(args, _PIP_VALUE_FLAGS | {"-e", "--editable"})
+    editable = _flag_value(args, "-e", "--editable")
+    if editable is not None:
+        specs.append(editable)
+    for spec in specs:
+        if not spec.known:
+            continue
+        text = spec.text
+        name = _dist_name(text)
+        local = text.startswith(("./", "../", "/")) or spec is editable
+        if text.startswith(("git+", "hg+", "svn+", "bzr+")) or "@ git+" in text:
+            source, source_zh = "a git URL", "git 地址"
+        elif "://" in text:
+            if any(text.startswith(up) for up in kn.upstream):
+                continue
+            source, source_zh = "a URL", "URL"
+        elif text.rstrip("/") in (".", ".."):
+            repo = _clone_before(recipe, run.span.line)
+            if repo is None:
+                continue
+            name = _dist_name(repo)
+            source, source_zh = f"a source build of `{repo}`", f"`{repo}` 的源码构建"
+        elif local or text.endswith(".whl"):
+            source, source_zh = "a local build", "本地构建"
+        elif custom:
+            source, source_zh = f"the index `{custom[0]}`", f"索引 `{custom[0]}`"
+        else:
+            continue
+        if _norm(name) not in kn.packages:
+            continue
+        return _Op(
+            run.span,
+            f"`pip install {_compact(spec)}` installs `{name}` from {source} on top of the pinned image",
+            f"`pip install {_compact(spec)}` 在固定镜像之上安装了 `{name}`（来源：{source_zh}）",
+            f"pip install {name} {text}",
+        )
+    return None
+
+
+def _script(run: Run) -> Str | None:
+    words = run.words
+    name = run.name
+    if name in _SHELLS:
+        pos = _positional(words[1:], {"-o", "-O"})
+        if any(w.text == "-c" for w in words[1:]):
+            return None
+        return pos[0] if pos else None
+    if _PY.match(name):
+        code, _, _ = _python_code(run)
+        if code is not None or any(w.text in ("-m", "-c") for w in words[1:]):
+            return None
+        pos = _positional(words[1:], {"-X", "-W"})
+        return pos[0] if pos and pos[0].text != "-" else None
+    if words and words[0].text.endswith((".sh", ".py")) and "/" in words[0].text:
+        return words[0]
+    return None
+
+
+def _resolve(word: Str, recipe: Recipe, ctx: Context) -> str | None:
+    """The repository path of a script the recipe runs, when it is in the tree."""
+    text = word.text
+    m = _DIRNAME.match(text)
+    candidates: list[str] = []
+    if m:
+        candidates.append(posixpath.join(posixpath.dirname(recipe.path), m.group("rest")))
+    elif word.known and not text.startswith("/"):
+        candidates += [text, posixpath.join(posixpath.dirname(recipe.path), text)]
+    # `$WORKSPACE/benchmarks/x.sh`: the repository mounted somewhere in the container
+    top = recipe.path.split("/", 1)[0] + "/"
+    at = text.find("/" + top)
+    if not m and at >= 0:
+        candidates.append(text[at + 1 :])
+    for cand in candidates:
+        path = posixpath.normpath(cand)
+        if not path.startswith("..") and ctx.tree.read(path) is not None:
+            return path
+    return None
+
+
+def _helper(run: Run, recipe: Recipe, ctx: Context, kn: _Know, depth: int) -> _Op | None:
+    word = _script(run)
+    if word is None or depth > 0:
+        return None
+    name = posixpath.basename(word.text)
+    path = _resolve(word, recipe, ctx)
+    if path is not None and path != recipe.path:
+        inner: _Op | None = None
+        if path.endswith(".py"):
+            text = ctx.text(path) or ""
+            ref = _engine_ref(text, kn)
+            if ref is not None and _WRITES.search(text):
+                inner = _Op(
+                    run.span, f"it rewrites the installed `{ref}`", f"它改写了已安装的 `{ref}`", ""
+                )
+        else:
+            sub = ctx.recipe(path)
+            if isinstance(sub, Recipe):
+                inner = next(iter(_ops(sub, ctx, kn, depth + 1)), None)
+                if inner is not None:
+                    line = inner.span.line
+                    inner = _Op(
+                        inner.span,
+                        f"line {line}: {inner.action}",
+                        f"第 {line} 行：{inner.action_zh}",
+                        "",
+                    )
+        if inner is None:
+            return None
+        return _Op(
+            run.span,
+            f"runs `{name}`, which patches the serving stack ({inner.action})",
+            f"运行了 `{name}`，该脚本修改了推理服务栈（{inner.action_zh}）",
+            f"runs {path}",
+            scripts=(path,),
+        )
+    stem = re.sub(r"\.(sh|py)$", "", name)
+    tokens = {_norm(t) for t in re.split(r"[_.-]+", stem) if t}
+    if _PATCH_NAME.search(stem) and (tokens & kn.packages or tokens & _SCRIPT_CONTEXT):
+        return _Op(
+            run.span,
+            f"runs the patch script `{name}`",
+            f"运行了补丁脚本 `{name}`",
+            f"runs {name}",
+            scripts=(name,),
+        )
+    return None
+
+
+def _unwrapped(run: Run) -> Run:
+    """`sudo sed -i ...`, `env A=1 pip install ...` -> the wrapped command."""
+    words = run.words
+    i = 0
+    while i < len(words) - 1:
+        text = words[i].text
+        if words[i].known and (text in _WRAPPERS or (i and re.match(r"^[A-Za-z_]\w*=", text))):
+            i += 1
+            continue
+        break
+    return replace(run, words=words[i:]) if i else run
+
+
+def _ops(recipe: Recipe, ctx: Context, kn: _Know, depth: int = 0) -> Iterator[_Op]:
+    seen: set[tuple[int, str]] = set()
+    for found in recipe.commands:
+        run = _unwrapped(found)
+        name = run.name
+        op: _Op | None = None
+        if name == "git":
+            op = _git(run, kn)
+        elif name == "patch":
+            op = _patch_cmd(run, kn)
+        elif name == "sed":
+            op = _sed(run, kn)
+        elif name in ("cp", "mv", "ln", "install", "rsync", "tee"):
+            op = _copy(run, kn)
+        if op is None and _PY.match(name):
+            op = _python(run, kn)
+        if op is None:
+            op = _pip(run, recipe, kn)
+        if op is None:
+            op = _redirect(run, kn)
+        if op is None:
+            op = _helper(run, recipe, ctx, kn, depth)
+        if op is None:
+            continue
+        key = (op.span.line, op.subject)
+        if key in seen:
+            continue
+        seen.add(key)
+        yield _Op(op.span, op.action, op.action_zh, op.subject, op.scripts, run.assumptions)
+
+
+# ------------------------------------------------------------------- waivers
+
+
+def _waivers(ctx: Context, tree: Any, wdir: str) -> dict[str, str]:
+    def load() -> dict[str, str]:
+        out = {}
+        for path in ctx.all_paths(tree):
+            if path.startswith(wdir + "/") and path.endswith(".md"):
+                out[path] = ctx.text(path, tree) or ""
+        return out
+
+    found: dict[str, str] = ctx.memo(f"waivers:{id(tree)}:{wdir}", load)
+    return found
+
+
+def _introduced(recipe: Recipe, ctx: Context, op: _Op) -> bool | None:
+    """Whether the PR adds this patch: True, False, or None outside a PR."""
+    if ctx.change is not None:
+        if ctx.change.touches_line(recipe.path, op.span.line, op.span.last_line):
+            return True
+        return any(ctx.change.file(p) is not None for p in op.scripts)
+    if ctx.base is None:
+        return None
+    old = ctx.text(recipe.path, ctx.base)
+    if old is None:
+        return True
+    before = {line.strip() for line in old.splitlines()}
+    lines = recipe.lines[op.span.line - 1 : op.span.last_line]
+    if any(line.strip() and line.strip() not in before for line in lines):
+        return True
+    return any(ctx.text(p, ctx.base) != ctx.text(p) for p in op.scripts)
+
+
+def _names(recipe: Recipe, op: _Op) -> list[str]:
+    names = [recipe.path]
+    for p in op.scripts:
+        names.append(p)
+        if "/" in p:
+            names.append(
+                posixpath.join(posixpath.basename(posixpath.dirname(p)), posixpath.basename(p))
+            )
+    return names
+
+
+def _own_waiver(ctx: Context, wdir: str) -> bool:
+    if ctx.pr is None:
+        return False
+    own = f"{wdir}/{ctx.pr}.md"
+    if ctx.tree.read(own) is None:
+        return False
+    if ctx.change is not None:
+        return ctx.change.added(own)
+    if ctx.base is not None:
+        return ctx.base.read(own) is None
+    return True
+
+
+def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[Severity, str, str] | None:
+    """None when a waiver covers the patch; else (severity, why en, why zh)."""
+    wdir = kn.waiver_dir
+    if _own_waiver(ctx, wdir):
+        return None
+    introduced = _introduced(recipe, ctx, op)
+    if introduced is not True:
+        tree = ctx.base if ctx.base is not None else ctx.tree
+        names = _names(recipe, op)
+        if any(any(n in text for n in names) for text in _waivers(ctx, tree, wdir).values()):
+            return None
+        return (
+            WARNING,
+            f"no waiver under `{wdir}/` names this recipe",
+            f"`{wdir}/` 下没有提及此配方的豁免文件",
+        )
+    if ctx.pr is not None:
+        return (
+            ERROR,
+            f"no waiver `{wdir}/{ctx.pr}.md` is added in this PR",
+            f"本 PR 未添加豁免文件 `{wdir}/{ctx.pr}.md`",
+        )
+    return (
+        ERROR,
+        f"no waiver under `{wdir}/` is added with this change",
+        f"本次变更未在 `{wdir}/` 下添加豁免文件",
+    )
+
+
+def _when(assumptions: tuple[Any, ...]) -> tuple[str, str]:
+    conds = []
+    for a in assumptions:
+        var, op, value = getattr(a, "var", None), getattr(a, "op", None), getattr(a, "value", None)
+        if var is None or var == "EVAL_ONLY":
+            continue
+        conds.append(f"`{var}{'=' if op == 'eq' else '!='}{value}`")
+    if not conds:
+        return "", ""
+    return f" (only when {' and '.join(conds)})", f"（仅当 {'、'.join(conds)} 时）"
+
+
+def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+    if not recipe.commands:
+        return
+    kn = _know(ctx)
+    for op in _ops(recipe, ctx, kn):
+        gap = _coverage(recipe, ctx, kn, op)
+        if gap is None:
+            continue
+        severity, why, why_zh = gap
+        when, when_zh = _when(op.when)
+        yield RULE.hit(
+            recipe.path,
+            op.span,
+            op.subject,
+            severity=severity,
+            action=op.action + when,
+            action_zh=op.action_zh + when_zh,
+            waiver=why,
+            waiver_zh=why_zh,
+            pr=str(ctx.pr) if ctx.pr is not None else "<PR>",
+        )

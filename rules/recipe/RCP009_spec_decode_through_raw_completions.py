@@ -1,0 +1,278 @@
+"""RCP009: a speculative-decoding recipe is benchmarked through raw completions."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping, Sequence
+from typing import Any
+
+from bot.core.engine import Context
+from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.parse import facts
+from bot.parse.recipe import BOOL_FLAG_RE, Recipe, Run
+from bot.parse.values import Str
+
+_SERVE = (
+    "#!/usr/bin/env bash\n"
+    'python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE \\\n'
+    "    --speculative-num-steps 3 --speculative-eagle-topk 1 &\n"
+)
+
+RULE = Rule(
+    id="RCP009",
+    slug="spec-decode-through-raw-completions",
+    severity=ERROR,
+    target="recipe",
+    title=T(
+        en="Speculative decoding benchmarked through raw completions",
+        zh="投机解码以原始 completions 方式测试",
+    ),
+    message=T(
+        en=(
+            "`{client}` sends prompts without a chat template ({how}) to a server running "
+            "`{method}` speculative decoding, so the measured acceptance length is not what chat "
+            "traffic gets"
+        ),
+        zh=(
+            "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词（{how}），"
+            "测得的接受长度与真实对话流量不符"
+        ),
+    ),
+    fix=T(en="Add `{flag}` to `{client}`", zh="为 `{client}` 加上 `{flag}`"),
+    rationale=T(
+        en=(
+            "Draft heads (EAGLE, MTP, DSpark) are trained on chat-formatted text. On raw random "
+            "tokens sent to `/v1/completions` their acceptance silently drops, so the benchmark "
+            "measures a different acceptance-length distribution than production traffic. The "
+            "review checklist requires speculative-decoding PRs to benchmark through chat "
+            "templates, and InferenceX's AGENTS.md requires every `*_mtp.sh` to pass "
+            "`--use-chat-template` to `run_benchmark_serving` (InferenceX #1554 and #1555 added "
+            "it where it was missing). The rule finds the throughput benchmark the recipe runs "
+            "(`run_benchmark_serving`, `benchmark_serving.py`, `sglang.bench_serving`, "
+            "`vllm bench serve`, `aiperf`; `knowledge.benchmark_client`) and reports it on a "
+            "speculative-decoding recipe when no chat flag (`--use-chat-template`, "
+            "`--apply-chat-template`, `--dsv4`) and no chat backend or endpoint "
+            "(`--backend openai-chat`, `--endpoint-type chat`, `/v1/chat/completions`) and no "
+            "dataset the client renders through the chat template (vLLM's `speed_bench`) "
+            "reaches it on any path. Agentic trace replay goes through `build_replay_cmd`, which always "
+            "uses `--endpoint-type chat`. Arguments the bot cannot resolve (an array from the "
+            "environment) keep it silent, and so does the EVAL_ONLY arm, which runs no throughput "
+            "benchmark."
+        ),
+        zh=(
+            "草稿头（EAGLE、MTP、DSpark）是在对话格式文本上训练的。对发往 `/v1/completions` 的原始随机 "
+            "token，其接受率会悄然下降，基准测得的接受长度分布与生产流量不同。审查清单要求投机解码 PR 通过 "
+            "chat template 进行基准测试，InferenceX 的 AGENTS.md 要求每个 `*_mtp.sh` 都向 "
+            "`run_benchmark_serving` 传入 `--use-chat-template`（InferenceX #1554 与 #1555 为缺少它的配方"
+            "补上了）。本规则找到配方运行的吞吐基准客户端（`run_benchmark_serving`、"
+            "`benchmark_serving.py`、`sglang.bench_serving`、`vllm bench serve`、`aiperf`；"
+            "`knowledge.benchmark_client`），若投机解码配方在所有路径上都没有给它 chat 参数"
+            "（`--use-chat-template`、`--apply-chat-template`、`--dsv4`），也没有使用 chat 后端或端点"
+            "（`--backend openai-chat`、`--endpoint-type chat`、`/v1/chat/completions`），也没有使用由客户端套用 "
+            "chat template 的数据集（vLLM 的 `speed_bench`），则报告问题。"
+            "智能体轨迹回放经由 `build_replay_cmd`，它始终使用 `--endpoint-type chat`。机器人无法解析的"
+            "参数（来自环境的数组）以及不运行吞吐基准的 EVAL_ONLY 分支不会触发本规则。"
+        ),
+    ),
+    bad=(
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp4_mi355x_mtp.sh",
+            note="the MTP recipe InferenceX #1554 fixed",
+            text=(
+                _SERVE + 'run_benchmark_serving --model "$MODEL" --port "$PORT" --backend vllm '
+                '--input-len "$ISL" --output-len "$OSL"  # [RCP009]\n'
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/minimaxm3_fp8_h200_mtp.sh",
+            note="vLLM's own client on the completions backend, chosen through a variable",
+            text=(
+                "#!/usr/bin/env bash\n"
+                'SPEC=\'{"method": "eagle3", "model": "Inferact/MiniMax-M3-EAGLE3", '
+                '"num_speculative_tokens": 3}\'\n'
+                'vllm serve "$MODEL" --speculative-config "$SPEC" &\n'
+                "BACKEND=openai\n"
+                'vllm bench serve --backend "$BACKEND" --dataset-name random  # [RCP009]\n'
+            ),
+        ),
+    ),
+    good=(
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp4_mi355x_mtp.sh",
+            text=(
+                _SERVE + "run_benchmark_serving \\\n"
+                '    --model "$MODEL" --port "$PORT" --backend vllm \\\n'
+                '    --input-len "$ISL" --output-len "$OSL" --random-range-ratio 0.8 \\\n'
+                '    --num-prompts "$((CONC * 10))" --max-concurrency "$CONC" \\\n'
+                '    --result-filename "$RESULT_FILENAME" --result-dir /workspace/ \\\n'
+                "    --use-chat-template\n"
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/dsv4_fp4_b300_sglang_mtp.sh",
+            note="--dsv4 implies the chat template; flags may come through an array",
+            text=(
+                _SERVE + "BENCH_ARGS=(--trust-remote-code --dsv4)\n"
+                'run_benchmark_serving --model "$MODEL" --port "$PORT" --backend vllm \\\n'
+                '    --input-len "$ISL" --output-len "$OSL" "${BENCH_ARGS[@]}"\n'
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/qwen3.5_fp8_h200_mtp.sh",
+            note="agentic trace replay always uses the chat endpoint",
+            text=(
+                _SERVE + 'if [ "$EVAL_ONLY" = "true" ]; then\n'
+                '    run_eval --port "$PORT"\n'
+                "else\n"
+                '    build_replay_cmd "$RESULT_DIR"\n'
+                '    run_agentic_replay_and_write_outputs "$RESULT_DIR"\n'
+                "fi\n"
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h200.sh",
+            note="no speculative decoding: raw completions are fine",
+            text=(
+                "#!/usr/bin/env bash\n"
+                'python3 -m sglang.launch_server --model-path "$MODEL" &\n'
+                'run_benchmark_serving --model "$MODEL" --port "$PORT" --backend vllm\n'
+            ),
+        ),
+    ),
+)
+
+_CLIENT_BOOLS = {
+    "--ignore-eos",
+    "--save-result",
+    "--streaming",
+    "--profile",
+    "--disable-tqdm",
+    "--trust-remote-code",
+    "--use-server-token-count",
+}
+
+
+def _spec(recipe: Recipe, ctx: Context) -> str | None:
+    """The speculative-decoding method served (as written), or None."""
+    for launch in recipe.launches:
+        if launch.eval_only is True:
+            continue
+        s = facts.spec(launch, ctx.knowledge)
+        if s is not None:
+            return s.raw_method or s.method or "speculative"
+    return "MTP" if recipe.mtp else None
+
+
+def _client(run: Run, clients: Mapping[str, Any]) -> tuple[str, int] | None:
+    """(client name, index of its first argument) when `run` drives a benchmark client."""
+    bases = [w.text.rsplit("/", 1)[-1] for w in run.words[:6]]
+    for name in clients:
+        toks = str(name).split()
+        for i in range(len(bases) - len(toks) + 1):
+            if bases[i : i + len(toks)] == toks:
+                return str(name), i + len(toks)
+    return None
+
+
+def _value(words: Sequence[Str], *names: str) -> tuple[bool, Str | None]:
+    """(given, value) of the last occurrence of a flag."""
+    found: tuple[bool, Str | None] = (False, None)
+    for i, w in enumerate(words):
+        for name in names:
+            if w.text == name:
+                found = (True, words[i + 1] if i + 1 < len(words) else None)
+            elif w.text.startswith(name + "=") and w.known:
+                found = (True, Str.lit(w.text[len(name) + 1 :]))
+    return found
+
+
+def _verdict(
+    run: Run, client: str, start: int, table: Mapping[str, Any]
+) -> tuple[bool, str] | None:
+    """(chat-templated, how it was decided), or None when the arguments are not resolved."""
+    words = list(run.words[start:])
+    chat_flags = set(table.get("chat_flags", []) or [])
+    for w in words:
+        if w.known and w.text in chat_flags:
+            return True, w.text
+    # an unresolved word that is not a flag's value may be a chat flag
+    for i, w in enumerate(words):
+        if w.known:
+            continue
+        prev = words[i - 1] if i else None
+        takes_value = (
+            prev is not None
+            and prev.known
+            and prev.text.startswith("--")
+            and "=" not in prev.text
+            and prev.text not in chat_flags
+            and prev.text not in _CLIENT_BOOLS
+            and not BOOL_FLAG_RE.match(prev.text)
+        )
+        if not takes_value:
+            return None
+    _, dataset = _value(words, "--dataset-name")
+    if dataset is not None and dataset.text in set(table.get("chat_datasets", []) or []):
+        return True, dataset.text
+    endpoints = set(table.get("chat_endpoints", []) or [])
+    ep_given, endpoint = _value(words, "--endpoint")
+    if ep_given and (endpoint is None or not endpoint.known):
+        return None
+    if endpoint is not None and endpoint.text in endpoints:
+        return True, endpoint.text
+    given, backend = _value(words, "--backend", "--endpoint-type")
+    if given:
+        if backend is None or not backend.known:
+            return None
+        if backend.text in set(table.get("chat_backends", []) or []):
+            return True, backend.text
+        return False, f"`{backend.text}` backend"
+    if ep_given and endpoint is not None:
+        return False, f"`{endpoint.text}` endpoint"
+    if client in set(table.get("chat_by_default", []) or []):
+        return True, "default"
+    return False, ""
+
+
+def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+    if not recipe.commands:
+        return
+    table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
+    clients: Mapping[str, Any] = table.get("commands", {}) or {}
+    if not clients:
+        return
+    spec = _spec(recipe, ctx)
+    if spec is None:
+        return
+    method = spec
+    by_line: dict[int, list[tuple[Run, str, tuple[bool, str] | None]]] = {}
+    for run in recipe.commands:
+        if run.eval_only is True:
+            continue
+        found = _client(run, clients)
+        if found is None:
+            continue
+        client, start = found
+        by_line.setdefault(run.span.line, []).append(
+            (run, client, _verdict(run, client, start, table))
+        )
+    for items in by_line.values():
+        if not all(v is not None and v[0] is False for _, _, v in items):
+            continue
+        run, client, verdict = items[0]
+        how = verdict[1] if verdict is not None else ""
+        if how.endswith(" backend"):
+            how_zh = how.replace(" backend", " 后端")
+        elif how.endswith(" endpoint"):
+            how_zh = how.replace(" endpoint", " 端点")
+        else:
+            how, how_zh = "no chat flag", "没有 chat 参数"
+        yield RULE.hit(
+            recipe.path,
+            run.span,
+            f"{client} raw completions",
+            client=client,
+            method=method,
+            how=how,
+            how_zh=how_zh,
+            flag=str(clients.get(client, "--use-chat-template")),
+        )

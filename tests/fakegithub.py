@@ -1,0 +1,1507 @@
+"""A fake GitHub REST API on loopback, for tests that exercise PyGithub itself.
+
+    with FakeGitHub() as fake:
+        fake.add_token("t0ken", "recipe-bot")
+        pr = fake.create_pull("octo/bench", base={"a.sh": "x\n"}, head={"a.sh": "y\n"})
+        gateway = from_token("t0ken", fake.url, seconds_between_writes=0)
+
+It speaks HTTP/1.1 on 127.0.0.1 (a `ThreadingHTTPServer` in a thread) and
+keeps everything in memory: repositories with real git object ids (blobs,
+trees, commits, branches), pull requests, their files (diffed from the two
+trees, with unified-diff `patch` fields), issue and review comments, reviews,
+commit statuses, a GitHub App (JWTs are verified with the app's public key)
+with installations and expiring installation tokens.
+
+Every request is recorded in `fake.requests` (method, path, query, json body,
+headers, status answered). Failures are injected with `fail_next` (any status,
+optionally after applying the request) and `rate_limit_next` (403/429 with a
+rate-limit message and `Retry-After`).
+
+Only what the bot uses is implemented; shapes follow the real API closely
+enough for PyGithub and for code reading the JSON.
+"""
+
+from __future__ import annotations
+
+import base64
+import difflib
+import hashlib
+import itertools
+import json
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Mapping
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import parse_qs, unquote, urlencode, urlsplit
+
+import jwt
+from cryptography.hazmat.primitives import serialization
+from cryptography.hazmat.primitives.asymmetric import rsa
+
+JSON = dict[str, Any]
+Files = Mapping[str, str | bytes]
+
+LARGE_FILE = 1024 * 1024  # the contents API sends no content above 1 MB
+MAX_PR_FILES = 3000
+SECONDARY_MESSAGE = (
+    "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+)
+PRIMARY_MESSAGE = "API rate limit exceeded for installation."
+
+_KEY_LOCK = threading.Lock()
+_KEY: rsa.RSAPrivateKey | None = None
+
+
+def app_private_key() -> rsa.RSAPrivateKey:
+    """One RSA key per test session (generating one takes ~50 ms)."""
+    global _KEY
+    with _KEY_LOCK:
+        if _KEY is None:
+            _KEY = rsa.generate_private_key(public_exponent=65537, key_size=2048)
+        return _KEY
+
+
+def app_private_key_pem() -> str:
+    return (
+        app_private_key()
+        .private_bytes(
+            serialization.Encoding.PEM,
+            serialization.PrivateFormat.TraditionalOpenSSL,
+            serialization.NoEncryption(),
+        )
+        .decode()
+    )
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass
+class Request:
+    method: str
+    path: str  # without the API prefix, still percent-encoded
+    query: dict[str, str]
+    json: Any
+    headers: dict[str, str]  # lower-case names
+    status: int = 0  # what the fake answered
+
+    def __repr__(self) -> str:
+        return f"<{self.method} {self.path} {self.query or ''} -> {self.status}>"
+
+
+@dataclass
+class Failure:
+    method: str
+    path_regex: str
+    status: int
+    after_effect: bool
+    headers: dict[str, str]
+    body: JSON
+    times: int
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method in ("*", method)) and re.search(self.path_regex, path) is not None
+
+
+class HTTPError(Exception):
+    def __init__(self, status: int, message: str, **extra: Any) -> None:
+        super().__init__(message)
+        self.status = status
+        self.body: JSON = {
+            "message": message,
+            "documentation_url": "https://docs.github.com/rest",
+            **extra,
+        }
+
+
+# --------------------------------------------------------------------------- git objects
+
+
+def git_blob_sha(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
+
+
+def _as_bytes(value: str | bytes) -> bytes:
+    return value.encode() if isinstance(value, str) else value
+
+
+@dataclass
+class TreeEntry:
+    name: str
+    mode: str  # "100644" file, "100755" executable, "120000" symlink, "040000" tree
+    type: str  # "blob" | "tree"
+    sha: str
+
+
+@dataclass
+class FakeRepo:
+    owner: str
+    name: str
+    id: int
+    default_branch: str = "main"
+    installation_id: int | None = 1
+    private: bool = False
+    blobs: dict[str, bytes] = field(default_factory=dict)
+    trees: dict[str, list[TreeEntry]] = field(default_factory=dict)
+    commits: dict[str, JSON] = field(default_factory=dict)
+    branches: dict[str, str] = field(default_factory=dict)
+    pulls: dict[int, FakePull] = field(default_factory=dict)
+    issue_comments: dict[int, list[JSON]] = field(default_factory=dict)
+    review_comments: dict[int, list[JSON]] = field(default_factory=dict)
+    reviews: dict[int, list[JSON]] = field(default_factory=dict)
+    statuses: dict[str, list[JSON]] = field(default_factory=dict)
+
+    @property
+    def full_name(self) -> str:
+        return f"{self.owner}/{self.name}"
+
+    # -- objects
+
+    def put_tree(self, files: Files, modes: Mapping[str, str] | None = None) -> str:
+        """Store a tree for {path: content} and return its (real git) SHA."""
+        root: dict[str, Any] = {}
+        for path, content in files.items():
+            parts = path.strip("/").split("/")
+            node = root
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+                if not isinstance(node, dict):
+                    raise ValueError(f"{path}: a parent is a file")
+            node[parts[-1]] = (path.strip("/"), _as_bytes(content))
+        return self._put_node(root, modes or {})
+
+    def _put_node(self, node: dict[str, Any], modes: Mapping[str, str]) -> str:
+        entries: list[TreeEntry] = []
+        for name, child in node.items():
+            if isinstance(child, dict):
+                entries.append(TreeEntry(name, "040000", "tree", self._put_node(child, modes)))
+            else:
+                path, data = child
+                sha = git_blob_sha(data)
+                self.blobs[sha] = data
+                entries.append(TreeEntry(name, modes.get(path, "100644"), "blob", sha))
+        entries.sort(key=lambda e: e.name + ("/" if e.type == "tree" else ""))
+        raw = b"".join(
+            f"{e.mode.lstrip('0')} {e.name}".encode() + b"\x00" + bytes.fromhex(e.sha)
+            for e in entries
+        )
+        sha = hashlib.sha1(b"tree %d\x00" % len(raw) + raw).hexdigest()
+        self.trees[sha] = entries
+        return sha
+
+    def walk(self, tree_sha: str, prefix: str = "") -> Iterator[tuple[str, TreeEntry]]:
+        """(path, entry) of every entry under a tree, depth first, trees included."""
+        for e in self.trees[tree_sha]:
+            path = prefix + e.name
+            yield path, e
+            if e.type == "tree":
+                yield from self.walk(e.sha, path + "/")
+
+    def files(self, commit_sha: str) -> dict[str, TreeEntry]:
+        tree = self.commits[commit_sha]["tree"]
+        return {p: e for p, e in self.walk(tree) if e.type == "blob"}
+
+    def lookup(self, commit_sha: str, path: str) -> TreeEntry | None:
+        """The entry at `path` in a commit (path "" is the root tree)."""
+        entry = TreeEntry("", "040000", "tree", self.commits[commit_sha]["tree"])
+        for part in [p for p in path.strip("/").split("/") if p]:
+            if entry.type != "tree":
+                return None
+            found = [e for e in self.trees[entry.sha] if e.name == part]
+            if not found:
+                return None
+            entry = found[0]
+        return entry
+
+    def resolve(self, ref: str) -> str | None:
+        """A commit SHA for a SHA, a SHA prefix, a branch name or `heads/<branch>`."""
+        if ref in self.commits:
+            return ref
+        for name in (ref, ref.removeprefix("refs/").removeprefix("heads/")):
+            if name in self.branches:
+                return self.branches[name]
+        if re.fullmatch(r"[0-9a-f]{7,39}", ref):
+            found = [s for s in self.commits if s.startswith(ref)]
+            if len(found) == 1:
+                return found[0]
+        return None
+
+    def ancestors(self, sha: str) -> list[str]:
+        """`sha` and its ancestors, nearest first (breadth first)."""
+        seen: dict[str, None] = {}
+        queue = [sha]
+        while queue:
+            s = queue.pop(0)
+            if s in seen:
+                continue
+            seen[s] = None
+            queue.extend(self.commits[s]["parents"])
+        return list(seen)
+
+    def merge_base(self, base: str, head: str) -> str | None:
+        base_set = set(self.ancestors(base))
+        for s in self.ancestors(head):
+            if s in base_set:
+                return s
+        return None
+
+
+@dataclass
+class FakePull:
+    number: int
+    user: str
+    base_ref: str
+    head_ref: str
+    base_sha: str
+    head_sha: str
+    title: str = "A pull request"
+    body: str = ""
+    draft: bool = False
+    state: str = "open"
+    id: int = 0
+    merged: bool = False
+
+
+# --------------------------------------------------------------------------- diffs
+
+
+def unified_patch(old: bytes | None, new: bytes | None) -> str | None:
+    """GitHub's `patch` field: hunks only (no ---/+++ header); None for binary files."""
+    if (old and b"\x00" in old) or (new and b"\x00" in new):
+        return None
+    try:
+        a = (old or b"").decode("utf-8").splitlines()
+        b = (new or b"").decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return None
+    lines = list(difflib.unified_diff(a, b, n=3, lineterm=""))[2:]
+    return "\n".join(lines) if lines else None
+
+
+_HUNK = re.compile(r"^@@ -(\d+)(?:,(\d+))? \+(\d+)(?:,(\d+))? @@")
+
+
+def commentable_lines(patch: str | None) -> dict[str, set[int]]:
+    """Lines a review comment may target: {"RIGHT": new-side lines, "LEFT": old-side lines}."""
+    sides: dict[str, set[int]] = {"RIGHT": set(), "LEFT": set()}
+    old = new = 0
+    for line in (patch or "").split("\n"):
+        m = _HUNK.match(line)
+        if m:
+            old, new = int(m.group(1)), int(m.group(3))
+            continue
+        if line.startswith("+"):
+            sides["RIGHT"].add(new)
+            new += 1
+        elif line.startswith("-"):
+            sides["LEFT"].add(old)
+            old += 1
+        elif line.startswith("\\"):
+            continue
+        else:
+            sides["RIGHT"].add(new)
+            sides["LEFT"].add(old)
+            old += 1
+            new += 1
+    return sides
+
+
+def _b64(data: bytes) -> str:
+    text = base64.b64encode(data).decode()
+    return "\n".join(text[i : i + 60] for i in range(0, len(text), 60)) + "\n"
+
+
+# --------------------------------------------------------------------------- the server
+
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    disable_nagle_algorithm = True  # headers and body go out in separate writes
+    server: _Server
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _any(self) -> None:
+        self.server.fake._serve(self)
+
+    do_GET = do_POST = do_PATCH = do_PUT = do_DELETE = do_HEAD = _any
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    fake: FakeGitHub
+
+
+class FakeGitHub:
+    """The fake. Use as a context manager (or `start()`/`stop()`)."""
+
+    def __init__(
+        self,
+        *,
+        prefix: str = "",
+        app_id: int = 4242,
+        app_slug: str = "recipe-review",
+        token_ttl: float = 3600.0,
+        clock: Callable[[], float] = time.time,
+    ) -> None:
+        self.prefix = prefix.rstrip("/")
+        self.app_id = app_id
+        self.app_slug = app_slug
+        self.token_ttl = token_ttl  # seconds an installation token lives
+        self.clock = clock
+        self.tree_entry_limit: int | None = None  # recursive trees above this are truncated
+        self.requests: list[Request] = []
+        self.repos: dict[str, FakeRepo] = {}
+        self.users: dict[str, JSON] = {}
+        self.tokens: dict[str, JSON] = {}  # token -> {"login", "installation", "expires"}
+        self.issued_tokens: list[str] = []
+        self.failures: list[Failure] = []
+        self.crashes: list[Exception] = []  # exceptions inside the fake (tests may assert none)
+        self._lock = threading.RLock()
+        self._ids = itertools.count(1001)
+        self._token_ids = itertools.count(1)
+        self._diff_cache: dict[tuple[str, str, str], list[JSON]] = {}
+        self._server: _Server | None = None
+        self._thread: threading.Thread | None = None
+
+    # ------------------------------------------------------------------ lifecycle
+
+    def start(self) -> FakeGitHub:
+        server = _Server(("127.0.0.1", 0), _Handler)
+        server.fake = self
+        self._server = server
+        self._thread = threading.Thread(
+            target=server.serve_forever,
+            kwargs={"poll_interval": 0.02},
+            name="fakegithub",
+            daemon=True,
+        )
+        self._thread.start()
+        return self
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+            self._server = None
+
+    def __enter__(self) -> FakeGitHub:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None, "start the fake first"
+        return int(self._server.server_address[1])
+
+    @property
+    def origin(self) -> str:
+        return f"http://127.0.0.1:{self.port}"
+
+    @property
+    def url(self) -> str:
+        """The API base URL to give PyGithub (`base_url`)."""
+        return self.origin + self.prefix
+
+    # ------------------------------------------------------------------ identities
+
+    def user(self, login: str, type: str = "User") -> JSON:
+        if login not in self.users:
+            uid = next(self._ids)
+            self.users[login] = {
+                "login": login,
+                "id": uid,
+                "node_id": f"U_{uid}",
+                "type": type,
+                "site_admin": False,
+                "avatar_url": "",
+                "url": f"{self.url}/users/{login}",
+                "html_url": f"https://github.com/{login}",
+            }
+        return self.users[login]
+
+    def add_token(self, token: str, login: str, type: str = "User") -> None:
+        """A personal (or bot-account) token acting as `login`."""
+        self.user(login, type)
+        self.tokens[token] = {"login": login, "installation": None, "expires": None}
+
+    @property
+    def app_private_key_pem(self) -> str:
+        return app_private_key_pem()
+
+    @property
+    def bot_login(self) -> str:
+        return f"{self.app_slug}[bot]"
+
+    # ------------------------------------------------------------------ repositories
+
+    def repo(self, full_name: str) -> FakeRepo:
+        return self.repos[full_name]
+
+    def create_repo(
+        self,
+        full_name: str,
+        files: Files | None = None,
+        *,
+        branch: str = "main",
+        installation_id: int | None = 1,
+    ) -> FakeRepo:
+        """A repository with one commit of `files` on `branch`."""
+        with self._lock:
+            owner, name = full_name.split("/")
+            self.user(owner, "Organization")
+            repo = FakeRepo(owner, name, next(self._ids), branch, installation_id)
+            self.repos[full_name] = repo
+            self.commit(full_name, files or {}, branch=branch, parents=[], message="initial")
+            return repo
+
+    def commit(
+        self,
+        full_name: str,
+        files: Files,
+        *,
+        branch: str | None = None,
+        parents: list[str] | None = None,
+        message: str = "change",
+        modes: Mapping[str, str] | None = None,
+    ) -> str:
+        """A commit whose tree is exactly `files`; parents default to the branch tip."""
+        with self._lock:
+            repo = self.repos[full_name]
+            if parents is None:
+                parents = [repo.branches[branch]] if branch in repo.branches else []
+            tree = repo.put_tree(files, modes)
+            text = f"tree {tree}\n" + "".join(f"parent {p}\n" for p in parents)
+            text += f"\n{message} #{next(self._ids)}\n"
+            sha = hashlib.sha1(f"commit {len(text)}\x00{text}".encode()).hexdigest()
+            repo.commits[sha] = {"tree": tree, "parents": list(parents), "message": message}
+            if branch is not None:
+                repo.branches[branch] = sha
+            return sha
+
+    def create_pull(
+        self,
+        full_name: str,
+        *,
+        head: Files,
+        base: Files | None = None,
+        number: int | None = None,
+        user: str = "contributor",
+        base_ref: str = "main",
+        head_ref: str = "feature",
+        draft: bool = False,
+        title: str = "Update recipes",
+        body: str = "",
+        head_modes: Mapping[str, str] | None = None,
+    ) -> FakePull:
+        """A PR whose head commit holds exactly `head`, branched from `base_ref`.
+
+        With `base` the base branch first gets a commit holding `base` (the
+        repository is created when missing)."""
+        with self._lock:
+            if full_name not in self.repos:
+                self.create_repo(full_name, base or {}, branch=base_ref)
+            elif base is not None:
+                self.commit(full_name, base, branch=base_ref)
+            repo = self.repos[full_name]
+            self.user(user)
+            base_sha = repo.branches[base_ref]
+            head_sha = self.commit(
+                full_name, head, branch=head_ref, parents=[base_sha], modes=head_modes
+            )
+            if number is None:
+                number = max([0, *repo.pulls, *repo.issue_comments]) + 1
+            pull = FakePull(number, user, base_ref, head_ref, base_sha, head_sha, title, body)
+            pull.draft = draft
+            pull.id = next(self._ids)
+            repo.pulls[number] = pull
+            return pull
+
+    def push(self, full_name: str, number: int, head: Files) -> str:
+        """A new commit on the PR's head branch (a `synchronize`)."""
+        with self._lock:
+            pull = self.repos[full_name].pulls[number]
+            pull.head_sha = self.commit(full_name, head, branch=pull.head_ref)
+            return pull.head_sha
+
+    # ------------------------------------------------------------------ failure injection
+
+    def fail_next(
+        self,
+        method: str,
+        path_regex: str,
+        status: int = 502,
+        *,
+        after_effect: bool = False,
+        retry_after: float | None = None,
+        times: int = 1,
+        message: str | None = None,
+        headers: Mapping[str, str] | None = None,
+    ) -> None:
+        """Answer the next `times` requests matching `method` ("*" for any) and
+        `path_regex` (searched in the path without the API prefix) with `status`.
+
+        after_effect=False: the request is not applied. after_effect=True: it is
+        applied (a comment gets created) and the answer is still the error, as
+        when GitHub times out after doing the work.
+        """
+        extra = dict(headers or {})
+        if retry_after is not None:
+            extra["Retry-After"] = f"{retry_after:g}"
+        text = message or ("Server Error" if status >= 500 else "Injected failure")
+        with self._lock:
+            self.failures.append(
+                Failure(
+                    method.upper(),
+                    path_regex,
+                    status,
+                    after_effect,
+                    extra,
+                    {"message": text},
+                    times,
+                )
+            )
+
+    def rate_limit_next(
+        self,
+        method: str = "*",
+        path_regex: str = ".*",
+        *,
+        retry_after: float | None = 60,
+        secondary: bool = True,
+        status: int = 403,
+        times: int = 1,
+    ) -> None:
+        """Answer like GitHub's rate limiter (request not applied).
+
+        secondary=True: "You have exceeded a secondary rate limit" with
+        `Retry-After` (omitted when retry_after is None). secondary=False: the
+        primary limit, `X-RateLimit-Remaining: 0` and `X-RateLimit-Reset` at
+        now + retry_after."""
+        extra: dict[str, str] = {}
+        if secondary:
+            text = SECONDARY_MESSAGE
+            if retry_after is not None:
+                extra["Retry-After"] = f"{retry_after:g}"
+        else:
+            text = PRIMARY_MESSAGE
+            extra["X-RateLimit-Limit"] = "5000"
+            extra["X-RateLimit-Remaining"] = "0"
+            extra["X-RateLimit-Reset"] = str(int(self.clock() + (retry_after or 60)))
+        self.fail_next(method, path_regex, status, message=text, headers=extra, times=times)
+
+    # ------------------------------------------------------------------ inspection
+
+    def calls(self, method: str | None = None, path_regex: str | None = None) -> list[Request]:
+        with self._lock:
+            return [
+                r
+                for r in self.requests
+                if (method is None or r.method == method.upper())
+                and (path_regex is None or re.search(path_regex, r.path))
+            ]
+
+    def writes(self) -> list[Request]:
+        return [r for r in self.calls() if r.method in ("POST", "PATCH", "PUT", "DELETE")]
+
+    def clear_requests(self) -> None:
+        with self._lock:
+            self.requests.clear()
+
+    # ------------------------------------------------------------------ HTTP plumbing
+
+    def _serve(self, h: _Handler) -> None:
+        split = urlsplit(h.path)
+        raw_path = split.path
+        query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+        length = int(h.headers.get("Content-Length") or 0)
+        raw = h.rfile.read(length) if length else b""
+        headers = {k.lower(): v for k, v in h.headers.items()}
+        body: Any = None
+        bad_json = False
+        if raw:
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                bad_json = True
+        path = raw_path[len(self.prefix) :] if raw_path.startswith(self.prefix) else raw_path
+        record = Request(h.command, path, query, body, headers)
+        with self._lock:
+            self.requests.append(record)
+            failure = self._take_failure(h.command, path)
+        if failure is not None and not failure.after_effect:
+            self._send(h, record, failure.status, failure.body, failure.headers)
+            return
+        extra: dict[str, str] = {}
+        try:
+            if not raw_path.startswith(self.prefix):
+                raise HTTPError(404, "Not Found")
+            if bad_json:
+                raise HTTPError(400, "Problems parsing JSON")
+            with self._lock:
+                status, payload, extra = self._route(h.command, path, query, body, headers)
+        except HTTPError as err:
+            status, payload = err.status, err.body
+        except Exception as exc:  # a bug in the fake: answer, do not hang the client
+            status, payload = 500, {"message": f"fake GitHub crashed: {exc!r}"}
+            self.crashes.append(exc)
+        if failure is not None:
+            self._send(h, record, failure.status, failure.body, failure.headers)
+        else:
+            self._send(h, record, status, payload, extra)
+
+    def _take_failure(self, method: str, path: str) -> Failure | None:
+        for f in self.failures:
+            if f.matches(method, path):
+                f.times -= 1
+                if f.times <= 0:
+                    self.failures.remove(f)
+                return f
+        return None
+
+    def _send(
+        self, h: _Handler, record: Request, status: int, payload: Any, headers: Mapping[str, str]
+    ) -> None:
+        record.status = status
+        data = b"" if payload is None else json.dumps(payload).encode()
+        h.send_response(status)
+        h.send_header("Content-Type", "application/json; charset=utf-8")
+        h.send_header("Content-Length", str(len(data)))
+        for k, v in headers.items():
+            h.send_header(k, v)
+        h.end_headers()
+        if h.command != "HEAD":
+            h.wfile.write(data)
+
+    # ------------------------------------------------------------------ auth
+
+    def _bearer(self, headers: Mapping[str, str]) -> str:
+        auth = headers.get("authorization", "")
+        scheme, _, value = auth.partition(" ")
+        if scheme.lower() not in ("token", "bearer") or not value:
+            raise HTTPError(401, "Requires authentication")
+        return value.strip()
+
+    def _app_jwt(self, headers: Mapping[str, str]) -> None:
+        """Check a GitHub App JWT like GitHub: RS256, our app id, at most 10 minutes long."""
+        token = self._bearer(headers)
+        try:
+            claims = jwt.decode(
+                token,
+                app_private_key().public_key(),
+                algorithms=["RS256"],
+                options={"require": ["iat", "exp", "iss"]},
+                leeway=60,
+            )
+        except jwt.PyJWTError as exc:
+            raise HTTPError(401, f"A JSON web token could not be decoded ({exc})") from exc
+        if str(claims["iss"]) != str(self.app_id):
+            raise HTTPError(401, "'Issuer' claim ('iss') must be an Integer")
+        if int(claims["exp"]) - int(claims["iat"]) > 660:
+            raise HTTPError(401, "'Expiration time' claim ('exp') is too far in the future")
+
+    def _identity(self, headers: Mapping[str, str]) -> JSON:
+        token = self._bearer(headers)
+        info = self.tokens.get(token)
+        if info is None or (info["expires"] is not None and info["expires"] <= self.clock()):
+            raise HTTPError(401, "Bad credentials")
+        return info
+
+    def _repo_for(self, identity: JSON, owner: str, name: str) -> FakeRepo:
+        repo = self.repos.get(f"{owner}/{name}")
+        if repo is None:
+            raise HTTPError(404, "Not Found")
+        if (
+            identity["installation"] is not None
+            and identity["installation"] != repo.installation_id
+        ):
+            raise HTTPError(404, "Not Found")
+        return repo
+
+    # ------------------------------------------------------------------ routing
+
+    def _route(
+        self, method: str, path: str, query: dict[str, str], body: Any, headers: Mapping[str, str]
+    ) -> tuple[int, Any, dict[str, str]]:
+        m = re.fullmatch(r"/app", path)
+        if m and method == "GET":
+            self._app_jwt(headers)
+            return 200, self._app_json(), {}
+        m = re.fullmatch(r"/app/installations/(\d+)/access_tokens", path)
+        if m and method == "POST":
+            self._app_jwt(headers)
+            return 201, self._issue_token(int(m.group(1))), {}
+        m = re.fullmatch(r"/repos/([^/]+)/([^/]+)/installation", path)
+        if m and method == "GET":
+            self._app_jwt(headers)
+            repo = self.repos.get(f"{unquote(m.group(1))}/{unquote(m.group(2))}")
+            if repo is None or repo.installation_id is None:
+                raise HTTPError(404, "Not Found")
+            return 200, self._installation_json(repo), {}
+
+        identity = self._identity(headers)
+        if path == "/user" and method == "GET":
+            if identity["installation"] is not None:
+                raise HTTPError(403, "Resource not accessible by integration")
+            return 200, self.users[identity["login"]], {}
+
+        m = re.fullmatch(r"/repos/([^/]+)/([^/]+)(/.*)?", path)
+        if not m:
+            raise HTTPError(404, "Not Found")
+        repo = self._repo_for(identity, unquote(m.group(1)), unquote(m.group(2)))
+        rest = m.group(3) or ""
+        actor = identity["login"]
+        for pattern, verb, handler in self._routes():
+            mm = re.fullmatch(pattern, rest)
+            if mm and verb == method:
+                return handler(
+                    repo, [unquote(g) if g else g for g in mm.groups()], query, body, actor
+                )
+        if any(re.fullmatch(p, rest) for p, _, _ in self._routes()):
+            raise HTTPError(405, "Method Not Allowed")
+        raise HTTPError(404, "Not Found")
+
+    def _routes(self) -> list[tuple[str, str, Callable[..., tuple[int, Any, dict[str, str]]]]]:
+        return [
+            (r"", "GET", self._get_repo),
+            (r"/pulls/(\d+)", "GET", self._get_pull),
+            (r"/pulls/(\d+)/files", "GET", self._list_pull_files),
+            (r"/pulls/(\d+)/comments", "GET", self._list_review_comments),
+            (r"/pulls/(\d+)/reviews", "GET", self._list_reviews),
+            (r"/pulls/(\d+)/reviews", "POST", self._create_review),
+            (r"/pulls/(\d+)/comments/(\d+)/replies", "POST", self._reply_review_comment),
+            (r"/pulls/comments/(\d+)", "GET", self._get_review_comment),
+            (r"/pulls/comments/(\d+)", "PATCH", self._edit_review_comment),
+            (r"/pulls/comments/(\d+)", "DELETE", self._delete_review_comment),
+            (r"/issues/(\d+)/comments", "GET", self._list_issue_comments),
+            (r"/issues/(\d+)/comments", "POST", self._create_issue_comment),
+            (r"/issues/comments/(\d+)", "GET", self._get_issue_comment),
+            (r"/issues/comments/(\d+)", "PATCH", self._edit_issue_comment),
+            (r"/issues/comments/(\d+)", "DELETE", self._delete_issue_comment),
+            (r"/statuses/([^/]+)", "POST", self._create_status),
+            (r"/commits/([^/]+)/statuses", "GET", self._list_statuses),
+            (r"/commits/([^/]+)/status", "GET", self._combined_status),
+            (r"/commits/([^/]+)", "GET", self._get_commit),
+            (r"/compare/(.+?)\.\.\.(.+)", "GET", self._compare),
+            (r"/git/trees/(.+)", "GET", self._get_tree),
+            (r"/git/blobs/([0-9a-f]+)", "GET", self._get_blob),
+            (r"/contents(?:/(.*))?", "GET", self._get_contents),
+        ]
+
+    # ------------------------------------------------------------------ JSON shapes
+
+    def _now(self) -> str:
+        return datetime.fromtimestamp(self.clock(), UTC).strftime("%Y-%m-%dT%H:%M:%SZ")
+
+    def _repo_url(self, repo: FakeRepo) -> str:
+        return f"{self.url}/repos/{repo.full_name}"
+
+    def _repo_json(self, repo: FakeRepo) -> JSON:
+        return {
+            "id": repo.id,
+            "node_id": f"R_{repo.id}",
+            "name": repo.name,
+            "full_name": repo.full_name,
+            "private": repo.private,
+            "owner": self.user(repo.owner, "Organization"),
+            "html_url": f"https://github.com/{repo.full_name}",
+            "url": self._repo_url(repo),
+            "default_branch": repo.default_branch,
+        }
+
+    def _app_json(self) -> JSON:
+        return {
+            "id": self.app_id,
+            "slug": self.app_slug,
+            "node_id": f"A_{self.app_id}",
+            "name": self.app_slug.replace("-", " ").title(),
+            "owner": self.user("app-owner", "Organization"),
+            "description": "",
+            "external_url": "https://example.invalid",
+            "html_url": f"https://github.com/apps/{self.app_slug}",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "permissions": {"pull_requests": "write", "statuses": "write", "contents": "read"},
+            "events": ["pull_request", "issue_comment"],
+        }
+
+    def _installation_json(self, repo: FakeRepo) -> JSON:
+        return {
+            "id": repo.installation_id,
+            "app_id": self.app_id,
+            "app_slug": self.app_slug,
+            "account": self.user(repo.owner, "Organization"),
+            "target_type": "Organization",
+            "repository_selection": "all",
+            "permissions": {"pull_requests": "write", "statuses": "write", "contents": "read"},
+            "events": ["pull_request", "issue_comment"],
+            "access_tokens_url": f"{self.url}/app/installations/{repo.installation_id}/access_tokens",
+        }
+
+    def _issue_token(self, installation: int) -> JSON:
+        if not any(r.installation_id == installation for r in self.repos.values()):
+            raise HTTPError(404, "Not Found")
+        token = f"ghs_fake{next(self._token_ids):04d}"
+        expires = self.clock() + self.token_ttl
+        self.user(self.bot_login, "Bot")
+        self.tokens[token] = {
+            "login": self.bot_login,
+            "installation": installation,
+            "expires": expires,
+        }
+        self.issued_tokens.append(token)
+        return {
+            "token": token,
+            "expires_at": datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
+            "permissions": {"pull_requests": "write", "statuses": "write", "contents": "read"},
+            "repository_selection": "all",
+        }
+
+    def _pull_json(self, repo: FakeRepo, pull: FakePull) -> JSON:
+        url = f"{self._repo_url(repo)}/pulls/{pull.number}"
+
+        def side(ref: str, sha: str) -> JSON:
+            return {
+                "label": f"{repo.owner}:{ref}",
+                "ref": ref,
+                "sha": sha,
+                "user": self.user(repo.owner, "Organization"),
+                "repo": self._repo_json(repo),
+            }
+
+        return {
+            "url": url,
+            "id": pull.id,
+            "node_id": f"PR_{pull.id}",
+            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}",
+            "issue_url": f"{self._repo_url(repo)}/issues/{pull.number}",
+            "number": pull.number,
+            "state": pull.state,
+            "locked": False,
+            "title": pull.title,
+            "body": pull.body,
+            "user": self.user(pull.user),
+            "draft": pull.draft,
+            "merged": pull.merged,
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": self._now(),
+            "author_association": "CONTRIBUTOR",
+            "head": side(pull.head_ref, pull.head_sha),
+            "base": side(pull.base_ref, pull.base_sha),
+        }
+
+    # ------------------------------------------------------------------ pagination
+
+    def _paginate(
+        self, path: str, items: list[Any], query: Mapping[str, str]
+    ) -> tuple[list[Any], dict[str, str]]:
+        try:
+            per_page = max(1, min(int(query.get("per_page", "30")), 100))
+            page = max(1, int(query.get("page", "1")))
+        except ValueError as exc:
+            raise HTTPError(422, "Invalid pagination") from exc
+        last = max(1, -(-len(items) // per_page))
+        chunk = items[(page - 1) * per_page : page * per_page]
+        others = {k: v for k, v in query.items() if k != "page"}
+
+        def link(n: int, rel: str) -> str:
+            q = urlencode({**others, "page": n})
+            return f'<{self.url}/repos{path}?{q}>; rel="{rel}"'
+
+        links = []
+        if page < last:
+            links += [link(page + 1, "next"), link(last, "last")]
+        if page > 1:
+            links += [link(1, "first"), link(page - 1, "prev")]
+        return chunk, ({"Link": ", ".join(links)} if links else {})
+
+    def _list(
+        self, repo: FakeRepo, rest: str, items: list[Any], query: Mapping[str, str]
+    ) -> tuple[int, Any, dict[str, str]]:
+        chunk, headers = self._paginate(f"/{repo.full_name}{rest}", items, query)
+        return 200, chunk, headers
+
+    # ------------------------------------------------------------------ handlers: repo, pulls
+
+    def _get_repo(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        return 200, self._repo_json(repo), {}
+
+    def _pull(self, repo: FakeRepo, number: str) -> FakePull:
+        pull = repo.pulls.get(int(number))
+        if pull is None:
+            raise HTTPError(404, "Not Found")
+        return pull
+
+    def _get_pull(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        return 200, self._pull_json(repo, self._pull(repo, g[0])), {}
+
+    def pull_files(self, full_name: str, number: int) -> list[JSON]:
+        """The PR's files as GitHub lists them (merge-base...head), capped at 3,000."""
+        repo = self.repos[full_name]
+        pull = repo.pulls[number]
+        base = repo.merge_base(pull.base_sha, pull.head_sha) or pull.base_sha
+        return self._diff_files(repo, base, pull.head_sha)[:MAX_PR_FILES]
+
+    def _diff_files(self, repo: FakeRepo, base: str, head: str) -> list[JSON]:
+        key = (repo.full_name, base, head)
+        if key not in self._diff_cache:
+            self._diff_cache[key] = self._compute_diff(repo, base, head)
+        return self._diff_cache[key]
+
+    def _compute_diff(self, repo: FakeRepo, base: str, head: str) -> list[JSON]:
+        old, new = repo.files(base), repo.files(head)
+        gone: dict[str, list[str]] = {}  # blob sha -> removed paths holding it
+        for p in sorted(p for p in old if p not in new):
+            gone.setdefault(old[p].sha, []).append(p)
+        renames: dict[str, str] = {}  # new path -> old path (identical content only)
+        for p in sorted(p for p in new if p not in old):
+            if gone.get(new[p].sha):
+                renames[p] = gone[new[p].sha].pop(0)
+        renamed_from = set(renames.values())
+        files: list[JSON] = []
+        for path in sorted(set(old) | set(new)):
+            if path in renamed_from:
+                continue
+            before, after = old.get(renames.get(path, path)), new.get(path)
+            if (
+                before
+                and after
+                and path not in renames
+                and (before.sha, before.mode)
+                == (
+                    after.sha,
+                    after.mode,
+                )
+            ):
+                continue
+            if path in renames:
+                status = "renamed"
+            elif before is None:
+                status = "added"
+            elif after is None:
+                status = "removed"
+            else:
+                status = "modified"
+            old_data = repo.blobs[before.sha] if before else None
+            new_data = repo.blobs[after.sha] if after else None
+            patch = unified_patch(old_data, new_data) if old_data != new_data else None
+            lines = (patch or "").split("\n")
+            adds = sum(1 for ln in lines if ln.startswith("+"))
+            dels = sum(1 for ln in lines if ln.startswith("-"))
+            blob = after or before
+            item: JSON = {
+                "sha": blob.sha if blob else None,
+                "filename": path,
+                "status": status,
+                "additions": adds,
+                "deletions": dels,
+                "changes": adds + dels,
+                "blob_url": f"https://github.com/{repo.full_name}/blob/{head}/{path}",
+                "raw_url": f"https://github.com/{repo.full_name}/raw/{head}/{path}",
+                "contents_url": f"{self._repo_url(repo)}/contents/{path}?ref={head}",
+            }
+            if patch is not None:
+                item["patch"] = patch
+            if path in renames:
+                item["previous_filename"] = renames[path]
+            files.append(item)
+        return files
+
+    def _list_pull_files(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        pull = self._pull(repo, g[0])
+        return self._list(
+            repo, f"/pulls/{pull.number}/files", self.pull_files(repo.full_name, pull.number), q
+        )
+
+    # ------------------------------------------------------------------ handlers: reviews
+
+    def _list_reviews(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        pull = self._pull(repo, g[0])
+        return self._list(
+            repo, f"/pulls/{pull.number}/reviews", repo.reviews.get(pull.number, []), q
+        )
+
+    def _list_review_comments(
+        self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
+    ) -> Any:
+        pull = self._pull(repo, g[0])
+        items = repo.review_comments.get(pull.number, [])
+        return self._list(repo, f"/pulls/{pull.number}/comments", items, q)
+
+    def _create_review(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        pull = self._pull(repo, g[0])
+        if not isinstance(body, dict):
+            raise HTTPError(400, "Problems parsing JSON")
+        event = body.get("event")
+        if event not in (None, "COMMENT", "APPROVE", "REQUEST_CHANGES"):
+            raise HTTPError(422, "Unprocessable Entity", errors=[f"Invalid event {event!r}"])
+        commit_id = body.get("commit_id") or pull.head_sha
+        if commit_id not in repo.commits:
+            raise HTTPError(
+                422, "Unprocessable Entity", errors=["No commit found for SHA: " + str(commit_id)]
+            )
+        comments = body.get("comments") or []
+        text = body.get("body") or ""
+        if event in ("COMMENT", "REQUEST_CHANGES") and not text and not comments:
+            raise HTTPError(422, "Unprocessable Entity", errors=["Review body is required"])
+        files = {f["filename"]: f for f in self.pull_files(repo.full_name, pull.number)}
+        for c in comments:
+            self._check_review_comment(c, files)
+        review_id = next(self._ids)
+        state = {None: "PENDING", "COMMENT": "COMMENTED", "APPROVE": "APPROVED"}.get(
+            event, "CHANGES_REQUESTED"
+        )
+        review = {
+            "id": review_id,
+            "node_id": f"PRR_{review_id}",
+            "user": self.users[actor],
+            "body": text,
+            "state": state,
+            "commit_id": commit_id,
+            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}#pullrequestreview-{review_id}",
+            "pull_request_url": f"{self._repo_url(repo)}/pulls/{pull.number}",
+            "submitted_at": self._now() if event else None,
+            "author_association": "NONE",
+        }
+        repo.reviews.setdefault(pull.number, []).append(review)
+        for c in comments:
+            self._add_review_comment(repo, pull, actor, c, commit_id, review_id, files)
+        return 200, review, {}
+
+    def _check_review_comment(self, c: Any, files: Mapping[str, JSON]) -> None:
+        if not isinstance(c, dict) or not isinstance(c.get("body"), str):
+            raise HTTPError(422, "Unprocessable Entity", errors=["comments need a body"])
+        path = c.get("path")
+        if not isinstance(path, str) or path not in files:
+            raise HTTPError(422, "Unprocessable Entity", errors=["Path could not be resolved"])
+        line = c.get("line")
+        side = c.get("side") or "RIGHT"
+        if "position" in c and line is None:
+            return  # the deprecated diff position: accepted as is
+        if not isinstance(line, int) or side not in ("LEFT", "RIGHT"):
+            raise HTTPError(422, "Unprocessable Entity", errors=["Line could not be resolved"])
+        lines = commentable_lines(files[path].get("patch"))
+        if line not in lines[side]:
+            raise HTTPError(
+                422,
+                "Unprocessable Entity",
+                errors=["Pull request review thread line must be part of the diff"],
+            )
+        start = c.get("start_line")
+        if start is not None:
+            start_side = c.get("start_side") or side
+            if (
+                not isinstance(start, int)
+                or start >= line
+                or start not in lines.get(start_side, set())
+            ):
+                raise HTTPError(
+                    422,
+                    "Unprocessable Entity",
+                    errors=["Pull request review thread start line must be part of the diff"],
+                )
+
+    def _add_review_comment(
+        self,
+        repo: FakeRepo,
+        pull: FakePull,
+        actor: str,
+        c: JSON,
+        commit_id: str,
+        review_id: int | None,
+        files: Mapping[str, JSON],
+        in_reply_to: int | None = None,
+    ) -> JSON:
+        cid = next(self._ids)
+        comment: JSON = {
+            "id": cid,
+            "node_id": f"PRRC_{cid}",
+            "url": f"{self._repo_url(repo)}/pulls/comments/{cid}",
+            "pull_request_review_id": review_id,
+            "user": self.users[actor],
+            "body": c["body"],
+            "path": c.get("path"),
+            "line": c.get("line"),
+            "original_line": c.get("line"),
+            "side": c.get("side") or "RIGHT",
+            "start_line": c.get("start_line"),
+            "start_side": (c.get("start_side") or c.get("side") or "RIGHT")
+            if c.get("start_line")
+            else None,
+            "commit_id": commit_id,
+            "original_commit_id": commit_id,
+            "diff_hunk": (files.get(str(c.get("path"))) or {}).get("patch") or "",
+            "created_at": self._now(),
+            "updated_at": self._now(),
+            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}#discussion_r{cid}",
+            "pull_request_url": f"{self._repo_url(repo)}/pulls/{pull.number}",
+            "author_association": "NONE",
+        }
+        if in_reply_to is not None:
+            comment["in_reply_to_id"] = in_reply_to
+        repo.review_comments.setdefault(pull.number, []).append(comment)
+        return comment
+
+    def _reply_review_comment(
+        self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str
+    ) -> Any:
+        pull = self._pull(repo, g[0])
+        parent = self._find_review_comment(repo, int(g[1]))
+        if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+            raise HTTPError(422, "Unprocessable Entity")
+        c = {
+            "body": body["body"],
+            "path": parent["path"],
+            "line": parent["line"],
+            "side": parent["side"],
+        }
+        comment = self._add_review_comment(
+            repo, pull, actor, c, pull.head_sha, None, {}, in_reply_to=parent["id"]
+        )
+        return 201, comment, {}
+
+    def _find_review_comment(self, repo: FakeRepo, cid: int) -> JSON:
+        for items in repo.review_comments.values():
+            for c in items:
+                if c["id"] == cid:
+                    return c
+        raise HTTPError(404, "Not Found")
+
+    def _get_review_comment(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        return 200, self._find_review_comment(repo, int(g[0])), {}
+
+    def _edit_review_comment(
+        self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str
+    ) -> Any:
+        c = self._find_review_comment(repo, int(g[0]))
+        self._edit(c, body, actor)
+        return 200, c, {}
+
+    def _delete_review_comment(
+        self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
+    ) -> Any:
+        c = self._find_review_comment(repo, int(g[0]))
+        self._own(c, actor)
+        for items in repo.review_comments.values():
+            if c in items:
+                items.remove(c)
+        return 204, None, {}
+
+    def _own(self, c: JSON, actor: str) -> None:
+        if c["user"]["login"] != actor:
+            raise HTTPError(403, "Resource not accessible by integration")
+
+    def _edit(self, c: JSON, body: Any, actor: str) -> None:
+        if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+            raise HTTPError(422, "Unprocessable Entity", errors=["body is required"])
+        self._own(c, actor)
+        c["body"] = body["body"]
+        c["updated_at"] = self._now()
+
+    # ------------------------------------------------------------------ handlers: issue comments
+
+    def _list_issue_comments(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        number = int(g[0])
+        return self._list(
+            repo, f"/issues/{number}/comments", repo.issue_comments.get(number, []), q
+        )
+
+    def _create_issue_comment(
+        self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str
+    ) -> Any:
+        number = int(g[0])
+        if number not in repo.pulls:
+            raise HTTPError(404, "Not Found")
+        if not isinstance(body, dict) or not isinstance(body.get("body"), str) or not body["body"]:
+            raise HTTPError(422, "Unprocessable Entity", errors=["body is required"])
+        cid = next(self._ids)
+        comment = {
+            "id": cid,
+            "node_id": f"IC_{cid}",
+            "url": f"{self._repo_url(repo)}/issues/comments/{cid}",
+            "html_url": f"https://github.com/{repo.full_name}/pull/{number}#issuecomment-{cid}",
+            "issue_url": f"{self._repo_url(repo)}/issues/{number}",
+            "user": self.users[actor],
+            "body": body["body"],
+            "created_at": self._now(),
+            "updated_at": self._now(),
+            "author_association": "NONE",
+        }
+        repo.issue_comments.setdefault(number, []).append(comment)
+        return 201, comment, {}
+
+    def _find_issue_comment(self, repo: FakeRepo, cid: int) -> JSON:
+        for items in repo.issue_comments.values():
+            for c in items:
+                if c["id"] == cid:
+                    return c
+        raise HTTPError(404, "Not Found")
+
+    def _get_issue_comment(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        return 200, self._find_issue_comment(repo, int(g[0])), {}
+
+    def _edit_issue_comment(
+        self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str
+    ) -> Any:
+        c = self._find_issue_comment(repo, int(g[0]))
+        self._edit(c, body, actor)
+        return 200, c, {}
+
+    def _delete_issue_comment(
+        self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
+    ) -> Any:
+        c = self._find_issue_comment(repo, int(g[0]))
+        self._own(c, actor)
+        for items in repo.issue_comments.values():
+            if c in items:
+                items.remove(c)
+        return 204, None, {}
+
+    # ------------------------------------------------------------------ handlers: statuses
+
+    def _create_status(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        sha = g[0]
+        if sha not in repo.commits:
+            raise HTTPError(422, "Unprocessable Entity", errors=[f"No commit found for SHA: {sha}"])
+        if not isinstance(body, dict) or body.get("state") not in (
+            "error",
+            "failure",
+            "pending",
+            "success",
+        ):
+            raise HTTPError(
+                422, "Validation Failed", errors=[{"field": "state", "code": "invalid"}]
+            )
+        description = body.get("description")
+        if isinstance(description, str) and len(description) > 140:
+            raise HTTPError(
+                422, "Validation Failed", errors=[{"field": "description", "code": "custom"}]
+            )
+        sid = next(self._ids)
+        status = {
+            "id": sid,
+            "node_id": f"SC_{sid}",
+            "url": f"{self._repo_url(repo)}/statuses/{sha}",
+            "state": body["state"],
+            "description": description,
+            "target_url": body.get("target_url"),
+            "context": body.get("context") or "default",
+            "creator": self.users[actor],
+            "created_at": self._now(),
+            "updated_at": self._now(),
+        }
+        repo.statuses.setdefault(sha, []).insert(0, status)  # newest first, like GitHub
+        return 201, status, {}
+
+    def _list_statuses(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        sha = repo.resolve(g[0])
+        if sha is None:
+            raise HTTPError(404, "No commit found for SHA: " + g[0])
+        return self._list(repo, f"/commits/{g[0]}/statuses", repo.statuses.get(sha, []), q)
+
+    def _combined_status(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        sha = repo.resolve(g[0])
+        if sha is None:
+            raise HTTPError(404, "No commit found for SHA: " + g[0])
+        latest: dict[str, JSON] = {}
+        for s in repo.statuses.get(sha, []):
+            latest.setdefault(s["context"], s)
+        states = {s["state"] for s in latest.values()}
+        state = (
+            "failure"
+            if states & {"failure", "error"}
+            else "pending"
+            if "pending" in states or not states
+            else "success"
+        )
+        return (
+            200,
+            {
+                "state": state,
+                "sha": sha,
+                "total_count": len(latest),
+                "statuses": list(latest.values()),
+            },
+            {},
+        )
+
+    # ------------------------------------------------------------------ handlers: git data
+
+    def _commit_json(self, repo: FakeRepo, sha: str) -> JSON:
+        c = repo.commits[sha]
+        return {
+            "sha": sha,
+            "node_id": f"C_{sha[:12]}",
+            "url": f"{self._repo_url(repo)}/commits/{sha}",
+            "html_url": f"https://github.com/{repo.full_name}/commit/{sha}",
+            "commit": {
+                "message": c["message"],
+                "tree": {"sha": c["tree"], "url": f"{self._repo_url(repo)}/git/trees/{c['tree']}"},
+                "author": {
+                    "name": "A",
+                    "email": "a@example.invalid",
+                    "date": "2026-01-01T00:00:00Z",
+                },
+                "committer": {
+                    "name": "A",
+                    "email": "a@example.invalid",
+                    "date": "2026-01-01T00:00:00Z",
+                },
+            },
+            "parents": [
+                {"sha": p, "url": f"{self._repo_url(repo)}/commits/{p}"} for p in c["parents"]
+            ],
+        }
+
+    def _get_commit(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        sha = repo.resolve(g[0])
+        if sha is None:
+            raise HTTPError(422, "No commit found for SHA: " + g[0])
+        return 200, self._commit_json(repo, sha), {}
+
+    def _compare(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        base, head = repo.resolve(g[0]), repo.resolve(g[1])
+        if base is None or head is None:
+            raise HTTPError(404, "Not Found")
+        merge_base = repo.merge_base(base, head)
+        if merge_base is None:
+            raise HTTPError(404, f"No common ancestor between {g[0]} and {g[1]}.")
+        base_anc, head_anc = set(repo.ancestors(base)), repo.ancestors(head)
+        ahead = [s for s in head_anc if s not in base_anc]
+        behind = [s for s in repo.ancestors(base) if s not in set(head_anc)]
+        status = (
+            "identical"
+            if not ahead and not behind
+            else "ahead"
+            if not behind
+            else "behind"
+            if not ahead
+            else "diverged"
+        )
+        commits, headers = self._paginate(
+            f"/{repo.full_name}/compare/{g[0]}...{g[1]}", list(reversed(ahead)), q
+        )
+        return (
+            200,
+            {
+                "url": f"{self._repo_url(repo)}/compare/{g[0]}...{g[1]}",
+                "status": status,
+                "ahead_by": len(ahead),
+                "behind_by": len(behind),
+                "total_commits": len(ahead),
+                "base_commit": self._commit_json(repo, base),
+                "merge_base_commit": self._commit_json(repo, merge_base),
+                "commits": [self._commit_json(repo, s) for s in commits],
+                "files": self._diff_files(repo, merge_base, head)[:300],
+            },
+            headers,
+        )
+
+    def _get_tree(
+        self, repo: FakeRepo, g: list[str], q: Mapping[str, str], b: Any, actor: str
+    ) -> Any:
+        ref = g[0]
+        if ref in repo.trees:
+            tree = ref
+        else:
+            sha = repo.resolve(ref)
+            if sha is None:
+                raise HTTPError(404, "Not Found")
+            tree = repo.commits[sha]["tree"]
+        if "recursive" in q:
+            walked = list(repo.walk(tree))
+        else:
+            walked = [(e.name, e) for e in repo.trees[tree]]
+        entries = []
+        for path, e in walked:
+            item: JSON = {
+                "path": path,
+                "mode": e.mode,
+                "type": e.type,
+                "sha": e.sha,
+                "url": f"{self._repo_url(repo)}/git/{e.type}s/{e.sha}",
+            }
+            if e.type == "blob":
+                item["size"] = len(repo.blobs[e.sha])
+            entries.append(item)
+        truncated = False
+        if (
+            "recursive" in q
+            and self.tree_entry_limit is not None
+            and len(entries) > self.tree_entry_limit
+        ):
+            entries, truncated = entries[: self.tree_entry_limit], True
+        return (
+            200,
+            {
+                "sha": tree,
+                "url": f"{self._repo_url(repo)}/git/trees/{tree}",
+                "tree": entries,
+                "truncated": truncated,
+            },
+            {},
+        )
+
+    def _get_blob(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        data = repo.blobs.get(g[0])
+        if data is None:
+            raise HTTPError(404, "Not Found")
+        return (
+            200,
+            {
+                "sha": g[0],
+                "node_id": f"B_{g[0][:12]}",
+                "size": len(data),
+                "url": f"{self._repo_url(repo)}/git/blobs/{g[0]}",
+                "content": _b64(data),
+                "encoding": "base64",
+            },
+            {},
+        )
+
+    def _get_contents(
+        self, repo: FakeRepo, g: list[str], q: Mapping[str, str], b: Any, actor: str
+    ) -> Any:
+        path = (g[0] or "").strip("/")
+        ref = q.get("ref") or repo.default_branch
+        sha = repo.resolve(ref)
+        if sha is None:
+            raise HTTPError(404, f"No commit found for the ref {ref}")
+        entry = repo.lookup(sha, path)
+        if entry is None:
+            raise HTTPError(404, "Not Found")
+
+        def describe(p: str, e: TreeEntry) -> JSON:
+            kind = "dir" if e.type == "tree" else "symlink" if e.mode == "120000" else "file"
+            item: JSON = {
+                "type": kind,
+                "name": p.rsplit("/", 1)[-1],
+                "path": p,
+                "sha": e.sha,
+                "size": len(repo.blobs[e.sha]) if e.type == "blob" else 0,
+                "url": f"{self._repo_url(repo)}/contents/{p}?ref={ref}",
+                "git_url": f"{self._repo_url(repo)}/git/{e.type}s/{e.sha}",
+                "html_url": f"https://github.com/{repo.full_name}/blob/{ref}/{p}",
+                "download_url": None,
+            }
+            return item
+
+        if entry.type == "tree":
+            prefix = f"{path}/" if path else ""
+            return 200, [describe(prefix + e.name, e) for e in repo.trees[entry.sha]], {}
+        item = describe(path, entry)
+        data = repo.blobs[entry.sha]
+        if entry.mode == "120000":
+            item["target"] = data.decode("utf-8", "replace")
+        elif len(data) > LARGE_FILE:
+            item.update(content="", encoding="none")
+        else:
+            item.update(content=_b64(data), encoding="base64")
+        return 200, item, {}

@@ -1,0 +1,607 @@
+"""The changelog gate: CHL003-CHL010 and CFG002 on a pull request (base vs head).
+
+Fixtures are written here in the shape of InferenceX's `perf-changelog.yaml`
+and `configs/*-master.yaml`; a few tests also read the copy of the real files
+in `../shared/inferencex` and skip when it is absent.
+"""
+
+from __future__ import annotations
+
+import random
+import re
+from collections.abc import Callable, Mapping
+from functools import cache
+from pathlib import Path
+
+import pytest
+
+from bot.core.changeset import build_changeset
+from bot.core.config import Config, build_config
+from bot.core.engine import Context, Report, lint
+from bot.core.registry import RuleModule, all_rules
+from bot.core.tree import MemoryTree
+from bot.parse.changelog import parse_changelog
+from bot.parse.changelog_diff import (
+    diff_changelogs,
+    history_hunks,
+    matching_keys,
+    separators,
+    wildcard_match,
+)
+
+LOG = "perf-changelog.yaml"
+NV = "configs/nvidia-master.yaml"
+AMD = "configs/amd-master.yaml"
+PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "inferencex"
+
+
+@cache
+def config() -> Config:
+    return build_config(None)
+
+
+@cache
+def gate_rules() -> list[RuleModule]:
+    return [rm for rm in all_rules() if rm.rule.id.startswith("CHL") or rm.rule.id == "CFG002"]
+
+
+def gate(
+    head: Mapping[str, str | bytes], base: Mapping[str, str | bytes], pr: int | None = None
+) -> Report:
+    """Lint a pull request from `base` to `head` (file dicts) with the gate's rules."""
+    base_tree, head_tree = MemoryTree(base), MemoryTree(head)
+    changed = sorted(p for p in {*base, *head} if base.get(p) != head.get(p))
+    change = build_changeset(base_tree, head_tree, changed, pr=pr)
+    ctx = Context(
+        tree=head_tree,
+        config=config(),
+        pr=pr,
+        base=base_tree,
+        changed=frozenset(changed),
+        mode="pr",
+        change=change,
+    )
+    return lint(ctx, paths=changed, rules=gate_rules())
+
+
+def hits(report: Report) -> list[tuple[str, str, int, str]]:
+    return [(f.rule, f.path, f.line, f.severity) for f in report.findings]
+
+
+def entry(
+    *keys: str,
+    pr: int | str = "XXX",
+    desc: str = "Bump the image",
+    scenario: str | None = "agentic-coding",
+    extra: str = "",
+) -> str:
+    text = "- config-keys:\n" + "".join(f"    - {k}\n" for k in keys)
+    if scenario:
+        text += f"  scenario-type:\n    - {scenario}\n"
+    text += f'  description:\n    - "{desc}"\n{extra}  pr-link: {PREFIX}{pr}\n'
+    return text
+
+
+def log(*entries: str) -> str:
+    return "\n".join(entries)
+
+
+def master(*blocks: str) -> str:
+    return "\n".join(blocks)
+
+
+def config_block(
+    key: str,
+    image: str = "vllm/vllm-openai:v0.27.1",
+    conc: str = "[1, 2, 4]",
+    fixed: bool = False,
+) -> str:
+    text = (
+        f"{key}:\n  image: {image}\n  model: MiniMaxAI/MiniMax-M3-MXFP8\n"
+        "  model-prefix: minimaxm3\n  runner: h100\n  precision: fp8\n  framework: vllm\n"
+        "  multinode: false\n  scenarios:\n"
+    )
+    if fixed:
+        text += (
+            "    fixed-seq-len:\n    - isl: 8192\n      osl: 1024\n      search-space:\n"
+            "      - { tp: 8, conc-list: [4, 8, 16] }\n"
+        )
+    return text + (
+        "    agentic-coding:\n    - search-space:\n"
+        f"      - {{ tp: 8, kv-offloading: none, conc-list: {conc} }}\n"
+    )
+
+
+A = entry("minimaxm3-fp8-h100-vllm-agentic", pr=2412, desc="Add MiniMax-M3 H100 AgentX")
+B = entry("minimaxm3-fp8-h200-vllm-agentic", pr=2418, desc="Move H200 to vLLM v0.27.1")
+C = entry("minimaxm3-fp8-b200-vllm-agentic", pr=2420, desc="Raise B200 concurrency")
+NEW = entry("minimaxm3-fp8-h100-vllm-agentic-mtp", pr=2423, desc="Add the EAGLE3 MTP variant")
+BASE = log(A, B, C)
+
+KEYS = (
+    "minimaxm3-fp8-h100-vllm-agentic",
+    "minimaxm3-fp8-h200-vllm-agentic",
+    "minimaxm3-fp8-b200-vllm-agentic",
+)
+MASTER = master(*(config_block(k) for k in KEYS))
+MASTER_MTP = master(MASTER, config_block("minimaxm3-fp8-h100-vllm-agentic-mtp"))
+
+
+def pr_files(changelog: str, nvidia: str = MASTER_MTP) -> dict[str, str]:
+    return {LOG: changelog, NV: nvidia}
+
+
+def base_files() -> dict[str, str]:
+    return {LOG: BASE, NV: MASTER}
+
+
+def line_of(text: str, needle: str, start: int = 1) -> int:
+    for no, line in enumerate(text.split("\n"), 1):
+        if no >= start and needle in line:
+            return no
+    raise AssertionError(f"{needle!r} not in text")
+
+
+# -- the ordinary case ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("link", [2423, "XXX"])
+def test_appended_entry_with_its_config_is_clean(link: int | str) -> None:
+    head = log(BASE, NEW.replace("/2423", f"/{link}"))
+    assert hits(gate(pr_files(head), base_files(), pr=2423)) == []
+
+
+# -- CHL003: inserted, not appended -----------------------------------------------------
+
+
+def test_entry_inserted_in_the_middle() -> None:
+    head = log(A, NEW, B, C)
+    report = gate(pr_files(head), base_files(), pr=2423)
+    assert hits(report) == [("CHL003", LOG, line_of(head, "h100-vllm-agentic-mtp") - 1, "error")]
+    assert "inserted before merged entries" in report.findings[0].message.en
+
+
+def test_entry_prepended() -> None:
+    head = log(NEW, BASE)
+    assert hits(gate(pr_files(head), base_files(), pr=2423)) == [("CHL003", LOG, 1, "error")]
+
+
+def test_insertion_is_not_read_as_every_later_entry_changed() -> None:
+    base, head = parse_changelog(LOG, BASE), parse_changelog(LOG, log(A, NEW, B, C))
+    diff = diff_changelogs(base, head)
+    assert diff is not None
+    assert [e.index for e in diff.inserted] == [1]
+    assert diff.appended == () and diff.edits == () and diff.deletions == ()
+
+
+# -- CHL004 / CHL006: history edited ---------------------------------------------------
+
+
+def test_pr_link_only_correction_is_allowed() -> None:
+    base = log(A, B.replace("/2418", "/XXX"), C)
+    head = log(A, B, C)
+    report = gate({LOG: head, NV: MASTER}, {LOG: base, NV: MASTER}, pr=2431)
+    assert hits(report) == []
+    diff = diff_changelogs(parse_changelog(LOG, base), parse_changelog(LOG, head))
+    assert diff is not None and [e.kind for e in diff.edits] == ["pr-link"]
+
+
+def test_pr_link_correction_must_be_canonical() -> None:
+    base = log(A, B.replace("/2418", "/XXX"), C)
+    head = log(A, B.replace("/2418", "/2418/changes"), C)
+    report = gate({LOG: head, NV: MASTER}, {LOG: base, NV: MASTER}, pr=2431)
+    assert [(r, line) for r, _, line, _ in hits(report)] == [("CHL002", line_of(head, "/changes"))]
+
+
+def test_correction_mixed_with_new_entry_is_rejected() -> None:
+    base = log(A, B.replace("/2418", "/XXX"), C)
+    head = log(A, B, C, NEW)
+    report = gate(pr_files(head), {LOG: base, NV: MASTER}, pr=2423)
+    assert hits(report) == [("CHL006", LOG, line_of(head, "/pull/2418"), "error")]
+
+
+def test_description_edit_of_merged_entry() -> None:
+    head = log(A, B.replace("Move H200", "Move the H200 sweep"), C, NEW)
+    report = gate(pr_files(head), base_files(), pr=2423)
+    assert hits(report) == [("CHL004", LOG, line_of(head, "Move the H200"), "error")]
+    assert "`description` differs" in report.findings[0].message.en
+
+
+def test_reformatted_merged_entry() -> None:
+    head = log(A, B.replace('"Move H200 to vLLM v0.27.1"', "'Move H200 to vLLM v0.27.1'"), C)
+    report = gate({LOG: head, NV: MASTER}, {LOG: BASE, NV: MASTER}, pr=2431)
+    assert [(f.rule, f.line) for f in report.findings] == [("CHL004", line_of(head, "'Move"))]
+    assert "reformatted" in report.findings[0].message.en
+
+
+def test_config_keys_of_merged_entry_changed() -> None:
+    head = log(A, B.replace("h200-vllm-agentic", "h200-vllm-agentic-mtp"), C)
+    report = gate({LOG: head, NV: MASTER_MTP}, {LOG: BASE, NV: MASTER_MTP}, pr=2431)
+    assert [f.rule for f in report.findings] == ["CHL004"]
+    assert "`config-keys` differs" in report.findings[0].message.en
+
+
+# -- CHL005: deleted -----------------------------------------------------------------
+
+
+def test_deleted_entry() -> None:
+    head = log(A, C)
+    report = gate({LOG: head, NV: MASTER}, base_files(), pr=2431)
+    assert hits(report) == [("CHL005", LOG, line_of(head, "b200") - 1, "error")]
+    assert f"({PREFIX}2418) was deleted" in report.findings[0].message.en
+
+
+def test_stale_branch_deletes_the_newest_entries_once() -> None:
+    head = log(A, NEW)
+    report = gate(pr_files(head), base_files(), pr=2423)
+    ((rule, _, line, _),) = hits(report)
+    assert (rule, line) == ("CHL005", head.count("\n"))
+    assert report.findings[0].message.en.startswith("2 merged entries were deleted here")
+
+
+def test_emptied_changelog_is_chl000_only() -> None:
+    report = gate({LOG: "# nothing\n", NV: MASTER}, base_files(), pr=2431)
+    assert [f.rule for f in report.findings] == ["CHL000"]
+
+
+# -- CHL007 / CHL008: bytes -----------------------------------------------------------
+
+
+def test_separators() -> None:
+    eval_entry = entry("minimaxm3-fp8-h100-vllm-agentic-mtp", pr=2423, desc="Evals")
+    cases = {
+        BASE + NEW: ("first", line_of(BASE + NEW, "- config-keys:", BASE.count("\n") + 1)),
+        log(BASE, NEW) + "\n\n" + eval_entry: ("between", None),
+        log(BASE, NEW) + "\n": ("end", log(BASE, NEW).count("\n") + 1),
+    }
+    for head, (where, line) in cases.items():
+        diff = diff_changelogs(parse_changelog(LOG, BASE), parse_changelog(LOG, head))
+        assert diff is not None
+        (sep,) = separators(diff)
+        assert sep.where == where
+        if line is not None:
+            assert sep.line == line
+        report = gate(pr_files(head), base_files(), pr=2423)
+        assert {(f.rule, f.severity) for f in report.findings} == {("CHL007", "warning")}
+
+
+def test_separator_after_a_base_that_ends_with_spaces() -> None:
+    base = BASE + "  \n"  # real history has lines of two spaces between entries
+    head = base + NEW
+    report = gate(pr_files(head), {LOG: base, NV: MASTER}, pr=2423)
+    assert [(f.rule, f.severity) for f in report.findings] == [("CHL007", "warning")]
+    assert gate(pr_files(base + "\n" + NEW), {LOG: base, NV: MASTER}, pr=2423).findings == []
+
+
+def test_whitespace_of_history_with_a_new_entry_is_a_warning() -> None:
+    base = log(A + "  \n", B, C)
+    head = log(A, B, C, NEW)
+    report = gate(pr_files(head), {LOG: base, NV: MASTER}, pr=2423)
+    assert hits(report) == [("CHL008", LOG, A.count("\n") + 1, "warning")]
+
+
+def test_whitespace_only_change_is_an_error() -> None:
+    head = log(A, B, C) + "\n"
+    base = log(A, B + "\n", C)
+    report = gate({LOG: head, NV: MASTER}, {LOG: base, NV: MASTER})
+    assert {(f.rule, f.severity) for f in report.findings} == {("CHL008", "error")}
+    assert all("adds no entry" in f.message.en for f in report.findings)
+
+
+def test_deleted_comment_between_entries_is_an_error() -> None:
+    base = log(A, "# H200 reruns below\n" + B, C)
+    head = log(A, B, C, NEW)
+    report = gate(pr_files(head), {LOG: base, NV: MASTER}, pr=2423)
+    assert hits(report) == [("CHL008", LOG, line_of(head, "h200") - 1, "error")]
+    assert report.findings[0].message.en == "Text between merged entries was changed or removed"
+
+
+def test_history_hunks_skip_what_other_rules_report() -> None:
+    base = parse_changelog(LOG, BASE)
+    head = parse_changelog(LOG, log(A, C))
+    diff = diff_changelogs(base, head)
+    assert diff is not None and len(diff.deletions) == 1
+    assert history_hunks(diff) == []
+
+
+# -- CHL009: config keys ---------------------------------------------------------------
+
+
+def test_unknown_key_and_close_match() -> None:
+    typo = NEW.replace("h100-vllm-agentic-mtp", "h100-vlm-agentic-mtp")
+    head = log(BASE, typo)
+    report = gate(pr_files(head), base_files(), pr=2423)
+    assert [(f.rule, f.line) for f in report.findings] == [
+        ("CFG002", line_of(MASTER_MTP, "h100-vllm-agentic-mtp:")),
+        ("CHL009", line_of(head, "vlm-agentic")),
+    ]
+    fix = report.findings[1].fix
+    assert fix is not None and fix.en == "Use `minimaxm3-fp8-h100-vllm-agentic-mtp`"
+
+
+@pytest.mark.parametrize(
+    ("key", "ok"),
+    [
+        ("minimaxm3-fp8-*-vllm-agentic", True),
+        ("minimaxm3-fp8-h100-*", True),
+        ("*-agentic-mtp", True),
+        ("*", True),
+        ("minimaxm3-fp8-*-sglang-agentic", False),
+        ("minimaxm3-fp8-h100-vllm-agentic-mt", False),
+        ("minimaxm3-fp8-h100", False),  # plain keys must exist exactly
+    ],
+)
+def test_wildcard_config_keys(key: str, ok: bool) -> None:
+    quoted = f'"{key}"' if key.startswith("*") else key  # a plain `*` starts a YAML alias
+    head = log(BASE, NEW.replace("minimaxm3-fp8-h100-vllm-agentic-mtp", quoted))
+    report = gate({LOG: head, NV: MASTER_MTP}, {LOG: BASE, NV: MASTER_MTP}, pr=2423)
+    assert [f.rule for f in report.findings] == ([] if ok else ["CHL009"])
+    if not ok and "*" in key:
+        assert report.findings[0].message.en.startswith("Pattern")
+
+
+def test_keys_resolve_against_every_master_config() -> None:
+    amd = config_block("minimaxm3-fp8-mi355x-vllm-agentic")
+    head = log(BASE, entry("minimaxm3-fp8-mi355x-vllm-agentic", pr=2423))
+    files = {LOG: head, NV: MASTER, AMD: amd}
+    assert gate(files, {LOG: BASE, NV: MASTER, AMD: amd}, pr=2423).findings == []
+
+
+def test_unreadable_master_config_turns_the_key_check_off() -> None:
+    head = log(BASE, entry("does-not-exist", pr=2423))
+    broken = "minimaxm3-fp8-h100-vllm-agentic: [\n"
+    report = gate({LOG: head, NV: broken}, {LOG: BASE, NV: broken}, pr=2423)
+    assert "CHL009" not in {f.rule for f in report.findings}
+
+
+def test_history_is_not_checked_against_todays_masters() -> None:
+    gone = entry("llama70b-fp8-h100-vllm", pr=95, scenario=None)
+    head = log(gone, A, B, C, NEW)
+    report = gate(pr_files(head), {LOG: log(gone, A, B, C), NV: MASTER}, pr=2423)
+    assert report.findings == []
+
+
+@pytest.mark.parametrize(
+    ("pattern", "key"),
+    [
+        ("a*b", "ab"),
+        ("a*b", "axxb"),
+        ("a*b", "axxbc"),
+        ("*", ""),
+        ("**", "x"),
+        ("a*a*a*b", "aaaaaaaaaaab"),
+        ("a*a*a*b", "aaaaaaaaaaaa"),
+        ("x.y*", "x.yz"),
+        ("x.y*", "xzyz"),
+        ("[a]*", "[a]b"),
+        ("dsr1-fp8-*-sglang", "dsr1-fp8-h200-sglang"),
+        ("dsr1-fp8-*-sglang", "dsr1-fp8-h200-sglang-mtp"),
+    ],
+)
+def test_wildcard_match_is_the_repository_regex(pattern: str, key: str) -> None:
+    regex = re.compile(re.escape(pattern).replace(r"\*", ".*"))
+    assert wildcard_match(pattern, key) == bool(regex.fullmatch(key))
+
+
+def test_wildcard_match_agrees_with_the_regex_on_random_input() -> None:
+    rng = random.Random(2423)
+    for _ in range(3000):
+        pattern = "".join(rng.choice("ab*-") for _ in range(rng.randint(0, 7)))
+        key = "".join(rng.choice("ab-") for _ in range(rng.randint(0, 8)))
+        regex = re.compile(re.escape(pattern).replace(r"\*", ".*"))
+        assert wildcard_match(pattern, key) == bool(regex.fullmatch(key)), (pattern, key)
+
+
+def test_wildcard_match_does_not_backtrack() -> None:
+    # a regex engine takes exponential time here; the matcher is quadratic at worst
+    assert not wildcard_match("*a" * 40 + "b", "a" * 200)
+    assert matching_keys("nope", ["a", "b"]) == []
+
+
+def test_matching_keys_narrows_by_prefix_without_missing_any() -> None:
+    rng = random.Random(2709)
+    keys = sorted({"".join(rng.choice("ab-") for _ in range(rng.randint(1, 6))) for _ in range(80)})
+    for _ in range(2000):
+        pattern = "".join(rng.choice("ab*-") for _ in range(rng.randint(1, 6)))
+        expected = [k for k in keys if wildcard_match(pattern, k)]
+        assert matching_keys(pattern, keys) == expected, pattern
+
+
+# -- CHL010: append-only --------------------------------------------------------------
+
+
+APPEND = entry(
+    "minimaxm3-fp8-h100-vllm-agentic", pr=2430, desc="Append c8", extra="  append-only: true\n"
+)
+
+
+def test_append_only_mixed_with_regular_entry() -> None:
+    head = log(BASE, APPEND.replace("2430", "2423"), NEW)
+    report = gate(pr_files(head), base_files(), pr=2423)
+    assert hits(report) == [("CHL010", LOG, line_of(head, "append-only"), "error")]
+
+
+def test_append_only_alone_is_fine() -> None:
+    head = log(BASE, APPEND)
+    assert gate({LOG: head, NV: MASTER}, base_files(), pr=2430).findings == []
+
+
+def test_append_only_with_eval_flags_is_chl001() -> None:
+    bad = APPEND.replace("  append-only: true\n", "  append-only: true\n  evals-only: true\n")
+    report = gate({LOG: log(BASE, bad), NV: MASTER}, base_files(), pr=2430)
+    assert [(f.rule, f.line) for f in report.findings] == [
+        ("CHL001", line_of(log(BASE, bad), "evals-only"))
+    ]
+
+
+# -- CFG002: master config changes need an entry -------------------------------------
+
+
+def test_new_config_without_entry() -> None:
+    report = gate({LOG: BASE, NV: MASTER_MTP}, base_files(), pr=2423)
+    (finding,) = report.findings
+    assert (finding.rule, finding.path) == ("CFG002", NV)
+    assert finding.line == line_of(MASTER_MTP, "h100-vllm-agentic-mtp:")
+    assert "`minimaxm3-fp8-h100-vllm-agentic-mtp`" in finding.message.en
+    assert finding.suggestion is not None
+    assert f"pr-link: {PREFIX}2423" in finding.suggestion
+
+
+def test_proposed_entry_covers_the_change() -> None:
+    nvidia = MASTER_MTP.replace("v0.27.1", "v0.27.2")  # every key changes
+    report = gate({LOG: BASE, NV: nvidia}, base_files(), pr=2450)
+    assert {f.rule for f in report.findings} == {"CFG002"}
+    assert len(report.findings) == 4
+    proposals = {f.suggestion for f in report.findings}
+    assert len(proposals) == 1
+    (proposal,) = proposals
+    assert proposal is not None
+    head = BASE + "\n" + proposal + "\n"
+    assert gate({LOG: head, NV: nvidia}, base_files(), pr=2450).findings == []
+    parsed = parse_changelog(LOG, head)
+    assert parsed.problems == ()
+    assert parsed.entries[-1].get("scenario-type") == ["agentic-coding"]
+    assert parsed.entries[-1].get("description")[0] == "Update image of " + KEYS[0]
+
+
+def test_changed_config_covered_by_wildcard() -> None:
+    nvidia = MASTER.replace("v0.27.1", "v0.27.2")
+    head = log(BASE, entry("minimaxm3-fp8-*-vllm-agentic", pr=2450, scenario=None))
+    assert gate({LOG: head, NV: nvidia}, base_files(), pr=2450).findings == []
+
+
+def test_entry_for_another_config_does_not_cover() -> None:
+    nvidia = MASTER.replace("conc-list: [1, 2, 4]", "conc-list: [1, 2, 4, 8]", 1)
+    head = log(BASE, entry(KEYS[1], pr=2450))
+    report = gate({LOG: head, NV: nvidia}, base_files(), pr=2450)
+    assert [(f.rule, f.line) for f in report.findings] == [("CFG002", 1)]
+    assert report.findings[0].message.en.startswith(f"`{KEYS[0]}` changed")
+
+
+def test_removed_config_needs_no_entry() -> None:
+    nvidia = master(config_block(KEYS[0]), config_block(KEYS[2]))
+    assert gate({LOG: BASE, NV: nvidia}, base_files()).findings == []
+
+
+def test_comment_only_change_needs_no_entry() -> None:
+    nvidia = "# MiniMax-M3 configs\n" + MASTER.replace("  scenarios:", "  # tuned\n  scenarios:")
+    assert gate({LOG: BASE, NV: nvidia}, base_files()).findings == []
+
+
+def test_config_moved_between_files_needs_no_entry() -> None:
+    nvidia = master(config_block(KEYS[0]), config_block(KEYS[1]))
+    amd = config_block(KEYS[2])
+    assert gate({LOG: BASE, NV: nvidia, AMD: amd}, base_files()).findings == []
+
+
+def test_scenario_type_limits_coverage() -> None:
+    before = master(config_block(KEYS[0], fixed=True))
+    after = before.replace("conc-list: [4, 8, 16]", "conc-list: [4, 8, 16, 32]")
+    agentic_only = log(BASE, entry(KEYS[0], pr=2451))
+    report = gate({LOG: agentic_only, NV: after}, {LOG: BASE, NV: before}, pr=2451)
+    assert [f.rule for f in report.findings] == ["CFG002"]
+    assert "changes scenario `fixed-seq-len`" in report.findings[0].message.en
+    both = log(BASE, entry(KEYS[0], pr=2451, scenario=None))
+    assert gate({LOG: both, NV: after}, {LOG: BASE, NV: before}, pr=2451).findings == []
+    fixed = log(BASE, entry(KEYS[0], pr=2451, scenario="fixed-seq-len"))
+    assert gate({LOG: fixed, NV: after}, {LOG: BASE, NV: before}, pr=2451).findings == []
+
+
+def test_top_level_change_needs_every_scenario() -> None:
+    before = master(config_block(KEYS[0], fixed=True))
+    after = before.replace("v0.27.1", "v0.27.2")
+    head = log(BASE, entry(KEYS[0], pr=2452))
+    report = gate({LOG: head, NV: after}, {LOG: BASE, NV: before}, pr=2452)
+    assert [f.rule for f in report.findings] == ["CFG002"]
+
+
+def test_evals_only_entry_covers() -> None:
+    nvidia = MASTER.replace("v0.27.1", "v0.27.2", 1)
+    head = log(BASE, entry(KEYS[0], pr=2453, extra="  evals-only: true\n"))
+    assert gate({LOG: head, NV: nvidia}, base_files(), pr=2453).findings == []
+
+
+def test_history_entry_does_not_cover() -> None:
+    nvidia = MASTER.replace("v0.27.1", "v0.27.2", 1)
+    report = gate({LOG: BASE, NV: nvidia}, base_files())
+    assert [f.rule for f in report.findings] == ["CFG002"]
+    assert report.findings[0].suggestion is not None
+    assert report.findings[0].suggestion.endswith("/pull/XXX")
+
+
+def test_unreadable_changelog_leaves_cfg002_silent() -> None:
+    report = gate({LOG: BASE + "  - [\n", NV: MASTER_MTP}, base_files(), pr=2423)
+    assert [f.rule for f in report.findings] == ["CHL000"]
+
+
+# -- hostile changelogs in a pull request -----------------------------------------------
+
+
+def _alias_bomb() -> str:
+    levels = ["  k0: &a0 [x, x, x, x, x, x, x, x, x, x]\n"]
+    for i in range(1, 9):
+        levels.append(f"  k{i}: &a{i} [{', '.join([f'*a{i - 1}'] * 10)}]\n")
+    return BASE + "\n- config-keys:\n    - x\n" + "".join(levels)
+
+
+def _entries(n: int) -> str:
+    return BASE + "".join(
+        "\n" + entry(f"minimaxm3-fp8-*-bench-{i}", pr=2800 + i, scenario=None) for i in range(n)
+    )
+
+
+HOSTILE: dict[str, Callable[[], str | bytes]] = {
+    "alias-bomb": _alias_bomb,
+    "50MB": lambda: BASE + "\n- config-keys:\n    - " + "x" * (50 << 20) + "\n",
+    "10k-entries": lambda: _entries(10_000),
+    "7k-entries": lambda: _entries(7_000),
+    "invalid-utf8": lambda: BASE.encode() + b"\n- config-keys:\n    - \xff\n",
+    "deep": lambda: BASE + "\n- " + "[" * 50_000 + "]" * 50_000 + "\n",
+}
+
+
+@pytest.mark.parametrize("name", list(HOSTILE))
+def test_hostile_changelog_in_a_pull_request(name: str) -> None:
+    # correctness only; benchmarks/bench_changelog_gate.py measures the time
+    report = gate({LOG: HOSTILE[name](), NV: MASTER}, base_files(), pr=2800)
+    assert any(f.severity == "error" for f in report.findings)
+    if name == "7k-entries":
+        # under the node limit: it parses, and every entry is judged
+        assert {f.rule for f in report.findings} == {"CHL002", "CHL009"}
+    else:
+        assert {f.rule for f in report.findings} == {"CHL000"}
+
+
+def test_hostile_base_turns_comparisons_off() -> None:
+    report = gate(pr_files(log(BASE, NEW)), {LOG: _alias_bomb(), NV: MASTER}, pr=2423)
+    assert "CHL005" not in {f.rule for f in report.findings}
+
+
+# -- the real files ------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def real() -> dict[str, str]:
+    paths = [LOG, NV, AMD]
+    if not all((SHARED / p).exists() for p in paths):
+        pytest.skip(f"{SHARED} is not present")
+    return {p: (SHARED / p).read_text(encoding="utf-8") for p in paths}
+
+
+def test_real_files_append_an_entry(real: dict[str, str]) -> None:
+    head = dict(real)
+    head[LOG] = real[LOG] + "\n" + entry("dsv4-fp4-b200-vllm-agentic-mtp", pr=2723)
+    assert gate(head, real, pr=2723).findings == []
+
+
+def test_real_files_config_change_without_entry(real: dict[str, str]) -> None:
+    head = dict(real)
+    key = "dsv4-fp4-b200-vllm-agentic-mtp:\n"
+    assert key in real[NV]
+    at = real[NV].index(key)
+    head[NV] = real[NV][:at] + real[NV][at:].replace("image: ", "image: x", 1)
+    report = gate(head, real, pr=2723)
+    assert [(f.rule, f.line) for f in report.findings] == [
+        ("CFG002", real[NV][:at].count("\n") + 1)
+    ]
