@@ -35,7 +35,7 @@ from bot.parse.values import Seg, Str
 MAX_PATHS = 64
 # Above this many live paths, paths that agree on the variant variables are
 # joined: values on which they disagree become unknown instead of multiplying.
-SOFT_PATHS = 12
+SOFT_PATHS = 6
 MAX_ARRAY = 4096
 MAX_TRIM = 4096  # ${X%pat} and friends on longer strings stay unknown
 VARIANT_VARS = frozenset({"EVAL_ONLY"})

@@ -21,4 +21,12 @@ vllm serve "$MODEL" \
 SERVER_PID=$!
 
 wait_for_server_ready --port "$PORT" --server-pid "$SERVER_PID"
-run_benchmark_serving --port "$PORT" --isl "$ISL" --osl "$OSL"
+run_benchmark_serving \
+    --model "$MODEL" \
+    --port "$PORT" \
+    --backend vllm \
+    --input-len "$ISL" \
+    --output-len "$OSL" \
+    --max-concurrency "$CONC" \
+    --result-filename "$RESULT_FILENAME" \
+    --use-chat-template
