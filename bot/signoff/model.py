@@ -1,0 +1,88 @@
+"""Sign-off verification: the data the edges gather and the verdict. Pure.
+
+The service (webhook events) and the CLI (`bot signoff check`) collect
+`SignoffFacts` — everything the checks need that lives outside the comment —
+and `bot.signoff.verify.verify(facts, knowledge)` turns them into a
+`Verdict`. A fact the caller could not learn is None and makes its check
+`unknown`, never a silent pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Literal
+
+from bot.core.model import Finding, T
+
+CheckStatus = Literal["pass", "fail", "na", "unknown", "human"]
+
+SIGNOFF_PHRASE = "As a PR reviewer and CODEOWNER, I have reviewed this and have"
+VERDICT_MARK = "<!-- codeowner-signoff-verify sha={sha} -->"
+DEFAULT_STATUS_CONTEXT = "codeowner-signoff-verify"
+
+
+@dataclass(frozen=True)
+class Check:
+    name: str  # stable id, e.g. "owner", "template", "signed", "ci-green", "reuse-sweep"
+    status: CheckStatus
+    reason: T
+
+
+@dataclass(frozen=True)
+class Verdict:
+    verdict: Literal["pass", "fail"]
+    sha: str
+    signer: str
+    checks: tuple[Check, ...]
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "verdict": self.verdict,
+            "sha": self.sha,
+            "signer": self.signer,
+            "checks": [
+                {"name": c.name, "status": c.status, "reason": {"en": c.reason.en, "zh": c.reason.zh}}
+                for c in self.checks
+            ],
+        }
+
+
+@dataclass(frozen=True)
+class CheckRun:
+    name: str
+    status: str  # queued | in_progress | completed
+    conclusion: str | None  # success | failure | skipped | neutral | cancelled | ...
+    head_sha: str
+
+
+@dataclass(frozen=True)
+class ReuseSweep:
+    """A comment with `/reuse-sweep-run` at the start of a line."""
+
+    author: str
+    permission: str | None  # admin | maintain | write | triage | read | none; None unknown
+
+
+@dataclass(frozen=True)
+class SignoffFacts:
+    head_sha: str
+    signer: str  # the comment's author login
+    body: str  # the sign-off comment body
+    pr: int | None = None
+    signer_is_bot: bool = False
+    bot_login: str | None = None
+    changed_paths: tuple[str, ...] = ()
+    codeowners_text: str | None = None  # .github/CODEOWNERS from the BASE branch
+    template_text: str | None = None  # docs/PR_REVIEW_CHECKLIST.md from the default branch
+    template_zh_text: str | None = None  # docs/PR_REVIEW_CHECKLIST_zh.md
+    signer_permission: str | None = None  # None: unknown
+    # "@org/team" -> is the signer a member? None: membership could not be read
+    team_membership: Mapping[str, bool | None] = field(default_factory=dict)
+    pr_commits: tuple[str, ...] | None = None  # None: unknown (offline CLI)
+    check_runs: tuple[CheckRun, ...] | None = None  # over the PR's commits; None: unknown
+    reuse_sweeps: tuple[ReuseSweep, ...] | None = None
+    # lint findings on the PR (the engine in PR mode) for the conditional items
+    findings: tuple[Finding, ...] = ()
+    # paths added by the PR (waivers: docs/waiver/<PR>.md)
+    added_paths: tuple[str, ...] = ()
