@@ -12,7 +12,6 @@ Every defect of the file as a whole (bytes, YAML, layout) becomes a
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
@@ -29,7 +28,7 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from bot.parse.yamlsafe import YamlError, load_safe
+from bot.parse.yamlsafe import YamlError, classify_error, line_at, load_safe, type_name
 
 # The real changelog is 0.4 MB and about 11k YAML events (772 entries). The
 # C loader needs 7-20 us per node, so these bounds keep any input to about
@@ -39,9 +38,6 @@ MAX_EVENTS = 100_000
 MAX_DEPTH = 64
 
 ENTRY_FIRST_LINE = "- config-keys:"
-
-_DUPLICATE_RE = re.compile(r'found duplicate key "(?P<key>[^"]*)"')
-_EXPANDS_RE = re.compile(r"expands to more than (?P<limit>[\d,]+) nodes")
 
 
 @dataclass(frozen=True)
@@ -184,44 +180,6 @@ def _byte_problems(text: str, *, already_utf8_problem: bool) -> Iterator[Problem
             yield Problem(kind, _line_at(text, text.index(char)), {"count": str(count)})
     if text and not text.endswith("\n"):
         yield Problem("no-final-newline", text.count("\n") + 1)
-
-
-def _line_at(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
-def yaml_type_name(value: Any) -> str:
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if value is None:
-        return "null"
-    return "string"
-
-
-def _yaml_problem(message: str, line: int | None, label: str) -> Problem:
-    detail = message
-    for prefix in (f"{label}: ", "invalid YAML: "):
-        if detail.startswith(prefix):
-            detail = detail[len(prefix) :]
-    detail = detail.split("; To suppress this check", 1)[0].strip().rstrip(";")
-    m = _DUPLICATE_RE.search(detail)
-    if m:
-        return Problem("duplicate-key", line or 1, {"key": m.group("key")})
-    m = _EXPANDS_RE.search(detail)
-    if m:  # an alias bomb: small text, huge document
-        return Problem("too-many-nodes", line or 1, {"limit": m.group("limit")})
-    return Problem("yaml", line or 1, {"detail": detail[:300]})
-
-
-# -- positions from the event stream -----------------------------------------
 
 
 @dataclass
@@ -391,3 +349,12 @@ def entry_changes(head: Changelog, base: Changelog | None) -> list[Change]:
 def new_entries(head: Changelog, base: Changelog | None) -> list[Entry]:
     """Head entries that are new or changed relative to `base` (all without one)."""
     return [c.entry for c in entry_changes(head, base)]
+
+
+yaml_type_name = type_name
+_line_at = line_at
+
+
+def _yaml_problem(message: str, line: int | None, label: str) -> Problem:
+    kind, params = classify_error(message, label, MAX_DEPTH)
+    return Problem(kind, line or 1, params)

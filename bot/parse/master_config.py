@@ -23,7 +23,6 @@ from the knowledge data, and which entries a change adds or edits.
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -42,7 +41,7 @@ from ruamel.yaml.events import (
 from ruamel.yaml.nodes import ScalarNode
 
 from bot.core.tree import glob_match
-from bot.parse.yamlsafe import YamlError, load_safe
+from bot.parse.yamlsafe import YamlError, classify_error, line_at, load_safe, type_name
 
 # The real files: nvidia-master.yaml is 0.4 MB and 25k YAML events, the AMD
 # one 4.5k. These bounds leave room to grow about tenfold while keeping any
@@ -51,9 +50,6 @@ MAX_BYTES = 8 * 1024 * 1024
 MAX_EVENTS = 250_000
 MAX_DEPTH = 64
 
-_DUPLICATE_RE = re.compile(r'found duplicate key "(?P<key>[^"]*)"')
-_EXPANDS_RE = re.compile(r"expands to more than (?P<limit>[\d,]+) nodes")
-_DEEP_RE = re.compile(r"nesting (?:deeper than (?P<limit>\d+) levels|too deep)")
 
 PathKey = tuple[Hashable, ...]
 
@@ -232,46 +228,6 @@ def _parse(path: str, text: str | bytes) -> MasterConfig:
     cfg.entries = _entries(data, walk, text)
     return cfg
 
-
-def _line_at(text: str, offset: int) -> int:
-    return text.count("\n", 0, offset) + 1
-
-
-def _type_name(value: Any) -> str:
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if value is None:
-        return "null"
-    return "string"
-
-
-def _yaml_problem(message: str, line: int | None, label: str) -> MasterProblem:
-    detail = message
-    for prefix in (f"{label}: ", "invalid YAML: "):
-        if detail.startswith(prefix):
-            detail = detail[len(prefix) :]
-    detail = detail.split("; To suppress this check", 1)[0].strip().rstrip(";")
-    m = _DUPLICATE_RE.search(detail)
-    if m:
-        return MasterProblem("duplicate-key", line or 1, {"key": m.group("key")})
-    m = _EXPANDS_RE.search(detail)
-    if m:  # an alias bomb: small text, huge document
-        return MasterProblem("too-many-nodes", line or 1, {"limit": m.group("limit")})
-    m = _DEEP_RE.search(detail)
-    if m:
-        return MasterProblem("too-deep", line or 1, {"limit": m.group("limit") or str(MAX_DEPTH)})
-    return MasterProblem("yaml", line or 1, {"detail": detail[:300] or "unreadable YAML"})
-
-
-# -- the event walk -----------------------------------------------------------
 
 _LOADER = YAML(typ="safe", pure=False)
 _RESOLVERS: Mapping[str, Any] = dict(_LOADER.resolver.versioned_resolver)
@@ -638,3 +594,12 @@ def upstream_image(image: str, engine: str, knowledge: Any) -> bool:
     prefixes = [str(p).lower() for p in (engines.get(engine, {}) or {}).get("images", []) or []]
     repo = image_repository(image).lower()
     return any(repo == p.rstrip("/") or repo.startswith(p) for p in prefixes)
+
+
+_type_name = type_name
+_line_at = line_at
+
+
+def _yaml_problem(message: str, line: int | None, label: str) -> MasterProblem:
+    kind, params = classify_error(message, label, MAX_DEPTH)
+    return MasterProblem(kind, line or 1, params)

@@ -142,3 +142,49 @@ def load_roundtrip(text: str, *, label: str = "YAML") -> Any:
         raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
     check_shape(data, label)
     return data
+
+
+# ------------------------------------------------------------ shared helpers
+_DUPLICATE_RE = re.compile(r'found duplicate key "(?P<key>[^"]*)"')
+_EXPANDS_RE = re.compile(r"expands to more than (?P<limit>[\d,]+) nodes")
+_DEEP_RE = re.compile(r"nesting (?:deeper than (?P<limit>\d+) levels|too deep)")
+
+
+def type_name(value: Any) -> str:
+    """The YAML name of a loaded value's type, for messages."""
+    if isinstance(value, dict):
+        return "mapping"
+    if isinstance(value, list):
+        return "list"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, int):
+        return "integer"
+    if isinstance(value, float):
+        return "number"
+    if value is None:
+        return "null"
+    return "string"
+
+
+def line_at(text: str, offset: int) -> int:
+    """1-based line of a character offset."""
+    return text.count("\n", 0, offset) + 1
+
+
+def classify_error(
+    message: str, label: str, depth_limit: int = MAX_DEPTH
+) -> tuple[str, dict[str, str]]:
+    """A YamlError message as (kind, params): duplicate-key, too-many-nodes, too-deep or yaml."""
+    detail = message
+    for prefix in (f"{label}: ", "invalid YAML: "):
+        if detail.startswith(prefix):
+            detail = detail[len(prefix) :]
+    detail = detail.split("; To suppress this check", 1)[0].strip().rstrip(";")
+    if m := _DUPLICATE_RE.search(detail):
+        return "duplicate-key", {"key": m.group("key")}
+    if m := _EXPANDS_RE.search(detail):  # an alias bomb: small text, huge document
+        return "too-many-nodes", {"limit": m.group("limit")}
+    if m := _DEEP_RE.search(detail):
+        return "too-deep", {"limit": m.group("limit") or str(depth_limit)}
+    return "yaml", {"detail": detail[:300]}

@@ -17,6 +17,7 @@ from bot.parse.master_config import (
     entry_changes,
     head_master_configs,
 )
+from bot.parse.yamlsafe import type_name
 
 SCHEMA_NAME = "master-config-entry.schema.json"
 
@@ -408,22 +409,6 @@ def _expected(value: Any) -> str:
     return " | ".join(_JSON_TO_YAML.get(t, t) for t in types)
 
 
-def _type_name(value: Any) -> str:
-    if isinstance(value, dict):
-        return "mapping"
-    if isinstance(value, list):
-        return "list"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    if value is None:
-        return "null"
-    return "string"
-
-
 def _show(value: Any) -> str:
     text = (
         "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
@@ -455,9 +440,7 @@ def _findings(
         yield _custom(master, entry, custom, line, path, value=_show(instance))
         return
     if not path and kind == "type":
-        yield _hit(
-            master, entry, "not-mapping", entry.start_line, path, actual=_type_name(instance)
-        )
+        yield _hit(master, entry, "not-mapping", entry.start_line, path, actual=type_name(instance))
     elif kind == "additionalProperties" and isinstance(instance, dict):
         schema: Any = error.schema
         allowed = list(schema.get("properties", {}))
@@ -474,9 +457,7 @@ def _findings(
                 )
     elif kind == "type":
         expected = _expected(error.validator_value)
-        yield _hit(
-            master, entry, "type", line, path, expected=expected, actual=_type_name(instance)
-        )
+        yield _hit(master, entry, "type", line, path, expected=expected, actual=type_name(instance))
     elif kind in ("enum", "const"):
         allowed_values: Any = error.validator_value if kind == "enum" else [error.validator_value]
         yield _hit(
