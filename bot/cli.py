@@ -180,6 +180,7 @@ def build_parser() -> argparse.ArgumentParser:
     )
     ep.add_argument("rule", metavar="ID|SLUG", help="rule id (RCP001) or slug")
     _add_server_commands(sub)
+    _add_signoff_commands(sub)
     return parser
 
 
@@ -515,6 +516,241 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(str(exc)) from None
 
 
+# --------------------------------------------------------------------------- signoff
+
+SIGNOFF_EPILOG = """\
+examples:
+  bot signoff check --body comment.md --author alice --repo . --base origin/main --head HEAD --pr 2600
+  bot signoff check --body - --author alice --repo . --base origin/main --head pr-2600 \\
+      --permission write --teams @InferenceX/core --check-runs runs.json \\
+      --reuse-sweep maintainer:admin --format json
+
+Runs the checks the webhook service runs on a sign-off comment, offline. CODEOWNERS
+and the checklist template are read from BASE, the PR's content is linted from the
+merge-base of BASE and HEAD to HEAD, and the PR's commits are the commits in between.
+What a local checkout cannot show is reported as unverified (and fails the verdict)
+unless given: the signer's permission (--permission), their teams (--teams), the
+check runs of the PR's commits (--check-runs, as `gh api .../commits/SHA/check-runs`
+prints them) and who posted /reuse-sweep-run (--reuse-sweep).
+
+exit status: 0 the verdict is PASS, 1 it is REJECTED, 2 usage or input error.
+"""
+
+
+def _add_signoff_commands(sub: argparse._SubParsersAction[Any]) -> None:
+    sp = sub.add_parser(
+        "signoff",
+        help="verify a CODEOWNER sign-off comment",
+        description="CODEOWNER sign-off checklist verification.",
+    )
+    ssub = sp.add_subparsers(dest="signoff_command", metavar="COMMAND", parser_class=_Parser)
+    cp = ssub.add_parser(
+        "check",
+        help="verify a sign-off comment against a local checkout and print the verdict",
+        description="Verify a sign-off comment (the checklist from docs/PR_REVIEW_CHECKLIST.md) "
+        "and print the verdict comment the service would post.",
+        epilog=SIGNOFF_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    cp.add_argument("--body", required=True, metavar="FILE", help="the comment body ('-': stdin)")
+    cp.add_argument("--author", required=True, metavar="LOGIN", help="the comment's author")
+    cp.add_argument("--repo", default=".", metavar="DIR", help="git checkout (default: .)")
+    cp.add_argument("--base", required=True, metavar="REF", help="the PR's base branch")
+    cp.add_argument("--head", default="HEAD", metavar="REF", help="the PR's head (default: HEAD)")
+    cp.add_argument("--pr", type=_positive_int, metavar="N", help="pull request number")
+    cp.add_argument(
+        "--permission",
+        choices=("admin", "maintain", "write", "triage", "read", "none"),
+        help="the signer's permission on the repository (default: unknown)",
+    )
+    cp.add_argument(
+        "--teams",
+        metavar="TEAM,...",
+        help="every team the signer belongs to, e.g. @InferenceX/core ('' for none; "
+        "default: membership unknown)",
+    )
+    cp.add_argument(
+        "--check-runs",
+        metavar="FILE",
+        help="JSON check runs of the PR's commits: a list, or GitHub's {\"check_runs\": [...]} "
+        "(default: unknown)",
+    )
+    cp.add_argument(
+        "--reuse-sweep",
+        action="append",
+        metavar="LOGIN:PERMISSION",
+        help="someone who posted /reuse-sweep-run, and their permission; 'none' when nobody "
+        "did (repeatable; default: unknown)",
+    )
+    cp.add_argument("--edited-by", metavar="LOGIN", help="who last edited the comment")
+    cp.add_argument("--bot-login", metavar="LOGIN", help="the bot's own account (never counts)")
+    cp.add_argument(
+        "--date",
+        type=_iso_date,
+        metavar="YYYY-MM-DD",
+        help="review date for dated knowledge such as deprecations (default: today)",
+    )
+    cp.add_argument("--config", metavar="FILE", help="configuration file (default: BASE's)")
+    cp.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+    cp.add_argument(
+        "--lang", choices=("en", "zh", "both"), default="both", help="language (default: both)"
+    )
+
+
+def _read_body(name: str) -> str:
+    data = sys.stdin.buffer.read() if name == "-" else read_file(name)
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise UsageError(f"{name}: not valid UTF-8 (byte {exc.start})") from None
+
+
+def _load_check_runs(name: str, head_sha: str) -> tuple[Any, ...]:
+    from bot.signoff.model import CheckRun
+
+    try:
+        data = json.loads(_read_body(name))
+    except ValueError as exc:
+        raise UsageError(f"{name}: not JSON ({exc})") from None
+    pages = data if isinstance(data, list) else [data]
+    runs: list[Any] = []
+    for page in pages:
+        items = (
+            page.get("check_runs") if isinstance(page, dict) and "check_runs" in page else [page]
+        )
+        if not isinstance(items, list):
+            raise UsageError(f"{name}: `check_runs` is not a list")
+        for item in items:
+            if not isinstance(item, dict) or not isinstance(item.get("name"), str):
+                raise UsageError(f"{name}: a check run without a name")
+            runs.append(
+                CheckRun(
+                    name=item["name"],
+                    status=str(item.get("status") or "completed"),
+                    conclusion=item.get("conclusion"),
+                    head_sha=str(item.get("head_sha") or head_sha),
+                )
+            )
+    return tuple(runs)
+
+
+def _reuse_sweeps(values: list[str] | None) -> tuple[Any, ...] | None:
+    from bot.signoff.model import ReuseSweep
+
+    if values is None:
+        return None
+    out = []
+    for value in values:
+        if value.strip().lower() == "none":
+            continue
+        login, sep, permission = value.partition(":")
+        if not login.strip() or not sep or not permission.strip():
+            raise UsageError(f"--reuse-sweep wants LOGIN:PERMISSION or 'none', not {value!r}")
+        out.append(ReuseSweep(login.strip().lstrip("@"), permission.strip().lower()))
+    return tuple(out)
+
+
+def _first_text(tree: Tree, paths: Sequence[str]) -> str | None:
+    for path in paths:
+        data = tree.read(path)
+        if data is not None:
+            return data.decode("utf-8", errors="replace")
+    return None
+
+
+def cmd_signoff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    if args.signoff_command != "check":
+        raise UsageError("name a signoff command: check (see 'bot signoff check --help')")
+    return cmd_signoff_check(args, out, err)
+
+
+def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    from bot.signoff.content import with_content
+    from bot.signoff.model import SignoffFacts
+    from bot.signoff.render import render_verdict_comment
+    from bot.signoff.verify import verify
+    from bot.sources import _git  # the PR's commits: `git rev-list`
+
+    body = _read_body(args.body)
+    repo: str = args.repo
+    author = args.author.strip().lstrip("@")
+    if not author:
+        raise UsageError("--author is empty")
+    head_sha = resolve_ref(repo, args.head)
+    base_sha = resolve_ref(repo, args.base)
+    fork = merge_base(repo, args.base, args.head)
+    closers: list[GitTree] = []
+    try:
+        base_tree, head_tree, base_tip = (
+            GitTree(repo, fork),
+            GitTree(repo, head_sha),
+            GitTree(repo, base_sha),
+        )
+        closers += [base_tree, head_tree, base_tip]
+        config = _config_from(base_tip, args.config, f"at {args.base}")
+        table = config.knowledge.section("signoff") or {}
+        changed = frozenset(changed_paths(repo, args.base, args.head))
+        change = build_changeset(base_tree, head_tree, changed, pr=args.pr, author=author)
+        ctx = Context(
+            tree=head_tree,
+            config=config,
+            pr=args.pr,
+            base=base_tree,
+            changed=changed,
+            mode="pr",
+            change=change,
+            review_date=args.date or datetime.date.today(),
+        )
+        report = lint(ctx, paths=sorted(changed))
+        commits = _git(repo, "rev-list", "--reverse", f"{fork}..{head_sha}").decode().split()
+        teams = None
+        if args.teams is not None:
+            teams = [t.strip() for t in args.teams.split(",") if t.strip()]
+        codeowners = _first_text(base_tip, table.get("codeowners") or [".github/CODEOWNERS"])
+        membership: dict[str, bool | None] = {}
+        if teams is not None and codeowners is not None:
+            from bot.signoff.codeowners import parse_codeowners
+
+            mine = {t.lower() for t in teams}
+            for team in parse_codeowners(codeowners).all_teams():
+                membership[team] = team.lower() in mine
+        facts = SignoffFacts(
+            head_sha=head_sha,
+            signer=author,
+            body=body,
+            pr=args.pr,
+            signer_is_bot=author.lower().endswith("[bot]"),
+            bot_login=args.bot_login,
+            changed_paths=tuple(sorted(changed)),
+            codeowners_text=codeowners,
+            template_text=_first_text(
+                base_tip, [str(table.get("template", "docs/PR_REVIEW_CHECKLIST.md"))]
+            ),
+            template_zh_text=_first_text(
+                base_tip, [str(table.get("template_zh", "docs/PR_REVIEW_CHECKLIST_zh.md"))]
+            ),
+            signer_permission=args.permission,
+            team_membership=membership,
+            pr_commits=tuple(commits),
+            check_runs=_load_check_runs(args.check_runs, head_sha) if args.check_runs else None,
+            reuse_sweeps=_reuse_sweeps(args.reuse_sweep),
+            edited_by=args.edited_by,
+        )
+        facts = with_content(facts, ctx, report)
+    finally:
+        for tree in closers:
+            tree.close()
+    verdict = verify(facts, config.knowledge)
+    if args.format == "json":
+        out.write(json.dumps(verdict.as_json(), ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(render_verdict_comment(verdict, lang=args.lang))
+    out.flush()
+    return 0 if verdict.verdict == "pass" else 1
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -544,6 +780,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_serve(args)
         if args.command == "replay":
             return cmd_replay(args, out, err)
+        if args.command == "signoff":
+            return cmd_signoff(args, out, err)
         parser.print_help(err)
         return 2
     except BrokenPipeError:  # `bot lint ... | head`: stop quietly

@@ -9,8 +9,10 @@ It speaks HTTP/1.1 on 127.0.0.1 (a `ThreadingHTTPServer` in a thread) and
 keeps everything in memory: repositories with real git object ids (blobs,
 trees, commits, branches), pull requests, their files (diffed from the two
 trees, with unified-diff `patch` fields), issue and review comments, reviews,
-commit statuses, a GitHub App (JWTs are verified with the app's public key)
-with installations and expiring installation tokens.
+commit statuses, check runs, collaborator roles (`set_permission`: a user with
+write access may edit or delete other people's comments, as on GitHub), org
+teams (`add_team`, `hide_teams` for a 403), a GitHub App (JWTs are verified with
+the app's public key) with installations and expiring installation tokens.
 
 Every request is recorded in `fake.requests` (method, path, query, json body,
 headers, status answered). Failures are injected with `fail_next` (any status,
@@ -154,6 +156,8 @@ class FakeRepo:
     review_comments: dict[int, list[JSON]] = field(default_factory=dict)
     reviews: dict[int, list[JSON]] = field(default_factory=dict)
     statuses: dict[str, list[JSON]] = field(default_factory=dict)
+    permissions: dict[str, str] = field(default_factory=dict)  # login -> role_name
+    check_runs: dict[str, list[JSON]] = field(default_factory=dict)  # commit sha -> runs
 
     @property
     def full_name(self) -> str:
@@ -361,6 +365,8 @@ class FakeGitHub:
         self.tokens: dict[str, JSON] = {}  # token -> {"login", "installation", "expires"}
         self.issued_tokens: list[str] = []
         self.failures: list[Failure] = []
+        self.teams: dict[tuple[str, str], dict[str, str]] = {}  # (org, slug) -> login -> state
+        self.hidden_team_orgs: set[str] = set()  # membership reads answer 403
         self.crashes: list[Exception] = []  # exceptions inside the fake (tests may assert none)
         self._lock = threading.RLock()
         self._ids = itertools.count(1001)
@@ -530,6 +536,65 @@ class FakeGitHub:
             pull = self.repos[full_name].pulls[number]
             pull.head_sha = self.commit(full_name, head, branch=pull.head_ref)
             return pull.head_sha
+
+    def set_permission(self, full_name: str, login: str, role: str) -> None:
+        """`login`'s role on the repository: admin | maintain | write | triage | read."""
+        with self._lock:
+            self.user(login)
+            self.repos[full_name].permissions[login] = role
+
+    def add_team(
+        self, org: str, slug: str, members: list[str], *, pending: list[str] | None = None
+    ) -> None:
+        with self._lock:
+            team = self.teams.setdefault((org, slug), {})
+            for login in members:
+                self.user(login)
+                team[login] = "active"
+            for login in pending or []:
+                self.user(login)
+                team[login] = "pending"
+
+    def hide_teams(self, org: str) -> None:
+        """Team memberships in `org` answer 403 (a token without `members: read`)."""
+        self.hidden_team_orgs.add(org)
+
+    def add_check_run(
+        self,
+        full_name: str,
+        sha: str,
+        name: str,
+        conclusion: str | None = "success",
+        *,
+        status: str = "completed",
+        details_url: str | None = None,
+    ) -> JSON:
+        with self._lock:
+            repo = self.repos[full_name]
+            rid = next(self._ids)
+            run = {
+                "id": rid,
+                "node_id": f"CR_{rid}",
+                "head_sha": sha,
+                "name": name,
+                "status": status,
+                "conclusion": conclusion if status == "completed" else None,
+                "details_url": details_url
+                or f"https://github.com/{full_name}/actions/runs/{rid}/job/{rid}",
+                "html_url": f"https://github.com/{full_name}/runs/{rid}",
+                "started_at": self._now(),
+                "completed_at": self._now() if status == "completed" else None,
+                "app": {"slug": "github-actions"},
+            }
+            repo.check_runs.setdefault(sha, []).append(run)
+            return run
+
+    def pull_commits(self, full_name: str, number: int) -> list[str]:
+        """The PR's commits as GitHub lists them: in head, not in base; oldest first."""
+        repo = self.repos[full_name]
+        pull = repo.pulls[number]
+        base = set(repo.ancestors(pull.base_sha))
+        return list(reversed([s for s in repo.ancestors(pull.head_sha) if s not in base]))
 
     # ------------------------------------------------------------------ failure injection
 
@@ -751,6 +816,9 @@ class FakeGitHub:
             if identity["installation"] is not None:
                 raise HTTPError(403, "Resource not accessible by integration")
             return 200, self.users[identity["login"]], {}
+        m = re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)", path)
+        if m and method == "GET":
+            return self._team_membership(*(unquote(g) for g in m.groups()))
 
         m = re.fullmatch(r"/repos/([^/]+)/([^/]+)(/.*)?", path)
         if not m:
@@ -776,6 +844,11 @@ class FakeGitHub:
             (r"/pulls/(\d+)/comments", "GET", self._list_review_comments),
             (r"/pulls/(\d+)/reviews", "GET", self._list_reviews),
             (r"/pulls/(\d+)/reviews", "POST", self._create_review),
+            (r"/pulls/(\d+)/reviews/(\d+)", "PUT", self._update_review),
+            (r"/pulls/(\d+)/reviews/(\d+)/dismissals", "PUT", self._dismiss_review),
+            (r"/pulls/(\d+)/commits", "GET", self._list_pull_commits),
+            (r"/collaborators/([^/]+)/permission", "GET", self._collaborator_permission),
+            (r"/commits/([^/]+)/check-runs", "GET", self._list_check_runs),
             (r"/pulls/(\d+)/comments/(\d+)/replies", "POST", self._reply_review_comment),
             (r"/pulls/comments/(\d+)", "GET", self._get_review_comment),
             (r"/pulls/comments/(\d+)", "PATCH", self._edit_review_comment),
@@ -1181,27 +1254,31 @@ class FakeGitHub:
         self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str
     ) -> Any:
         c = self._find_review_comment(repo, int(g[0]))
-        self._edit(c, body, actor)
+        self._edit(c, body, actor, repo)
         return 200, c, {}
 
     def _delete_review_comment(
         self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
     ) -> Any:
         c = self._find_review_comment(repo, int(g[0]))
-        self._own(c, actor)
+        self._own(c, actor, repo)
         for items in repo.review_comments.values():
             if c in items:
                 items.remove(c)
         return 204, None, {}
 
-    def _own(self, c: JSON, actor: str) -> None:
-        if c["user"]["login"] != actor:
-            raise HTTPError(403, "Resource not accessible by integration")
+    def _own(self, c: JSON, actor: str, repo: FakeRepo | None = None) -> None:
+        """The author, or (as on GitHub) anyone with write access to the repository."""
+        if c["user"]["login"] == actor:
+            return
+        if repo is not None and repo.permissions.get(actor) in ("admin", "maintain", "write"):
+            return
+        raise HTTPError(403, "Resource not accessible by integration")
 
-    def _edit(self, c: JSON, body: Any, actor: str) -> None:
+    def _edit(self, c: JSON, body: Any, actor: str, repo: FakeRepo | None = None) -> None:
         if not isinstance(body, dict) or not isinstance(body.get("body"), str):
             raise HTTPError(422, "Unprocessable Entity", errors=["body is required"])
-        self._own(c, actor)
+        self._own(c, actor, repo)
         c["body"] = body["body"]
         c["updated_at"] = self._now()
 
@@ -1251,18 +1328,85 @@ class FakeGitHub:
         self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str
     ) -> Any:
         c = self._find_issue_comment(repo, int(g[0]))
-        self._edit(c, body, actor)
+        self._edit(c, body, actor, repo)
         return 200, c, {}
 
     def _delete_issue_comment(
         self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
     ) -> Any:
         c = self._find_issue_comment(repo, int(g[0]))
-        self._own(c, actor)
+        self._own(c, actor, repo)
         for items in repo.issue_comments.values():
             if c in items:
                 items.remove(c)
         return 204, None, {}
+
+    # ------------------------------------------------------------------ handlers: sign-off reads
+
+    def _find_review(self, repo: FakeRepo, number: str, rid: str) -> JSON:
+        pull = self._pull(repo, number)
+        for r in repo.reviews.get(pull.number, []):
+            if r["id"] == int(rid):
+                return r
+        raise HTTPError(404, "Not Found")
+
+    def _update_review(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        review = self._find_review(repo, g[0], g[1])
+        if not isinstance(body, dict) or not isinstance(body.get("body"), str):
+            raise HTTPError(422, "Unprocessable Entity", errors=["body is required"])
+        if review["user"]["login"] != actor:  # only the author may edit a review's body
+            raise HTTPError(403, "Resource not accessible by integration")
+        review["body"] = body["body"]
+        return 200, review, {}
+
+    def _dismiss_review(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        review = self._find_review(repo, g[0], g[1])
+        if repo.permissions.get(actor) not in ("admin", "maintain", "write"):
+            raise HTTPError(403, "Resource not accessible by integration")
+        if not isinstance(body, dict) or not isinstance(body.get("message"), str):
+            raise HTTPError(422, "Unprocessable Entity", errors=["message is required"])
+        review["state"] = "DISMISSED"
+        return 200, review, {}
+
+    def _list_pull_commits(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        pull = self._pull(repo, g[0])
+        shas = self.pull_commits(repo.full_name, pull.number)[:250]
+        items = [self._commit_json(repo, s) for s in shas]
+        return self._list(repo, f"/pulls/{pull.number}/commits", items, q)
+
+    def _collaborator_permission(
+        self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
+    ) -> Any:
+        login = g[0]
+        if login not in self.users:
+            raise HTTPError(404, "Not Found")
+        role = repo.permissions.get(login, "none" if repo.private else "read")
+        folded = {"maintain": "write", "triage": "read"}.get(role, role)
+        return 200, {"permission": folded, "role_name": role, "user": self.users[login]}, {}
+
+    def _list_check_runs(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        sha = repo.resolve(g[0])
+        if sha is None:
+            raise HTTPError(422, "No commit found for SHA: " + g[0])
+        runs = repo.check_runs.get(sha, [])
+        chunk, headers = self._paginate(f"/{repo.full_name}/commits/{g[0]}/check-runs", runs, q)
+        return 200, {"total_count": len(runs), "check_runs": chunk}, headers
+
+    def _team_membership(self, org: str, slug: str, login: str) -> tuple[int, Any, dict[str, str]]:
+        if org in self.hidden_team_orgs:
+            raise HTTPError(403, "Resource not accessible by integration")
+        state = self.teams.get((org, slug), {}).get(login)
+        if state is None:
+            raise HTTPError(404, "Not Found")
+        return (
+            200,
+            {
+                "url": f"{self.url}/orgs/{org}/teams/{slug}/memberships/{login}",
+                "role": "member",
+                "state": state,
+            },
+            {},
+        )
 
     # ------------------------------------------------------------------ handlers: statuses
 

@@ -51,12 +51,15 @@ from github.Requester import Requester
 from urllib3.exceptions import MaxRetryError, ResponseError
 
 from bot.github.types import (
+    PERMISSIONS,
+    CheckRunInfo,
     Comment,
     Gateway,
     GitHubError,
     PullFile,
     PullInfo,
     ReviewComment,
+    SignoffGateway,
     Status,
 )
 
@@ -64,6 +67,8 @@ DEFAULT_BASE_URL = Consts.DEFAULT_BASE_URL
 USER_AGENT = "recipe-review-bot"
 MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
 MAX_LIST_ITEMS = 10_000  # comments, reviews: a bound against runaway pagination
+MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
+MAX_CHECK_RUNS = 1_000  # per commit: a bound against runaway pagination
 MAX_FILE_BYTES = 50 * 1024 * 1024
 STATUS_DESCRIPTION_MAX = 140  # GitHub rejects longer commit status descriptions
 SECONDARY_RATE_WAIT = 60.0  # GitHub: "wait at least one minute" when no Retry-After
@@ -238,6 +243,19 @@ def _login(user: Any) -> str:
 
 def _int_or_none(value: Any) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _text(data: Any, key: str) -> str:
+    value = data.get(key) if isinstance(data, dict) else None
+    return value if isinstance(value, str) else ""
+
+
+def _user_type(user: Any) -> str:
+    return _text(user, "type")
+
+
+_LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
+_SLUG = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 
 
 @dataclass(frozen=True)
@@ -489,6 +507,27 @@ class PyGithubGateway:
             match = _NEXT.search(str(_lower_headers(headers).get("link", "")))
             next_url = match.group(1) if match and data else None
 
+    def _keyed_pages(self, repo: str, url: str, key: str, limit: int) -> Iterator[dict[str, Any]]:
+        """Every item of a paginated list wrapped in an object (`{"total_count", key: [...]}`)."""
+        requester = self._requester(repo)
+        params: dict[str, Any] | None = {"per_page": 100}
+        count = 0
+        next_url: str | None = url
+        while next_url is not None:
+            headers, data = self._call(requester, "GET", next_url, params=params)
+            params = None
+            items = data.get(key) if isinstance(data, dict) else None
+            if not isinstance(items, list):
+                raise GitHubError(f"GET {url}: expected {key}", status=0)
+            for item in items:
+                if isinstance(item, dict):
+                    yield item
+                    count += 1
+                    if count >= limit:
+                        return
+            match = _NEXT.search(str(_lower_headers(headers).get("link", "")))
+            next_url = match.group(1) if match and items else None
+
     def _write(self, repo: str, verb: str, url: str, body: Any) -> Any:
         """One write: paced, never repeated after a failure GitHub may have applied."""
         requester = self._requester(repo)
@@ -738,6 +777,9 @@ class PyGithubGateway:
                 author=_login(c.get("user")),
                 kind="issue",
                 html_url=str(c.get("html_url") or ""),
+                created_at=_text(c, "created_at"),
+                updated_at=_text(c, "updated_at"),
+                author_type=_user_type(c.get("user")),
             )
             for c in self._pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(c.get("id"), int)
@@ -756,6 +798,10 @@ class PyGithubGateway:
                 in_reply_to=_int_or_none(c.get("in_reply_to_id")),
                 kind="review",
                 html_url=str(c.get("html_url") or ""),
+                created_at=_text(c, "created_at"),
+                updated_at=_text(c, "updated_at"),
+                author_type=_user_type(c.get("user")),
+                commit_id=_text(c, "commit_id"),
             )
             for c in self._pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(c.get("id"), int)
@@ -771,10 +817,90 @@ class PyGithubGateway:
                 author=_login(r.get("user")),
                 kind="review_summary",
                 html_url=str(r.get("html_url") or ""),
+                created_at=_text(r, "submitted_at"),
+                updated_at=_text(r, "submitted_at"),
+                author_type=_user_type(r.get("user")),
+                state=_text(r, "state").upper(),
+                commit_id=_text(r, "commit_id"),
             )
             for r in self._pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(r.get("id"), int)
         ]
+
+    # ------------------------------------------------------------------ sign-off reads
+
+    def collaborator_permission(self, repo: str, user: str) -> str | None:
+        repo = _check_repo(repo)
+        if not _LOGIN.fullmatch(user):
+            return "none"  # no such account can exist
+        url = f"/repos/{repo}/collaborators/{_q(user)}/permission"
+        try:
+            data = self._get(repo, url)
+        except GitHubError as err:
+            if err.status == 404:
+                return "none"
+            if err.transient:
+                raise
+            return None
+        # `permission` folds maintain into write and triage into read; `role_name` does not
+        for key in ("role_name", "permission"):
+            value = _text(data, key).lower()
+            if value in PERMISSIONS:
+                return value
+        return None
+
+    def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
+        repo = _check_repo(repo)
+        if not (_SLUG.fullmatch(org) and _SLUG.fullmatch(team_slug)):
+            return None
+        if not _LOGIN.fullmatch(user):
+            return False
+        url = f"/orgs/{_q(org)}/teams/{_q(team_slug)}/memberships/{_q(user)}"
+        try:
+            data = self._get(repo, url)
+        except GitHubError as err:
+            if err.status == 404:
+                return False
+            if err.transient:
+                raise
+            return None
+        state = _text(data, "state")
+        if state == "active":
+            return True
+        if state == "pending":
+            return False
+        return None
+
+    def pull_commits(self, repo: str, number: int) -> list[str]:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/pulls/{int(number)}/commits"
+        return [
+            str(c["sha"])
+            for c in self._pages(repo, url, MAX_PR_COMMITS)
+            if isinstance(c.get("sha"), str)
+        ]
+
+    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/commits/{_q(sha)}/check-runs"
+        runs = []
+        for r in self._keyed_pages(repo, url, "check_runs", MAX_CHECK_RUNS):
+            if not isinstance(r.get("name"), str):
+                continue
+            conclusion = r.get("conclusion")
+            runs.append(
+                CheckRunInfo(
+                    name=r["name"],
+                    status=_text(r, "status") or "completed",
+                    conclusion=conclusion if isinstance(conclusion, str) else None,
+                    head_sha=_text(r, "head_sha") or sha,
+                    details_url=_text(r, "details_url"),
+                    id=_int_or_none(r.get("id")),
+                )
+            )
+        return runs
+
+    # ------------------------------------------------------------------ writes
 
     def create_review(
         self,
@@ -854,3 +980,7 @@ def from_app(
 
 def _conforms(gateway: PyGithubGateway) -> Gateway:
     return gateway  # mypy checks that PyGithubGateway implements the Protocol
+
+
+def _conforms_signoff(gateway: PyGithubGateway) -> SignoffGateway:
+    return gateway

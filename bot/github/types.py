@@ -64,6 +64,13 @@ class Comment:
     in_reply_to: int | None = None
     kind: str = "issue"  # "issue" | "review" | "review_summary"
     html_url: str = ""
+    # GitHub's timestamps, ISO 8601 as sent ("" when unknown); a review has no
+    # updated_at, so both carry its submitted_at
+    created_at: str = ""
+    updated_at: str = ""
+    author_type: str = ""  # "User" | "Bot" | "Organization" | "" unknown
+    state: str = ""  # reviews: APPROVED | CHANGES_REQUESTED | COMMENTED | DISMISSED | PENDING
+    commit_id: str = ""  # reviews and inline comments: the commit they were made on
 
 
 @dataclass(frozen=True)
@@ -83,6 +90,23 @@ class Status:
     context: str
     description: str
     target_url: str | None = None
+
+
+@dataclass(frozen=True)
+class CheckRunInfo:
+    """One check run of a commit (GET /commits/{sha}/check-runs)."""
+
+    name: str
+    status: str  # queued | in_progress | completed
+    conclusion: (
+        str | None
+    )  # success | failure | skipped | neutral | cancelled | ... (None: running)
+    head_sha: str
+    details_url: str = ""
+    id: int | None = None
+
+
+PERMISSIONS = ("admin", "maintain", "write", "triage", "read", "none")
 
 
 @dataclass
@@ -135,3 +159,29 @@ class Gateway(Protocol):
     def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None: ...
 
     def set_status(self, repo: str, sha: str, status: Status) -> None: ...
+
+
+class SignoffGateway(Gateway, Protocol):
+    """What the sign-off gate needs beyond the review: a `Gateway` plus four reads.
+
+    A separate Protocol, so every existing `Gateway` (the dry run, test doubles)
+    stays one; `bot.github.gateway.PyGithubGateway` implements both.
+    """
+
+    def collaborator_permission(self, repo: str, user: str) -> str | None:
+        """`user`'s role on `repo`: admin | maintain | write | triage | read | none.
+
+        "none" when GitHub says so or does not know the user (404); None when the
+        permission cannot be read (403 or another permanent error). A transient
+        failure raises `GitHubError` (the job is retried)."""
+
+    def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
+        """Is `user` an active member of `org`/`team_slug`? False on 404 or a pending
+        membership; None when it cannot be read (403, another permanent error).
+        `repo` picks the App installation to ask with."""
+
+    def pull_commits(self, repo: str, number: int) -> list[str]:
+        """The SHAs of the PR's commits, oldest first, all pages (GitHub lists at most 250)."""
+
+    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
+        """Every check run of commit `sha`, all pages."""

@@ -41,7 +41,15 @@ from bot.server.webhook import (
     valid_event_name,
     verify_signature,
 )
-from bot.server.worker import Identity, RetryPolicy, Reviewer, WorkerPool, pipeline_reviewer
+from bot.server.worker import (
+    Identity,
+    RetryPolicy,
+    Reviewer,
+    Signoffer,
+    WorkerPool,
+    pipeline_reviewer,
+    service_signoffer,
+)
 
 log = logging.getLogger("bot.server")
 
@@ -98,6 +106,7 @@ class Service:
                     payload,
                     review_drafts=self.settings.review_drafts,
                     is_self=self.identity.is_self,
+                    signoff=self.settings.signoff_enabled,
                 )
         if not valid_delivery_id(delivery):
             delivery = f"invalid-{digest[:32]}"  # still recorded once, by body
@@ -110,6 +119,7 @@ class Service:
             pull=decision.pull if decision.kind == "review" else None,
             body_sha256=digest,
             size=len(body),
+            signoff=decision.signoff,  # a sign-off job (alone, or beside the review)
         )
         try:
             ingested = self.queue.ingest(record)
@@ -138,7 +148,9 @@ class Service:
             event,
             f".{decision.action}" if decision.action else "",
             outcome,
-            f" ({decision.reason})" if decision.kind != "review" and decision.reason else "",
+            f" ({decision.reason})"
+            if decision.kind not in ("review", "signoff") and decision.reason
+            else "",
         )
         if ingested.outcome == "malformed":
             return 400, answer
@@ -172,10 +184,12 @@ def create_app(
     gateways: GatewayFactory | None = None,
     reviewer: Reviewer | None = None,
     start_workers: bool = True,
+    signoffer: Signoffer | None = None,
 ) -> FastAPI:
-    """The service. Tests inject `queue`, `gateways` and `reviewer`; by default they are the
-    SQLite file `settings.db_path`, gateways from the configured credentials (built on first
-    use) and the review pipeline."""
+    """The service. Tests inject `queue`, `gateways`, `reviewer` and `signoffer`; by default
+    they are the SQLite file `settings.db_path`, gateways from the configured credentials
+    (built on first use), the review pipeline and (unless `BOT_SIGNOFF_ENABLED=false`) the
+    sign-off gate."""
     if not settings.webhook_secrets:
         raise ValueError("refusing to start without a webhook secret")
     owns_queue = queue is None
@@ -200,6 +214,8 @@ def create_app(
             retry=RetryPolicy(settings.retry_base_seconds, settings.retry_max_seconds),
             identity=identity,
             retention_seconds=settings.retention_days * 86400,
+            signoffer=signoffer
+            or (service_signoffer(settings) if settings.signoff_enabled else None),
         )
     service = Service(settings, queue, metrics, identity, pool)
     _attach_gauges(service)
@@ -301,8 +317,8 @@ def _attach_gauges(service: Service) -> None:
     service.metrics.gauges += [
         Gauge(
             "bot_queue_jobs",
-            "Review jobs by state: queued (the queue depth, retries included), running, "
-            "done, superseded, dead (dead letters).",
+            "Jobs (reviews and sign-off checks) by state: queued (the queue depth, retries "
+            "included), running, done, superseded, dead (dead letters).",
             jobs,
             ("state",),
         ),

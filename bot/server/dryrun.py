@@ -12,13 +12,16 @@ import itertools
 import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
+from typing import cast
 
 from bot.github.types import (
+    CheckRunInfo,
     Comment,
     Gateway,
     PullFile,
     PullInfo,
     ReviewComment,
+    SignoffGateway,
     Status,
 )
 
@@ -77,6 +80,20 @@ class DryRunGateway:
 
     def reviews(self, repo: str, number: int) -> list[Comment]:
         return self.inner.reviews(repo, number)
+
+    # sign-off reads (when `inner` is a SignoffGateway)
+
+    def collaborator_permission(self, repo: str, user: str) -> str | None:
+        return cast(SignoffGateway, self.inner).collaborator_permission(repo, user)
+
+    def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
+        return cast(SignoffGateway, self.inner).team_membership(repo, org, team_slug, user)
+
+    def pull_commits(self, repo: str, number: int) -> list[str]:
+        return cast(SignoffGateway, self.inner).pull_commits(repo, number)
+
+    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
+        return cast(SignoffGateway, self.inner).check_runs(repo, sha)
 
     # ------------------------------------------------------------- writes: recorded
 

@@ -13,15 +13,17 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Callable, Sequence
-from typing import Any, TypeVar
+from typing import Any, TypeVar, cast
 
 from bot.github.types import (
+    CheckRunInfo,
     Comment,
     Gateway,
     GitHubError,
     PullFile,
     PullInfo,
     ReviewComment,
+    SignoffGateway,
     Status,
 )
 from bot.server.metrics import Metrics
@@ -38,10 +40,15 @@ class ConfigurationError(Exception):
 
 
 class Delegating:
-    """A `Gateway` that forwards every call to `inner` through `_call`."""
+    """A `Gateway` (and `SignoffGateway`, when `inner` is one) that forwards every call to
+    `inner` through `_call`."""
 
     def __init__(self, inner: Gateway) -> None:
         self.inner = inner
+
+    @property
+    def _signoff(self) -> SignoffGateway:
+        return cast(SignoffGateway, self.inner)
 
     def _call(self, name: str, thunk: Callable[[], R]) -> R:
         return thunk()
@@ -101,6 +108,24 @@ class Delegating:
 
     def set_status(self, repo: str, sha: str, status: Status) -> None:
         return self._call("set_status", lambda: self.inner.set_status(repo, sha, status))
+
+    # sign-off reads (SignoffGateway)
+
+    def collaborator_permission(self, repo: str, user: str) -> str | None:
+        return self._call(
+            "collaborator_permission", lambda: self._signoff.collaborator_permission(repo, user)
+        )
+
+    def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
+        return self._call(
+            "team_membership", lambda: self._signoff.team_membership(repo, org, team_slug, user)
+        )
+
+    def pull_commits(self, repo: str, number: int) -> list[str]:
+        return self._call("pull_commits", lambda: self._signoff.pull_commits(repo, number))
+
+    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
+        return self._call("check_runs", lambda: self._signoff.check_runs(repo, sha))
 
 
 class Instrumented(Delegating):

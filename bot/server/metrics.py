@@ -149,6 +149,22 @@ class Metrics:
             "GitHub gateway calls that failed, by method and HTTP status (0: no response).",
             ("method", "status"),
         )
+        self.signoff_verdicts = Counter(
+            "bot_signoff_verdicts_total",
+            "Sign-off jobs by result (pass, fail, stale, withdrawn, unsigned, skipped).",
+            ("result",),
+        )
+        self.signoff_tamper = Counter(
+            "bot_signoff_tamper_total",
+            "Tampering the sign-off gate saw and recorded, by kind (edited_by_other, deleted, "
+            "dismissed, unsigned, forged_verdict, verdict_edited, record_altered).",
+            ("kind",),
+        )
+        self.signoff_latency = Histogram(
+            "bot_signoff_latency_seconds",
+            "From the first delivery of a sign-off job to its status being set.",
+            REVIEW_BUCKETS,
+        )
         self.gauges: list[Gauge] = []
 
     def render(self) -> str:
@@ -161,6 +177,9 @@ class Metrics:
             self.attempt_seconds,
             self.github_calls,
             self.github_errors,
+            self.signoff_verdicts,
+            self.signoff_tamper,
+            self.signoff_latency,
             *self.gauges,
         ]
         for metric in metrics:

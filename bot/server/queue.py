@@ -1,16 +1,21 @@
 """The durable job queue: one SQLite file in WAL mode, behind the small `JobQueue` interface.
 
-Tables (schema version 1, `PRAGMA user_version`):
+Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in place):
 
 - `deliveries`: one row per `X-GitHub-Delivery` id, whatever the event (the
   idempotency key), with what ingest decided (`outcome`) and the job it fed.
 - `pulls`: per pull request, the newest head seen (ordered by the payload's
   `pull_request.updated_at`) and the head of the last finished review.
-- `jobs`: review jobs. States: `queued` (due at `run_after`; retries wait here),
-  `running` (leased to one worker until `lease_until`), and the finished states
-  `done`, `dead` (dead letter: attempts exhausted or a permanent error) and
-  `superseded` (a newer job of the same PR took over). Partial unique indexes
-  keep at most one queued and one running job per PR.
+- `jobs`: jobs of two kinds, `review` (the review pipeline) and `signoff` (the
+  CODEOWNER sign-off gate, `bot.signoff.service`). States: `queued` (due at
+  `run_after`; retries wait here), `running` (leased to one worker until
+  `lease_until`), and the finished states `done`, `dead` (dead letter: attempts
+  exhausted or a permanent error) and `superseded` (a newer job of the same PR
+  and kind took over). Partial unique indexes keep at most one queued and one
+  running job per PR and kind. A sign-off job carries the summaries of the
+  deliveries it stands for (`events`, JSON): collapsing appends to them, and a
+  superseded job hands them to the job that took over, so no tampering report
+  is lost.
 
 Ingest collapses: a delivery for a PR that already has a queued job joins it and
 moves its head to the newest one seen, so a burst of `synchronize` events becomes
@@ -25,6 +30,7 @@ Time comes from the injected `clock`, so tests can expire leases.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import sqlite3
 import threading
@@ -32,11 +38,13 @@ import time
 import uuid
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from typing import Protocol
+from typing import Any, Protocol
 
-from bot.server.webhook import PullEvent
+from bot.server.webhook import PullEvent, SignoffRequest
 
-SCHEMA_VERSION = 1
+SCHEMA_VERSION = 2
+REVIEW, SIGNOFF = "review", "signoff"  # job kinds
+MAX_JOB_EVENTS = 200  # delivery summaries kept per sign-off job (the newest)
 
 QUEUED, RUNNING, DONE, DEAD, SUPERSEDED = "queued", "running", "done", "dead", "superseded"
 JOB_STATES = (QUEUED, RUNNING, DONE, DEAD, SUPERSEDED)
@@ -88,12 +96,21 @@ CREATE TABLE IF NOT EXISTS jobs (
     updated_at      REAL NOT NULL,
     finished_at     REAL,
     last_error      TEXT NOT NULL DEFAULT '',
-    detail          TEXT NOT NULL DEFAULT ''
+    detail          TEXT NOT NULL DEFAULT '',
+    kind            TEXT NOT NULL DEFAULT 'review',
+    events          TEXT NOT NULL DEFAULT '[]'
 );
-CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_queued ON jobs(repo, number) WHERE state = 'queued';
-CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_running ON jobs(repo, number) WHERE state = 'running';
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, run_after);
 CREATE INDEX IF NOT EXISTS jobs_finished ON jobs(finished_at);
+"""
+# after the migration: version 1 had these per PR, version 2 has them per PR and kind
+_INDEXES = """
+DROP INDEX IF EXISTS jobs_one_queued;
+DROP INDEX IF EXISTS jobs_one_running;
+CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_queued_kind ON jobs(repo, number, kind)
+    WHERE state = 'queued';
+CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_running_kind ON jobs(repo, number, kind)
+    WHERE state = 'running';
 """
 
 
@@ -104,11 +121,12 @@ class DeliveryRecord:
     delivery_id: str
     event: str
     action: str | None
-    kind: str  # review | ping | ignore | malformed (webhook.Decision.kind)
+    kind: str  # review | signoff | ping | ignore | malformed (webhook.Decision.kind)
     reason: str
     pull: PullEvent | None = None
     body_sha256: str = ""
     size: int = 0
+    signoff: SignoffRequest | None = None  # a sign-off job to queue (alone, or with the review)
 
 
 @dataclass(frozen=True)
@@ -129,6 +147,8 @@ class Job:
     attempts: int  # including the one now running
     lease_token: str
     created_at: float
+    kind: str = REVIEW
+    events: tuple[dict[str, Any], ...] = ()  # sign-off jobs: the deliveries' summaries
 
 
 @dataclass(frozen=True)
@@ -222,6 +242,14 @@ class SQLiteQueue:
             for statement in _SCHEMA.split(";"):
                 if statement.strip():
                     db.execute(statement)
+            columns = {row["name"] for row in db.execute("PRAGMA table_info(jobs)")}
+            if "kind" not in columns:  # version 1
+                db.execute("ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'review'")
+            if "events" not in columns:
+                db.execute("ALTER TABLE jobs ADD COLUMN events TEXT NOT NULL DEFAULT '[]'")
+            for statement in _INDEXES.split(";"):
+                if statement.strip():
+                    db.execute(statement)
             db.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
 
     # ----------------------------------------------------------------- plumbing
@@ -309,7 +337,7 @@ class SQLiteQueue:
             requeued = row["job_id"] is not None and self._revive(db, row["job_id"], now)
             return Ingested(row["outcome"], row["job_id"], duplicate=True, requeued=requeued)
         outcome, job_id, detail = self._decide(db, record, now)
-        pull = record.pull
+        pull: PullEvent | SignoffRequest | None = record.pull or record.signoff
         db.execute(
             "INSERT INTO deliveries (delivery_id, event, action, received_at, outcome, detail,"
             " repo, number, head_sha, job_id, body_sha256, size)"
@@ -323,7 +351,7 @@ class SQLiteQueue:
                 detail[:500],
                 pull.repo if pull else None,
                 pull.number if pull else None,
-                pull.head_sha if pull else None,
+                (pull.head_sha or None) if pull else None,
                 job_id,
                 record.body_sha256,
                 record.size,
@@ -338,9 +366,60 @@ class SQLiteQueue:
             return "ping", None, record.reason
         if record.kind == "malformed":
             return "malformed", None, record.reason
+        if record.kind == SIGNOFF and record.signoff is not None:
+            outcome, job_id = self._enqueue_signoff(db, record.signoff, now)
+            return outcome, job_id, record.reason
         if record.kind != "review" or record.pull is None:
             return "ignored", None, record.reason
-        ev = record.pull
+        outcome, job_id, detail = self._decide_review(db, record.pull, record.reason, now)
+        if record.signoff is not None and outcome != "superseded":
+            self._enqueue_signoff(db, record.signoff, now)  # a new head: re-judge the sign-off
+        return outcome, job_id, detail
+
+    def _enqueue_signoff(
+        self, db: sqlite3.Connection, req: SignoffRequest, now: float
+    ) -> tuple[str, int | None]:
+        """Queue a sign-off job, or add this delivery to the PR's queued one."""
+        queued = db.execute(
+            "SELECT id, events FROM jobs WHERE repo = ? AND number = ? AND kind = ?"
+            " AND state = 'queued'",
+            (req.repo, req.number, SIGNOFF),
+        ).fetchone()
+        if queued is not None:
+            db.execute(
+                "UPDATE jobs SET events = ?, head_sha = CASE WHEN ? = '' THEN head_sha ELSE ? END,"
+                " installation_id = coalesce(?, installation_id), deliveries = deliveries + 1,"
+                " updated_at = ? WHERE id = ?",
+                (
+                    _merge_events(queued["events"], [req.event]),
+                    req.head_sha,
+                    req.head_sha,
+                    req.installation_id,
+                    now,
+                    queued["id"],
+                ),
+            )
+            return "collapsed", queued["id"]
+        cur = db.execute(
+            "INSERT INTO jobs (repo, number, head_sha, installation_id, state, run_after,"
+            " created_at, updated_at, kind, events) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?, ?)",
+            (
+                req.repo,
+                req.number,
+                req.head_sha,
+                req.installation_id,
+                now,
+                now,
+                now,
+                SIGNOFF,
+                _merge_events("[]", [req.event]),
+            ),
+        )
+        return "queued", cur.lastrowid
+
+    def _decide_review(
+        self, db: sqlite3.Connection, ev: PullEvent, reason: str, now: float
+    ) -> tuple[str, int | None, str]:
         pull = db.execute(
             "SELECT head_sha, head_at, reviewed_head FROM pulls WHERE repo = ? AND number = ?",
             (ev.repo, ev.number),
@@ -369,13 +448,14 @@ class SQLiteQueue:
         if not newer:
             running = db.execute(
                 "SELECT id FROM jobs WHERE repo = ? AND number = ? AND state = 'running'"
-                " AND head_sha = ?",
+                " AND kind = 'review' AND head_sha = ?",
                 (ev.repo, ev.number, newest),
             ).fetchone()
             if running is not None:
                 return "superseded", running["id"], f"older than {newest[:12]}, under review"
         queued = db.execute(
-            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND state = 'queued'",
+            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND state = 'queued'"
+            " AND kind = 'review'",
             (ev.repo, ev.number),
         ).fetchone()
         if queued is not None:
@@ -384,22 +464,24 @@ class SQLiteQueue:
                 " deliveries = deliveries + 1, updated_at = ? WHERE id = ?",
                 (newest, ev.installation_id, now, queued["id"]),
             )
-            return "collapsed", queued["id"], record.reason
+            return "collapsed", queued["id"], reason
         cur = db.execute(
             "INSERT INTO jobs (repo, number, head_sha, installation_id, state, run_after,"
             " created_at, updated_at) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?)",
             (ev.repo, ev.number, newest, ev.installation_id, now, now, now),
         )
-        return "queued", cur.lastrowid, record.reason
+        return "queued", cur.lastrowid, reason
 
     def _revive(self, db: sqlite3.Connection, job_id: int, now: float) -> bool:
         """A redelivery of a dead-lettered job queues it again (the operator's retry button)."""
-        job = db.execute("SELECT repo, number, state FROM jobs WHERE id = ?", (job_id,)).fetchone()
+        job = db.execute(
+            "SELECT repo, number, state, kind FROM jobs WHERE id = ?", (job_id,)
+        ).fetchone()
         if job is None or job["state"] != DEAD:
             return False  # finished: nothing to do; queued or running: it resumes by itself
         sibling = db.execute(
-            "SELECT 1 FROM jobs WHERE repo = ? AND number = ? AND state = 'queued'",
-            (job["repo"], job["number"]),
+            "SELECT 1 FROM jobs WHERE repo = ? AND number = ? AND kind = ? AND state = 'queued'",
+            (job["repo"], job["number"], job["kind"]),
         ).fetchone()
         if sibling is not None:
             return False  # a queued job of the same PR reviews its current head anyway
@@ -420,7 +502,7 @@ class SQLiteQueue:
             row = db.execute(
                 "SELECT * FROM jobs AS j WHERE j.state = 'queued' AND j.run_after <= ?"
                 " AND NOT EXISTS (SELECT 1 FROM jobs AS r WHERE r.repo = j.repo"
-                " AND r.number = j.number AND r.state = 'running')"
+                " AND r.number = j.number AND r.kind = j.kind AND r.state = 'running')"
                 " ORDER BY j.run_after, j.id LIMIT 1",
                 (now,),
             ).fetchone()
@@ -441,6 +523,8 @@ class SQLiteQueue:
                 attempts=row["attempts"] + 1,
                 lease_token=token,
                 created_at=row["created_at"],
+                kind=row["kind"],
+                events=tuple(_load_events(row["events"])),
             )
 
     def _recover_expired(self, db: sqlite3.Connection, now: float) -> None:
@@ -448,7 +532,7 @@ class SQLiteQueue:
             "SELECT id, repo, number, attempts, lease_owner FROM jobs"
             " WHERE state = 'running' AND lease_until < ?",
             (now,),
-        ).fetchall()
+        ).fetchall()  # _settle reads each one's kind and events
         for job in expired:
             error = f"lease of {job['lease_owner']} expired (worker lost)"
             self._settle(db, job["id"], job["repo"], job["number"], job["attempts"], error, now, 0)
@@ -466,14 +550,19 @@ class SQLiteQueue:
         permanent: bool = False,
     ) -> str:
         """Move a running job that did not finish to queued (retry), superseded or dead."""
+        own = db.execute("SELECT kind, events FROM jobs WHERE id = ?", (job_id,)).fetchone()
         sibling = db.execute(
-            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND state = 'queued'",
-            (repo, number),
+            "SELECT id, events FROM jobs WHERE repo = ? AND number = ? AND kind = ?"
+            " AND state = 'queued'",
+            (repo, number, own["kind"]),
         ).fetchone()
         if permanent or attempts >= self.max_attempts:
             state, run_after = DEAD, now
         elif sibling is not None:
             state, run_after = SUPERSEDED, now
+            if own["events"] not in ("", "[]"):  # the successor reports what this one carried
+                merged = _merge_events(own["events"], _load_events(sibling["events"]))
+                db.execute("UPDATE jobs SET events = ? WHERE id = ?", (merged, sibling["id"]))
         else:
             state, run_after = QUEUED, now + delay
         db.execute(
@@ -513,7 +602,7 @@ class SQLiteQueue:
             )
             if cur.rowcount != 1:
                 return False
-            if reviewed:
+            if reviewed and job.kind == REVIEW:
                 db.execute(
                     "UPDATE pulls SET reviewed_head = ?, updated_at = ? WHERE repo = ? AND number = ?",
                     (job.head_sha, now, job.repo, job.number),
@@ -591,3 +680,17 @@ class SQLiteQueue:
                 (older_than,),
             ).rowcount
             return n
+
+
+def _load_events(text: str) -> list[dict[str, Any]]:
+    try:
+        data = json.loads(text or "[]")
+    except ValueError:
+        return []
+    return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
+
+
+def _merge_events(existing: str, new: list[dict[str, Any]]) -> str:
+    """`existing` (JSON) followed by `new`, the newest MAX_JOB_EVENTS kept."""
+    events = _load_events(existing) + list(new)
+    return json.dumps(events[-MAX_JOB_EVENTS:], separators=(",", ":"), sort_keys=True)

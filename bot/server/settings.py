@@ -77,6 +77,24 @@ OPTIONS: tuple[Option, ...] = (
     Option("BOT_REVIEW_DRAFTS", "bool", "false", "review draft pull requests too"),
     Option("BOT_DOCS_URL", "str", "", "rule documentation URL in comments (default: built in)"),
     Option(
+        "BOT_SIGNOFF_ENABLED",
+        "bool",
+        "true",
+        "verify CODEOWNER sign-offs (comment, review and push events)",
+    ),
+    Option(
+        "BOT_SIGNOFF_STATUS_CONTEXT",
+        "str",
+        "codeowner-signoff-verify",
+        "commit status context of the sign-off verdict",
+    ),
+    Option(
+        "BOT_SIGNOFF_TEMPLATE_REF",
+        "str",
+        "",
+        "branch holding the sign-off checklist template (default: the PR's base branch)",
+    ),
+    Option(
         "BOT_WRITE_INTERVAL",
         "float",
         "1",
@@ -111,6 +129,11 @@ class Settings:
     status_context: str = "recipe-review"
     review_drafts: bool = False
     docs_url: str | None = None
+    # `load_settings` turns the sign-off gate on by default (BOT_SIGNOFF_ENABLED=true); a
+    # Settings built by hand (tests, benchmarks, embedding) opts in explicitly
+    signoff_enabled: bool = False
+    signoff_status_context: str = "codeowner-signoff-verify"
+    signoff_template_ref: str | None = None
     write_interval: float = 1.0
     max_body_bytes: int = 25 * MIB
     retention_days: float = 30.0
@@ -227,6 +250,9 @@ def load_settings(
         status_context=values["BOT_STATUS_CONTEXT"],
         review_drafts=values["BOT_REVIEW_DRAFTS"],
         docs_url=values["BOT_DOCS_URL"] or None,
+        signoff_enabled=values["BOT_SIGNOFF_ENABLED"],
+        signoff_status_context=values["BOT_SIGNOFF_STATUS_CONTEXT"],
+        signoff_template_ref=values["BOT_SIGNOFF_TEMPLATE_REF"] or None,
         write_interval=values["BOT_WRITE_INTERVAL"],
         max_body_bytes=values["BOT_MAX_BODY_BYTES"],
         retention_days=values["BOT_RETENTION_DAYS"],
@@ -252,6 +278,11 @@ def _validate(s: Settings) -> None:
         (1024 <= s.max_body_bytes <= 100 * MIB, "BOT_MAX_BODY_BYTES must be 1 KiB-100 MiB"),
         (s.retention_days > 0, "BOT_RETENTION_DAYS must be positive"),
         (bool(s.status_context.strip()), "BOT_STATUS_CONTEXT is empty"),
+        (bool(s.signoff_status_context.strip()), "BOT_SIGNOFF_STATUS_CONTEXT is empty"),
+        (
+            s.signoff_status_context != s.status_context,
+            "BOT_SIGNOFF_STATUS_CONTEXT must differ from BOT_STATUS_CONTEXT",
+        ),
         (
             s.log_level in ("debug", "info", "warning", "error"),
             "BOT_LOG_LEVEL must be debug|info|warning|error",

@@ -4,6 +4,14 @@
 turns a verified, parsed payload into a `Decision`: review a pull request, answer a
 ping, ignore it (with the reason), or record it as malformed. The server and
 `bot replay` share it, so a replayed payload is judged exactly as a live one.
+
+With `signoff=True` it also routes the CODEOWNER sign-off gate (`bot.signoff.service`):
+comment, review and inline-comment events that create, edit, delete or dismiss a
+sign-off (or post a `/reuse-sweep-run` command, or carry a verdict marker or
+"Verdict: PASS" text: a forgery to report) become a `signoff` decision, and a new head
+(`synchronize`, `reopened`, `ready_for_review`, a base change) adds a sign-off request
+to the review. `signoff_event` keeps what the service needs from the payload (who
+wrote, who sent, when, whether it was a sign-off before and after), never the body.
 """
 
 from __future__ import annotations
@@ -18,6 +26,8 @@ from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
+from bot.signoff.detect import has_phrase, has_reuse_sweep
+
 SIGNATURE_PREFIX = "sha256="
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
@@ -27,6 +37,23 @@ _EVENT = re.compile(r"[a-z_]{1,64}")  # event and action names
 
 # pull_request actions that ask for a review; `edited` only when the base branch changed.
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})
+# ... and, of those, the ones that give the sign-off gate a head to (re)judge
+SIGNOFF_PULL_ACTIONS = frozenset({"reopened", "synchronize", "ready_for_review", "edited"})
+# comment-like events the sign-off gate follows: event -> (actions, payload key of the item)
+SIGNOFF_EVENTS: dict[str, tuple[frozenset[str], str]] = {
+    "issue_comment": (frozenset({"created", "edited", "deleted"}), "comment"),
+    "pull_request_review": (frozenset({"submitted", "edited", "dismissed"}), "review"),
+    "pull_request_review_comment": (frozenset({"created", "edited", "deleted"}), "comment"),
+}
+ITEM_KINDS = {  # the `Comment.kind` each event's item is
+    "issue_comment": "issue",
+    "pull_request_review": "review_summary",
+    "pull_request_review_comment": "review",
+}
+VERDICT_MARK_PREFIX = "<!-- codeowner-signoff-verify"
+_FORGED = re.compile(r"codeowner-signoff-verify|verdict\W{0,8}pass", re.I)
+_LOGIN = re.compile(r"[A-Za-z0-9][A-Za-z0-9-]{0,38}(?:\[bot\])?")
+_ISO = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?(?:Z|[+-]\d\d:\d\d)")
 
 
 def sign(secret: bytes, body: bytes) -> str:
@@ -69,7 +96,18 @@ class PullEvent:
     draft: bool
 
 
-Kind = Literal["review", "ping", "ignore", "malformed"]
+@dataclass(frozen=True)
+class SignoffRequest:
+    """A sign-off job to queue: the PR and the delivery's summary (`signoff_event`)."""
+
+    repo: str
+    number: int
+    installation_id: int | None
+    head_sha: str  # "" when the payload names no head (issue_comment)
+    event: dict[str, Any]
+
+
+Kind = Literal["review", "signoff", "ping", "ignore", "malformed"]
 
 
 @dataclass(frozen=True)
@@ -78,6 +116,8 @@ class Decision:
     reason: str = ""
     action: str | None = None
     pull: PullEvent | None = None
+    # kind "signoff", or kind "review" of a new head that the sign-off gate judges too
+    signoff: SignoffRequest | None = None
 
 
 class Malformed(ValueError):
@@ -117,16 +157,51 @@ def classify(
     *,
     review_drafts: bool = False,
     is_self: Callable[[str, str], bool] = lambda login, kind: False,
+    signoff: bool = False,
 ) -> Decision:
-    """What a verified delivery asks for. Never raises on any payload shape."""
+    """What a verified delivery asks for. Never raises on any payload shape.
+
+    `signoff`: route the sign-off gate's events too (`BOT_SIGNOFF_ENABLED`)."""
     if not isinstance(payload, dict):
         return Decision("malformed", "payload is not a JSON object")
     action = payload.get("action")
     action = action if isinstance(action, str) and _EVENT.fullmatch(action) else None
     if event == "ping":
         return Decision("ping", "ping", action)
+    if signoff and event in SIGNOFF_EVENTS:
+        return _classify_signoff(event, action, payload, is_self)
     if event != "pull_request":
         return Decision("ignore", f"event {event}", action)
+    decision = _classify_pull(event, action, payload, review_drafts, is_self)
+    if (
+        signoff
+        and decision.kind == "review"
+        and decision.pull is not None
+        and not decision.pull.draft
+        and action in SIGNOFF_PULL_ACTIONS
+    ):
+        pull = decision.pull
+        summary = {
+            "event": event,
+            "action": action,
+            "sender": pull.sender,
+            "head_sha": pull.head_sha,
+            "head_at": _iso(_str(payload.get("pull_request"), "updated_at")),
+        }
+        request = SignoffRequest(
+            pull.repo, pull.number, pull.installation_id, pull.head_sha, summary
+        )
+        return Decision(decision.kind, decision.reason, action, pull, request)
+    return decision
+
+
+def _classify_pull(
+    event: str,
+    action: str | None,
+    payload: dict[str, Any],
+    review_drafts: bool,
+    is_self: Callable[[str, str], bool],
+) -> Decision:
     if action is None:
         return Decision("malformed", "pull_request delivery without an action")
     sender = payload.get("sender")
@@ -155,6 +230,113 @@ def classify(
 def _str(obj: Any, key: str) -> str:
     value = obj.get(key) if isinstance(obj, dict) else None
     return value if isinstance(value, str) else ""
+
+
+def _iso(text: str) -> str:
+    return text if len(text) <= 40 and _ISO.fullmatch(text) else ""
+
+
+def _login(obj: Any) -> str:
+    login = _str(obj, "login")
+    return login if _LOGIN.fullmatch(login) else ""
+
+
+def _forged(body: str) -> bool:
+    """Text only the bot's own verdict may carry: its marker, or "Verdict: PASS"."""
+    return _FORGED.search(body[:200_000]) is not None
+
+
+def signoff_event(event: str, payload: dict[str, Any]) -> dict[str, Any]:
+    """The part of a comment, review or inline-comment delivery the sign-off service reads.
+
+    `signoff`/`was_signoff`: the body holds the sign-off phrase now / held it before an
+    edit (`changes.body.from`); `by_author`: the sender is the item's author (an edit or
+    deletion by anyone else is tampering); `at`: the item's version time (updated_at, a
+    review's submitted_at); `forged`: the body carries the verdict marker or "Verdict:
+    PASS"; `reuse`: a `/reuse-sweep-run` command. Bounded: no body is kept."""
+    key = SIGNOFF_EVENTS[event][1]
+    item = payload.get(key)
+    item = item if isinstance(item, dict) else {}
+    body = item.get("body")
+    body = body if isinstance(body, str) else ""
+    changes = payload.get("changes")
+    before = changes.get("body") if isinstance(changes, dict) else None
+    before_body = before.get("from") if isinstance(before, dict) else None
+    author = _login(item.get("user"))
+    sender = _login(payload.get("sender"))
+    item_id = item.get("id")
+    at = _iso(_str(item, "updated_at")) or _iso(_str(item, "submitted_at"))
+    summary: dict[str, Any] = {
+        "event": event,
+        "action": _str(payload, "action"),
+        "kind": ITEM_KINDS[event],
+        "id": item_id if isinstance(item_id, int) and not isinstance(item_id, bool) else None,
+        "author": author,
+        "author_type": _str(item.get("user"), "type")[:20],
+        "sender": sender,
+        "by_author": bool(author) and author.lower() == sender.lower(),
+        "at": at,
+        "created_at": _iso(_str(item, "created_at")) or at,
+        "signoff": has_phrase(body),
+        "was_signoff": isinstance(before_body, str) and has_phrase(before_body),
+        "forged": _forged(body),
+        "reuse": has_reuse_sweep(body),
+        "state": _str(item, "state").upper()[:30],
+        "commit_id": _str(item, "commit_id").lower()[:64],
+    }
+    return summary
+
+
+def _classify_signoff(
+    event: str, action: str | None, payload: dict[str, Any], is_self: Callable[[str, str], bool]
+) -> Decision:
+    actions, _ = SIGNOFF_EVENTS[event]
+    if action is None:
+        return Decision("malformed", f"{event} delivery without an action")
+    if action not in actions:
+        return Decision("ignore", f"action {action}", action)
+    sender = payload.get("sender")
+    login = _str(sender, "login")
+    if login and is_self(login, _str(sender, "type")):
+        return Decision("ignore", "sent by the bot itself", action)
+    if event == "issue_comment":
+        issue = payload.get("issue")
+        if not isinstance(issue, dict) or "pull_request" not in issue:
+            return Decision("ignore", "comment on an issue, not a pull request", action)
+        pr: Any = issue
+        head_sha = ""
+    else:
+        pr = payload.get("pull_request")
+        if not isinstance(pr, dict):
+            return Decision("malformed", f"{event} delivery without a pull_request object")
+        head_sha = _str(pr.get("head"), "sha").lower()
+        head_sha = head_sha if _SHA.fullmatch(head_sha) else ""
+    number = pr.get("number")
+    if not isinstance(number, int) or isinstance(number, bool) or not 0 < number < 2**31:
+        return Decision("malformed", f"{event}: the pull request number is not a positive integer")
+    repo = _str(payload.get("repository"), "full_name")
+    if not _REPO.fullmatch(repo):
+        return Decision("malformed", "no owner/name repository in the payload")
+    if pr.get("state", "open") != "open":
+        return Decision("ignore", "pull request is not open", action)
+    if pr.get("draft") is True:
+        return Decision("ignore", "draft pull request", action)
+    summary = signoff_event(event, payload)
+    if summary["author"] and is_self(summary["author"], summary["author_type"]):
+        # the bot's own comment changed by someone else: its verdict is no longer its own
+        if not summary["by_author"]:
+            summary["forged"] = True
+        else:
+            return Decision("ignore", "the bot's own comment", action)
+    relevant = summary["signoff"] or summary["was_signoff"] or summary["forged"] or summary["reuse"]
+    if not relevant:
+        return Decision("ignore", "not a sign-off", action)
+    installation = payload.get("installation")
+    inst_id = installation.get("id") if isinstance(installation, dict) else None
+    if not isinstance(inst_id, int) or isinstance(inst_id, bool) or inst_id <= 0:
+        inst_id = None
+    request = SignoffRequest(repo, number, inst_id, head_sha, summary)
+    return Decision("signoff", f"{event}.{action}", action, None, request)
 
 
 def _pull_event(payload: dict[str, Any], sender: str) -> PullEvent:

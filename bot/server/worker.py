@@ -1,4 +1,6 @@
-"""Review workers: threads that lease jobs from the queue and run the review pipeline.
+"""Workers: threads that lease jobs from the queue and run the review pipeline, or, for
+jobs of kind `signoff`, the sign-off gate (`bot.signoff.service.verify_signoffs`, with
+the summaries of the deliveries the job stands for).
 
 A job runs `reviewer(gateway, repo, number, expected_head)`, where expected_head is
 the newest head seen for the PR; the pipeline reviews the PR's current head and is
@@ -23,14 +25,18 @@ import random
 import socket
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
 
 from bot.github.types import Gateway, GitHubError, Posted
 from bot.server.gateways import ConfigurationError, GatewayFactory, Instrumented
 from bot.server.metrics import Metrics
-from bot.server.queue import QUEUED, Job, JobQueue
+from bot.server.queue import QUEUED, SIGNOFF, Job, JobQueue
 from bot.server.settings import Settings
+
+if TYPE_CHECKING:
+    from bot.signoff.service import SignoffPosted
 
 log = logging.getLogger("bot.server.worker")
 
@@ -57,6 +63,29 @@ def pipeline_reviewer(settings: Settings) -> Reviewer:
         return posted
 
     return review
+
+
+Signoffer = Callable[[Gateway, str, int, Sequence[Mapping[str, Any]]], "SignoffPosted"]
+"""(gateway, "owner/name", PR number, the job's delivery summaries) → what the gate wrote."""
+
+
+def service_signoffer(settings: Settings) -> Signoffer:
+    """The real sign-off gate: `bot.signoff.service.verify_signoffs` with the service's
+    settings (status context, template branch, the bot's login)."""
+    from bot.signoff.service import SignoffSettings, verify_signoffs
+
+    signoff_settings = SignoffSettings(
+        status_context=settings.signoff_status_context,
+        template_ref=settings.signoff_template_ref,
+        bot_login=settings.self_login,
+    )
+
+    def run(
+        gateway: Gateway, repo: str, number: int, events: Sequence[Mapping[str, Any]]
+    ) -> SignoffPosted:
+        return verify_signoffs(gateway, repo, number, settings=signoff_settings, events=events)
+
+    return run
 
 
 @dataclass(frozen=True)
@@ -111,10 +140,12 @@ class WorkerPool:
         retry: RetryPolicy | None = None,
         identity: Identity | None = None,
         retention_seconds: float = 30 * 86400.0,
+        signoffer: Signoffer | None = None,
     ) -> None:
         self.queue = queue
         self.gateways = gateways
         self.reviewer = reviewer
+        self.signoffer = signoffer  # None: sign-off jobs finish as skipped
         self.metrics = metrics
         self.workers = workers
         self.lease_seconds = lease_seconds
@@ -198,6 +229,9 @@ class WorkerPool:
                     self.identity.learn(gw.login())
                 except GitHubError as exc:
                     log.info("%s: could not learn the bot's login: %s", where, exc)
+            if job.kind == SIGNOFF:
+                self._signoff(job, gw, where)
+                return
             posted = self.reviewer(gw, job.repo, job.number, job.head_sha)
         except GitHubError as exc:
             self._failed(
@@ -206,7 +240,7 @@ class WorkerPool:
         except ConfigurationError as exc:
             self._failed(job, where, str(exc), None, True)
         except Exception as exc:
-            log.exception("%s: review failed", where)
+            log.exception("%s: %s failed", where, "sign-off" if job.kind == SIGNOFF else "review")
             self._failed(job, where, f"{type(exc).__name__}: {exc}", None, False)
         else:
             skipped = "; ".join(posted.skipped)
@@ -229,6 +263,41 @@ class WorkerPool:
                 log.warning("%s: finished after its lease was lost", where)
         finally:
             self.metrics.attempt_seconds.observe(time.monotonic() - started)
+
+    def _signoff(self, job: Job, gw: Gateway, where: str) -> None:
+        """Run the sign-off gate for `job` and finish it (errors go to `_run`'s handlers)."""
+        where = f"sign-off {where}"
+        if self.signoffer is None:
+            if self.queue.finish(job, reviewed=False, detail="sign-off gate disabled"):
+                self.metrics.jobs.inc("skipped")
+                self.metrics.signoff_verdicts.inc("skipped")
+            return
+        posted = self.signoffer(gw, job.repo, job.number, job.events)
+        for t in posted.tamper:
+            if t.new:
+                self.metrics.signoff_tamper.inc(t.kind)
+                log.warning("%s: %s", where, t.log_line())
+        skipped = "; ".join(posted.skipped)
+        if not self.queue.finish(job, reviewed=False, detail=skipped or posted.result):
+            self.metrics.jobs.inc("lost")
+            log.warning("%s: finished after its lease was lost", where)
+            return
+        self.metrics.signoff_verdicts.inc(posted.result)
+        if posted.status is None:
+            self.metrics.jobs.inc("skipped")
+            log.info("%s: %s", where, skipped or posted.result)
+            return
+        self.metrics.jobs.inc("done")
+        self.metrics.signoff_latency.observe(max(0.0, time.time() - job.created_at))
+        log.info(
+            "%s: %s on %s (comment %s, status %s: %s)",
+            where,
+            posted.result,
+            (posted.head_sha or "")[:12],
+            posted.comment_id,
+            posted.status.state,
+            posted.status.description,
+        )
 
     def _failed(
         self, job: Job, where: str, error: str, retry_after: float | None, permanent: bool

@@ -42,7 +42,11 @@ class Verdict:
             "sha": self.sha,
             "signer": self.signer,
             "checks": [
-                {"name": c.name, "status": c.status, "reason": {"en": c.reason.en, "zh": c.reason.zh}}
+                {
+                    "name": c.name,
+                    "status": c.status,
+                    "reason": {"en": c.reason.en, "zh": c.reason.zh},
+                }
                 for c in self.checks
             ],
         }
@@ -62,6 +66,32 @@ class ReuseSweep:
 
     author: str
     permission: str | None  # admin | maintain | write | triage | read | none; None unknown
+
+
+@dataclass(frozen=True)
+class BenchmarkChange:
+    """One benchmark the PR adds or changes: a recipe script or a master-config entry."""
+
+    path: str
+    entry: str | None = None  # the master-config key; None for a script
+    # engines it launches: "vllm", "sglang", "trtllm", "atom", ... (master configs: the
+    # framework's engine family, else the framework); () when unknown
+    engines: tuple[str, ...] = ()
+    multi_node: bool = False  # benchmarks/multi_node/**, `multinode: true` or `disagg: true`
+    agentic: bool = False
+    spec_decode: bool = False
+
+
+@dataclass(frozen=True)
+class PrContent:
+    """What the PR changes, read by the lint engine (`bot.signoff.content.pr_content`)."""
+
+    benchmarks: tuple[BenchmarkChange, ...] = ()
+    master_config_changed: bool = False  # a master-config entry is new or changed
+    append_only: bool = False  # a new changelog entry sets `append-only: true`
+    # changed scripts and patches (.sh, .py, .patch, .diff) that are neither recipes nor
+    # multi-node benchmark files: the lint rules do not read them for engine patches
+    unread: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -86,3 +116,9 @@ class SignoffFacts:
     findings: tuple[Finding, ...] = ()
     # paths added by the PR (waivers: docs/waiver/<PR>.md)
     added_paths: tuple[str, ...] = ()
+    # the login that last edited the sign-off comment, when someone did; an edit by
+    # anyone but the signer voids the sign-off
+    edited_by: str | None = None
+    # the PR's benchmarks as the lint engine reads them; None: not linted, so the
+    # conditional checks (recipe link, waiver, golden AL, ...) are `unknown`
+    content: PrContent | None = None

@@ -1,0 +1,765 @@
+"""The sign-off gate on a pull request: gather the facts, verify (pure), write. An edge.
+
+`verify_signoffs(gateway, repo, number, settings=..., events=...)` has the review
+pipeline's shape: read the PR and what the bot already wrote, decide in pure code,
+re-read the head, write. It is idempotent (the verdict comment is found by its hidden
+marker in the bot's own comments and edited in place; the status is set again), so a
+retried job never duplicates anything.
+
+Which sign-off counts
+---------------------
+A *sign-off* is a conversation comment, a submitted review (not dismissed) or an
+inline review comment by an account that is neither this bot nor any other bot
+(`[bot]` logins, type `Bot`), whose body holds the checklist phrase on a live line
+(`bot.signoff.detect.find_signoff`). Its *version* is (kind, id, time), the time being
+`updated_at` (a review: `submitted_at`, which an edit does not change).
+
+**The newest sign-off decides**, one verdict per head: a later sign-off supersedes
+earlier ones, whoever wrote them. "Any passing one" would let an old pass hide a newer
+sign-off that fails; "newest per signer" would give several verdicts for one status.
+The newest one is then judged for the head:
+
+- *stale* ("sign-off is for an older commit") when it was made before the head was
+  pushed (its time is not after the head's push time, `pull_request.updated_at` of the
+  `synchronize` delivery, kept in the head's verdict record), when it is a review on
+  another commit, or when the bot already verified that very version for another head.
+  A new push therefore turns the status to failure on the new head until a CODEOWNER
+  signs off again or edits the sign-off (an edit is a new version: re-verification).
+- *withdrawn* when it is not newer than the latest withdrawal: a sign-off deleted, a
+  sign-off review dismissed, the phrase edited out, or one of the bot's own verdict
+  comments edited by someone else (its records can no longer be trusted). Older
+  sign-offs do not come back when the newest is withdrawn; a new one is needed.
+- otherwise it is verified (`bot.signoff.verify.verify`) against the facts gathered
+  here: a version someone other than its author edited carries `edited_by`, and the
+  pure core fails it.
+
+Tamper resistance
+-----------------
+Only comments written by the bot's own account are verdicts. A verdict marker or
+"Verdict: PASS" text in anyone else's comment is ignored and reported in the verdict
+comment, the log and `bot_signoff_tamper_total`. Edits by someone other than the
+author (the payload's `sender` is not the item's `user`), deletions and dismissals
+reach the service as delivery summaries (`bot.server.webhook.signoff_event`) and are
+recorded in the head's verdict comment, in a hidden JSON record that later runs read
+back (from the bot's own comments only), so they stay in force across pushes and
+restarts. The status is set on the verified head SHA only, after re-reading the PR's
+head just before the write; when the head moved, the whole decision is made again for
+the new head.
+
+Residual risk, stated: someone with write access can edit the bot's own verdict
+comment; that is seen (and voids every earlier sign-off) only when its webhook
+delivery arrives. Write access also allows posting commit statuses directly, so
+branch protection should require this status from the bot's App as its source.
+"""
+
+from __future__ import annotations
+
+import datetime
+import json
+import logging
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any, cast
+
+from bot.core.changeset import build_changeset
+from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
+from bot.core.engine import Context
+from bot.core.model import T
+from bot.github.tree import GitHubTree
+from bot.github.types import (
+    Comment,
+    Gateway,
+    GitHubError,
+    PullFile,
+    PullInfo,
+    SignoffGateway,
+    Status,
+)
+from bot.signoff.model import (
+    DEFAULT_STATUS_CONTEXT,
+    VERDICT_MARK,
+    Check,
+    CheckRun,
+    ReuseSweep,
+    SignoffFacts,
+    Verdict,
+)
+
+log = logging.getLogger("bot.signoff")
+
+RECORD_MARK = "<!-- codeowner-signoff-verify-record "
+RECORD_RE = re.compile(r"<!-- codeowner-signoff-verify-record (\{.*?\}) -->", re.S)
+FORGED_RE = re.compile(r"<!--\s*codeowner-signoff-verify|verdict\W{0,8}pass", re.I)
+CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
+TEMPLATE_PATH = "docs/PR_REVIEW_CHECKLIST.md"
+TEMPLATE_ZH_PATH = "docs/PR_REVIEW_CHECKLIST_zh.md"
+# (knowledge `signoff.codeowners`, `signoff.template`, `signoff.template_zh` override these)
+MAX_RECORDS = 50  # withdrawals / tamper records kept per verdict comment
+MAX_BODY = 65_000  # GitHub refuses comments over 65,536 characters
+HEAD_ATTEMPTS = 3  # decisions made again when the head moves under us
+
+Result = str  # pass | fail | stale | withdrawn | unsigned | skipped
+
+
+@dataclass(frozen=True)
+class SignoffSettings:
+    status_context: str = DEFAULT_STATUS_CONTEXT
+    template_ref: str | None = None  # None: the PR's base branch
+    bot_login: str | None = None  # None: asked from the gateway
+    max_commits: int = 100  # newest PR commits whose check runs are read
+
+
+@dataclass(frozen=True)
+class Tamper:
+    """Something done to a sign-off or a verdict that the gate records and reports."""
+
+    kind: str  # edited_by_other | deleted | dismissed | unsigned | forged_verdict | verdict_edited
+    item: str  # "comment 123", "review 45", "inline comment 67"
+    by: str
+    at: str = ""
+    new: bool = True  # first seen in this run (logs and metrics count it once)
+
+    def log_line(self) -> str:
+        return f"{self.kind}: {self.item} by @{self.by or '?'}" + (
+            f" at {self.at}" if self.at else ""
+        )
+
+
+@dataclass
+class SignoffPosted:
+    """What one run of the gate wrote (for logs, metrics and tests)."""
+
+    result: Result = "skipped"
+    head_sha: str | None = None
+    verdict: Verdict | None = None
+    comment_id: int | None = None
+    status: Status | None = None
+    tamper: list[Tamper] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+
+
+# --------------------------------------------------------------------------- candidates
+
+
+@dataclass(frozen=True)
+class Candidate:
+    comment: Comment
+
+    @property
+    def at(self) -> str:
+        return self.comment.updated_at or self.comment.created_at
+
+    @property
+    def key(self) -> tuple[str, int, str]:
+        return (self.comment.kind, self.comment.id, self.at)
+
+    @property
+    def author(self) -> str:
+        return self.comment.author
+
+
+def _is_bot(login: str, author_type: str, me: str) -> bool:
+    low = login.lower()
+    return low == me.lower() or author_type == "Bot" or low.endswith("[bot]") or low == "ghost"
+
+
+def _item(kind: str, item_id: Any) -> str:
+    name = {"issue": "comment", "review_summary": "review", "review": "inline comment"}
+    return f"{name.get(kind, kind)} {item_id}"
+
+
+def _item_zh(kind: str, item_id: Any) -> str:
+    name = {"issue": "评论", "review_summary": "审阅", "review": "行内评论"}
+    return f"{name.get(kind, kind)} {item_id}"
+
+
+def _time(text: str) -> datetime.datetime | None:
+    if not text:
+        return None
+    try:
+        when = datetime.datetime.fromisoformat(text.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return when if when.tzinfo else when.replace(tzinfo=datetime.UTC)
+
+
+def _after(a: str, b: str) -> bool:
+    """Is time `a` strictly after time `b` (unknown times are never after)?"""
+    ta, tb = _time(a), _time(b)
+    return ta is not None and tb is not None and ta > tb
+
+
+def _newest(times: Iterable[str]) -> str:
+    best = ""
+    for t in times:
+        if t and (not best or _after(t, best)):
+            best = t
+    return best
+
+
+# --------------------------------------------------------------------------- records
+
+
+@dataclass
+class Records:
+    """What the bot's own verdict comments remember (and this run adds)."""
+
+    head_at: dict[str, str] = field(default_factory=dict)  # head sha -> push time
+    verified: dict[tuple[str, int, str], str] = field(default_factory=dict)  # version -> head
+    withdrawals: list[dict[str, Any]] = field(default_factory=list)
+    tampered: list[dict[str, Any]] = field(default_factory=list)  # edited by someone else
+
+    def add_withdrawal(self, w: dict[str, Any]) -> bool:
+        key = (w.get("kind"), w.get("id"), w.get("at"), w.get("why"))
+        if any(
+            (x.get("kind"), x.get("id"), x.get("at"), x.get("why")) == key for x in self.withdrawals
+        ):
+            return False
+        self.withdrawals.append(w)
+        return True
+
+    def add_tampered(self, t: dict[str, Any]) -> bool:
+        key = (t.get("kind"), t.get("id"), t.get("at"))
+        if any((x.get("kind"), x.get("id"), x.get("at")) == key for x in self.tampered):
+            return False
+        self.tampered.append(t)
+        return True
+
+    @property
+    def cutoff(self) -> str:
+        return _newest(str(w.get("at") or "") for w in self.withdrawals)
+
+    def edited_by(self, c: Candidate) -> str | None:
+        for t in self.tampered:
+            if (t.get("kind"), t.get("id"), t.get("at")) == c.key:
+                return str(t.get("by") or "someone else")
+        return None
+
+
+def _record_json(data: Mapping[str, Any]) -> str:
+    text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
+    return text.replace("<", "\\u003c").replace(">", "\\u003e")  # stays inside the comment
+
+
+def read_records(mine: Sequence[Comment]) -> Records:
+    """The records in the bot's own comments (callers pass only those)."""
+    records = Records()
+    for c in mine:
+        for m in RECORD_RE.finditer(c.body):
+            try:
+                data = json.loads(m.group(1))
+            except ValueError:
+                continue
+            if not isinstance(data, dict) or not isinstance(data.get("head"), str):
+                continue
+            head = data["head"]
+            if isinstance(data.get("head_at"), str) and data["head_at"]:
+                records.head_at.setdefault(head, data["head_at"])
+            s = data.get("signoff")
+            if data.get("result") in ("pass", "fail") and isinstance(s, dict):
+                key = (str(s.get("kind")), int(s.get("id") or 0), str(s.get("at") or ""))
+                records.verified.setdefault(key, head)
+            for w in data.get("withdrawals") or []:
+                if isinstance(w, dict):
+                    records.add_withdrawal(w)
+            for t in data.get("tampered") or []:
+                if isinstance(t, dict):
+                    records.add_tampered(t)
+    return records
+
+
+# --------------------------------------------------------------------------- events
+
+
+def apply_events(
+    records: Records, events: Sequence[Mapping[str, Any]], me: str
+) -> tuple[dict[str, str], list[Tamper]]:
+    """Fold the job's delivery summaries into `records`: push times of heads, and what
+    was done to sign-offs and verdicts. Returns (head sha -> push time, new tamper)."""
+    heads: dict[str, str] = {}
+    seen: list[Tamper] = []
+    for e in events:
+        if e.get("event") == "pull_request":
+            sha, at = str(e.get("head_sha") or ""), str(e.get("head_at") or "")
+            if sha and at:
+                heads[sha] = at
+            continue
+        kind, item_id, action = str(e.get("kind") or ""), e.get("id"), e.get("action")
+        if not isinstance(item_id, int):
+            continue
+        author, sender = str(e.get("author") or ""), str(e.get("sender") or "")
+        at = str(e.get("at") or "")
+        what = _item(kind, item_id)
+        base = {"kind": kind, "id": item_id, "at": at, "by": sender, "author": author}
+        if author and author.lower() == me.lower():
+            tampered = action in ("edited", "deleted") and not e.get("by_author")
+            if tampered and records.add_withdrawal({**base, "why": f"verdict-{action}"}):
+                seen.append(Tamper("verdict_edited", what, sender, at))
+            continue
+        signoff, was = bool(e.get("signoff")), bool(e.get("was_signoff"))
+        if action == "deleted" and signoff:
+            if records.add_withdrawal({**base, "why": "deleted"}):
+                seen.append(Tamper("deleted", what, sender, at))
+        elif action == "dismissed" and signoff:
+            if records.add_withdrawal({**base, "why": "dismissed"}):
+                seen.append(Tamper("dismissed", what, sender, at))
+        elif action == "edited" and (signoff or was) and not e.get("by_author"):
+            if records.add_tampered(base):
+                seen.append(Tamper("edited_by_other", what, sender, at))
+        elif (
+            action == "edited"
+            and was
+            and not signoff
+            and records.add_withdrawal({**base, "why": "unsigned"})
+        ):
+            seen.append(Tamper("unsigned", what, sender, at))
+    return heads, seen
+
+
+# --------------------------------------------------------------------------- the core, lazily
+
+
+def _core() -> tuple[Any, Any, Any, Any]:
+    """(find_signoff, required_teams, verify, render_verdict_comment): the pure core."""
+    from bot.signoff.codeowners import required_teams
+    from bot.signoff.detect import find_signoff
+    from bot.signoff.render import render_verdict_comment
+    from bot.signoff.verify import verify
+
+    return find_signoff, required_teams, verify, render_verdict_comment
+
+
+# --------------------------------------------------------------------------- the run
+
+
+def verify_signoffs(
+    gateway: Gateway,
+    repo: str,
+    number: int,
+    *,
+    settings: SignoffSettings | None = None,
+    event: Mapping[str, Any] | None = None,
+    events: Sequence[Mapping[str, Any]] = (),
+    today: datetime.date | None = None,
+) -> SignoffPosted:
+    """Judge the PR's newest sign-off for its current head; write the verdict comment and
+    the status on that head. `event`/`events`: the delivery summaries that asked for this
+    run (`bot.server.webhook.signoff_event`, or a pull_request head); none is needed."""
+    settings = settings or SignoffSettings()
+    gw = cast(SignoffGateway, gateway)  # the sign-off reads are needed
+    all_events = [*events, *([event] if event is not None else [])]
+    for _ in range(HEAD_ATTEMPTS):
+        pull = gw.pull(repo, number)
+        if pull.state != "open":
+            return SignoffPosted(skipped=[f"pull request is {pull.state}"])
+        if pull.draft:
+            return SignoffPosted(skipped=["draft pull request"])
+        me = settings.bot_login or gw.login()
+        plan = _plan(gw, pull, me, settings, all_events, today or datetime.date.today())
+        if plan.body is None:
+            return plan.posted
+        posted = plan.posted
+        if plan.existing is not None:
+            if plan.existing.body != plan.body:
+                gw.edit_issue_comment(repo, plan.existing.id, plan.body)
+            posted.comment_id = plan.existing.id
+        else:
+            posted.comment_id = gw.create_issue_comment(repo, number, plan.body)
+        # re-read the head just before the status: it is set on the verified head only
+        if gw.pull(repo, number).head_sha != pull.head_sha:
+            log.info("%s#%d: head moved during sign-off verification; judging again", repo, number)
+            continue
+        url = f"{pull.html_url}#issuecomment-{posted.comment_id}" if pull.html_url else None
+        assert plan.status is not None
+        status = replace(plan.status, target_url=url)
+        gw.set_status(repo, pull.head_sha, status)
+        posted.status = status
+        return posted
+    raise GitHubError(f"{repo}#{number}: the head kept moving during sign-off verification", 0)
+
+
+@dataclass
+class _Plan:
+    posted: SignoffPosted
+    body: str | None = None  # None: nothing to write
+    existing: Comment | None = None
+    status: Status | None = None
+
+
+def _plan(
+    gw: SignoffGateway,
+    pull: PullInfo,
+    me: str,
+    settings: SignoffSettings,
+    events: Sequence[Mapping[str, Any]],
+    today: datetime.date,
+) -> _Plan:
+    find_signoff, required_teams, verify, render = _core()
+    repo, number, head = pull.repo, pull.number, pull.head_sha
+    comments = gw.issue_comments(repo, number)
+    reviews = gw.reviews(repo, number)
+    inline = gw.review_comments(repo, number)
+    everything = [*comments, *reviews, *inline]
+    mine = [c for c in comments if c.author.lower() == me.lower()]
+    records = read_records(mine)
+    seen_before = {(t.get("kind"), t.get("id"), t.get("at")) for t in records.tampered}
+    seen_before |= {(w.get("kind"), w.get("id"), w.get("at")) for w in records.withdrawals}
+    heads, tamper = apply_events(records, events, me)
+    head_at = heads.get(head) or records.head_at.get(head, "")
+    mark = VERDICT_MARK.format(sha=head)
+    existing = next((c for c in mine if mark in c.body), None)
+
+    # forged verdicts: anyone but the bot writing the marker or "Verdict: PASS"
+    for c in everything:
+        if c.author.lower() != me.lower() and FORGED_RE.search(c.body[:200_000]):
+            recorded = existing is not None and f"{_item(c.kind, c.id)} " in existing.body
+            tamper.append(Tamper("forged_verdict", _item(c.kind, c.id), c.author, "", not recorded))
+
+    candidates = [
+        Candidate(c)
+        for c in everything
+        if not _is_bot(c.author, c.author_type, me)
+        and (c.kind != "review_summary" or c.state not in ("DISMISSED", "PENDING"))
+        and find_signoff(c.body) is not None
+    ]
+    candidates.sort(
+        key=lambda c: (
+            _time(c.at) or datetime.datetime.min.replace(tzinfo=datetime.UTC),
+            c.comment.id,
+        )
+    )
+    newest = candidates[-1] if candidates else None
+    cutoff = records.cutoff
+    posted = SignoffPosted(head_sha=head, tamper=tamper)
+    record: dict[str, Any] = {"v": 1, "head": head, "head_at": head_at}
+
+    if newest is None or (cutoff and not _after(newest.at, cutoff)):
+        if records.withdrawals:
+            posted.result = "withdrawn"
+        elif any(t.kind == "forged_verdict" for t in tamper) or existing is not None:
+            posted.result = "unsigned"
+        else:
+            posted.skipped.append("no sign-off on the pull request")
+            return _Plan(posted)
+        signer = newest.author if newest is not None else ""
+        verdict = _synthetic(posted.result, head, signer, records)
+    elif (stale := _stale(newest, head, head_at, records)) is not None:
+        posted.result = "stale"
+        verdict = Verdict("fail", head, newest.author, (Check("signoff", "fail", stale),))
+    else:
+        knowledge = _knowledge(gw, pull)
+        facts = _facts(
+            gw, pull, newest, me, settings, records, comments, required_teams, knowledge, today
+        )
+        verdict = verify(facts, knowledge)
+        posted.result = verdict.verdict
+    posted.verdict = verdict
+    if newest is not None:
+        record["signoff"] = {
+            "kind": newest.comment.kind,
+            "id": newest.comment.id,
+            "at": newest.at,
+            "author": newest.author,
+        }
+    record["result"] = posted.result
+    record["withdrawals"] = records.withdrawals[-MAX_RECORDS:]
+    record["tampered"] = records.tampered[-MAX_RECORDS:]
+    # tamper seen in an earlier run (already in a record) is not new
+    posted.tamper = [
+        replace(t, new=False) if t.kind != "forged_verdict" and _tamper_key(t) in seen_before else t
+        for t in tamper
+    ]
+    body = _comment(_render(render, verdict), verdict, posted, records, record)
+    return _Plan(posted, body, existing, _status(verdict, posted.result, settings, records))
+
+
+def _tamper_key(t: Tamper) -> tuple[Any, Any, Any]:
+    kind_of = {"comment": "issue", "review": "review_summary", "inline comment": "review"}
+    name, _, item_id = t.item.rpartition(" ")
+    return (kind_of.get(name, name), int(item_id) if item_id.isdigit() else item_id, t.at)
+
+
+def _stale(c: Candidate, head: str, head_at: str, records: Records) -> T | None:
+    """Why `c` is for an older commit than `head`, or None when it is for this one."""
+    what = _item(c.comment.kind, c.comment.id)
+    what_zh = _item_zh(c.comment.kind, c.comment.id)
+    if c.comment.kind == "review_summary" and c.comment.commit_id and c.comment.commit_id != head:
+        sha = c.comment.commit_id[:7]  # GitHub pins a review to the commit it was submitted on
+        return T(
+            en=f"The newest sign-off ({what} by @{c.author}) is a review of commit `{sha}`, "
+            "not of this one; sign off again on this commit",
+            zh=f"最新的签署（@{c.author} 的{what_zh}）审阅的是提交 `{sha}` 而非当前提交；"
+            "请在当前提交上重新签署",
+        )
+    if head_at and not _after(c.at, head_at):
+        return T(
+            en=f"The newest sign-off ({what} by @{c.author}, {c.at}) was made before this "
+            f"commit was pushed ({head_at}); sign off again on this commit",
+            zh=f"最新的签署（@{c.author} 的{what_zh}，{c.at}）早于当前提交的推送时间"
+            f"（{head_at}）；请在当前提交上重新签署",
+        )
+    bound = records.verified.get(c.key)
+    if bound is not None and bound != head:
+        return T(
+            en=f"The newest sign-off ({what} by @{c.author}) was verified for commit "
+            f"`{bound[:7]}`; sign off again (or edit the sign-off) for this commit",
+            zh=f"最新的签署（@{c.author} 的{what_zh}）已针对提交 `{bound[:7]}` 验证过；"
+            "请针对当前提交重新签署（或编辑签署）",
+        )
+    return None
+
+
+# --------------------------------------------------------------------------- facts
+
+
+def _read_text(gw: Gateway, repo: str, path: str, ref: str) -> str | None:
+    data = gw.read(repo, path, ref)
+    return None if data is None else data.decode("utf-8", errors="replace")
+
+
+def _knowledge(gw: Gateway, pull: PullInfo) -> Any:
+    for name in CONFIG_FILENAMES:
+        text = _read_text(gw, pull.repo, name, pull.base_sha)
+        if text is not None:
+            try:
+                return build_config(text, source=f"{name} at {pull.base_ref}").knowledge
+            except ConfigError:
+                break
+    return build_config(None).knowledge
+
+
+def _pr_context(
+    gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetime.date
+) -> Context | None:
+    """The PR-mode lint context (as `bot.review.pipeline.lint_pull` builds it), for
+    `bot.signoff.content`; None when the repository's bot configuration is invalid."""
+    base_sha = gw.merge_base(pull.repo, pull.base_sha, pull.head_sha)
+    head = GitHubTree(gw, pull.repo, pull.head_sha)
+    base = GitHubTree(gw, pull.repo, base_sha)
+    text = None
+    source = "defaults"
+    for name in CONFIG_FILENAMES:
+        text = _read_text(gw, pull.repo, name, pull.base_sha)
+        if text is not None:
+            source = f"{name} at {pull.base_ref}"
+            break
+    try:
+        config = build_config(text, source=source)
+    except ConfigError:
+        return None
+    changed = {f.path for f in files} | {f.previous_path for f in files if f.previous_path}
+    change = build_changeset(base, head, changed, pr=pull.number, author=pull.author)
+    return Context(
+        tree=head,
+        config=config,
+        pr=pull.number,
+        base=base,
+        changed=frozenset(changed),
+        mode="pr",
+        change=change,
+        review_date=today,
+    )
+
+
+def _facts(
+    gw: SignoffGateway,
+    pull: PullInfo,
+    signoff: Candidate,
+    me: str,
+    settings: SignoffSettings,
+    records: Records,
+    comments: Sequence[Comment],
+    required_teams: Any,
+    knowledge: Any,
+    today: datetime.date,
+) -> SignoffFacts:
+    from bot.review.pipeline import lint_pull
+    from bot.signoff.content import with_content
+    from bot.signoff.detect import has_reuse_sweep
+
+    repo, signer = pull.repo, signoff.author
+    files = gw.pull_files(repo, pull.number)
+    paths = tuple(f.path for f in files)
+    table = knowledge.section("signoff") or {}
+    codeowners = None
+    for path in table.get("codeowners") or CODEOWNERS_PATHS:
+        codeowners = _read_text(gw, repo, str(path), pull.base_ref)
+        if codeowners is not None:
+            break
+    template_ref = settings.template_ref or pull.base_ref
+    template_path = str(table.get("template") or TEMPLATE_PATH)
+    template_zh_path = str(table.get("template_zh") or TEMPLATE_ZH_PATH)
+    permissions: dict[str, str | None] = {}
+
+    def permission(login: str) -> str | None:
+        if login.lower() not in permissions:
+            permissions[login.lower()] = gw.collaborator_permission(repo, login)
+        return permissions[login.lower()]
+
+    teams: dict[str, bool | None] = {}
+    if codeowners is not None:
+        for team in sorted(required_teams(codeowners, paths, signer=signer)):
+            org, _, slug = team.lstrip("@").partition("/")
+            teams[team] = gw.team_membership(repo, org, slug, signer) if slug else None
+    commits = gw.pull_commits(repo, pull.number)
+    runs: list[CheckRun] = []
+    for sha in commits[-settings.max_commits :]:
+        runs.extend(
+            CheckRun(r.name, r.status, r.conclusion, r.head_sha or sha)
+            for r in gw.check_runs(repo, sha)
+        )
+    sweeps = tuple(
+        ReuseSweep(c.author, permission(c.author))
+        for c in comments
+        if has_reuse_sweep(c.body) and c.author.lower() != me.lower()
+    )
+    facts = SignoffFacts(
+        head_sha=pull.head_sha,
+        signer=signer,
+        body=signoff.comment.body,
+        pr=pull.number,
+        signer_is_bot=False,
+        bot_login=me,
+        changed_paths=paths,
+        codeowners_text=codeowners,
+        template_text=_read_text(gw, repo, template_path, template_ref),
+        template_zh_text=_read_text(gw, repo, template_zh_path, template_ref),
+        signer_permission=permission(signer),
+        team_membership=teams,
+        pr_commits=tuple(commits),
+        check_runs=tuple(runs),
+        reuse_sweeps=sweeps,
+        added_paths=tuple(f.path for f in files if f.status == "added"),
+        edited_by=records.edited_by(signoff),
+    )
+    outcome = lint_pull(gw, pull, files, today)
+    ctx = _pr_context(gw, pull, files, today)
+    if ctx is None or outcome.config_error is not None:
+        return replace(facts, findings=tuple(outcome.report.findings))
+    return with_content(facts, ctx, outcome.report)
+
+
+# --------------------------------------------------------------------------- output
+
+
+_SYNTHETIC = {
+    "withdrawn": T(
+        en="The sign-off was withdrawn ({why}); post or edit a sign-off to verify again",
+        zh="签署已撤回（{why}）；请发布或编辑签署以重新验证",
+    ),
+    "unsigned": T(
+        en="No CODEOWNER sign-off on this pull request",
+        zh="此 PR 尚无 CODEOWNER 签署",
+    ),
+}
+_WHY = {
+    "deleted": ("deleted", "已删除"),
+    "dismissed": ("review dismissed", "审阅被驳回"),
+    "unsigned": ("checklist removed from it", "清单已被删除"),
+    "verdict-edited": ("a verdict comment was edited by someone else", "裁决评论被他人编辑"),
+    "verdict-deleted": ("a verdict comment was deleted by someone else", "裁决评论被他人删除"),
+}
+
+
+def _latest_withdrawal(records: Records) -> dict[str, Any]:
+    never = datetime.datetime.min.replace(tzinfo=datetime.UTC)
+    return max(records.withdrawals, key=lambda w: _time(str(w.get("at") or "")) or never)
+
+
+def _synthetic(result: str, head: str, signer: str, records: Records) -> Verdict:
+    """A verdict without verification: withdrawn, or no sign-off at all."""
+    reason = _SYNTHETIC[result]
+    if result == "withdrawn" and records.withdrawals:
+        latest = _latest_withdrawal(records)
+        en, zh = _WHY.get(str(latest.get("why")), (str(latest.get("why")), str(latest.get("why"))))
+        by = str(latest.get("by") or "")
+        reason = T(
+            en=reason.en.format(why=f"{en} by @{by}" if by else en),
+            zh=reason.zh.format(why=f"{zh}，操作者 @{by}" if by else zh),
+        )
+    return Verdict("fail", head, signer, (Check("signoff", "fail", reason),))
+
+
+def _render(render: Any, verdict: Verdict) -> str:
+    """The pure renderer's comment; without a signer (no sign-off at all) just the marker,
+    the header and the rows, since there is nobody to address."""
+    if verdict.signer:
+        return str(render(verdict))
+    from bot.signoff.render import FAIL_HEADER, check_line
+
+    rows = [check_line(c) for c in verdict.checks]
+    return (
+        "\n".join([VERDICT_MARK.format(sha=verdict.sha), FAIL_HEADER, "**驳回**", "", *rows]) + "\n"
+    )
+
+
+def _status(verdict: Verdict, result: str, settings: SignoffSettings, records: Records) -> Status:
+    sha7 = verdict.sha[:7]
+    who = f"@{verdict.signer}" if verdict.signer else "the sign-off"
+    if result == "pass":
+        text = f"Sign-off by {who} verified for {sha7}"
+    elif result == "stale":
+        text = "sign-off is for an older commit; a CODEOWNER must sign off again"
+    elif result == "withdrawn":
+        text = "sign-off withdrawn; a CODEOWNER must sign off again"
+        if records.withdrawals:
+            latest = _latest_withdrawal(records)
+            why = _WHY.get(str(latest.get("why")), (str(latest.get("why")), ""))[0]
+            text = f"sign-off withdrawn ({why}); a CODEOWNER must sign off again"
+    elif result == "unsigned":
+        text = "no CODEOWNER sign-off"
+    else:
+        failed = [c.name for c in verdict.checks if c.status in ("fail", "unknown")]
+        text = f"Sign-off by {who}: {len(failed)} check(s) not met: {', '.join(failed)}"
+    state = "success" if result == "pass" else "failure"
+    return Status(state, settings.status_context, text[:140])
+
+
+def _comment(
+    rendered: str,
+    verdict: Verdict,
+    posted: SignoffPosted,
+    records: Records,
+    record: Mapping[str, Any],
+) -> str:
+    """The renderer's verdict, then what was recorded (bilingual), then the hidden record."""
+    notes: list[str] = []
+    if verdict.verdict == "fail" and verdict.signer and f"@{verdict.signer}" not in rendered:
+        notes.append(f"@{verdict.signer}")
+    lines: list[str] = []
+    for w in records.withdrawals[-10:]:
+        en, zh = _WHY.get(str(w.get("why")), (str(w.get("why")), str(w.get("why"))))
+        what = _item(str(w.get("kind")), w.get("id"))
+        what_zh = _item_zh(str(w.get("kind")), w.get("id"))
+        by = f" by @{w.get('by')}" if w.get("by") else ""
+        lines.append(
+            f"- Withdrawn: {what} ({en}){by}, {w.get('at') or '?'} / "
+            f"已撤回：{what_zh}（{zh}）{by.replace(' by ', '，操作者 ')}"
+        )
+    for e in records.tampered[-10:]:
+        what = _item(str(e.get("kind")), e.get("id"))
+        what_zh = _item_zh(str(e.get("kind")), e.get("id"))
+        lines.append(
+            f"- Edited by @{e.get('by')}, not its author @{e.get('author') or '?'}: {what}"
+            f" at {e.get('at') or '?'}; that version does not count / "
+            f"{what_zh} 被非作者 @{e.get('by')} 编辑，该版本无效"
+        )
+    for t in posted.tamper:
+        if t.kind == "forged_verdict":
+            lines.append(
+                f'- Ignored: {t.item} by @{t.by} carries a verdict marker or "Verdict: PASS";'
+                f" only this bot's own comments are verdicts / 已忽略：@{t.by} 的"
+                f"{_item_zh(*_tamper_key(t)[:2])}"
+                ' 含有裁决标记或 "Verdict: PASS"，只有本机器人自己的评论才是裁决'
+            )
+    body = rendered.rstrip("\n")
+    if notes:
+        body += "\n\n" + " ".join(notes)
+    if lines:
+        body += "\n\n**Recorded / 记录**\n\n" + "\n".join(lines)
+    body += "\n\n" + RECORD_MARK + _record_json(record) + " -->\n"
+    if len(body) > MAX_BODY:  # the record must survive: cut the prose
+        tail = "\n\n" + RECORD_MARK + _record_json(record) + " -->\n"
+        body = body[: MAX_BODY - len(tail) - 20] + "\n\n…" + tail
+    return body

@@ -1,0 +1,1099 @@
+"""Verify a CODEOWNER sign-off: `SignoffFacts` in, `Verdict` out. Pure.
+
+The checks replace the data-decidable ones of the LLM verifier
+(`.github/codeowner-signoff-verify-prompt.md`, checks 0-12). Each is reported
+once, in this order, with a one-line reason in English and Chinese:
+
+| name | status | what it decides |
+|---|---|---|
+| `signoff` | pass/fail | a live sign-off (not quoted, not in code), not edited by another user |
+| `signed` | pass/fail | `Signed:` is present, not the placeholder, and names the comment's author |
+| `owner` | pass/fail/unknown | check 0: the signer owns what the PR changes, has write access, is no bot |
+| `template` | pass/fail/unknown | check 5: every current template item present, checked or explained |
+| `ci-green` | pass/fail/unknown | check 1: a commit in the PR has green, executed sweep and eval runs |
+| `reuse-sweep` | pass/fail/unknown | check 4: an authorized user posted `/reuse-sweep-run` |
+| `recipe-link` | pass/fail/na/unknown | check 3a: single-node vLLM/SGLang recipes link an upstream recipe |
+| `images` | pass/fail/na/unknown | check 6 by CFG003, CFG004 |
+| `deprecated` | pass/fail/na/unknown | check 7 by CFG005 |
+| `architecture` | pass/fail/na/unknown | check 8 by RCP007 |
+| `chat-template` | pass/fail/na/unknown | check 9 by RCP009 |
+| `waiver` | pass/fail/na/unknown | check 10 by RCP008, and the PR's own waiver linked in the sign-off |
+| `golden-al` | pass/fail/na/unknown | check 11 by RCP003-RCP006 |
+| `append-only` | pass/fail/na/unknown | check 12 by CHL010 |
+
+and "needs a human" rows (status `human`) for what data cannot decide:
+`explanations` (reasons given for unchecked items), `eval-accuracy` (check 2),
+`recipe-upstream` (check 3b/3c: the linked recipe is merged and its major
+server arguments match), `waiver-content` (the waiver covers the patch),
+`patch-preexisting` (a patch the PR did not add that no waiver names),
+`append-only-isolation` (check 12's behavioural isolation), and
+`<check>-unread` for benchmarks the recipe rules do not read (multi-node files
+and master-config entries, other changed scripts): the rules read single-node
+recipe scripts, so a pass says so and the rest is left to a human. When a
+check concerns only such benchmarks, the check itself is `human`.
+
+The verdict:
+
+- `pass` only when every check is `pass`, `na` or `human`;
+- `unknown` fails it: a required status must not go green on a fact nobody
+  verified, so the row says "could not verify X" and what would let the bot
+  read it (a token that can read team membership, the PR's check runs);
+- `human` does not fail it: the CODEOWNER has signed that they checked those
+  items by hand; the row tells the maintainer which parts the bot did not
+  verify, so they know what they rely on.
+
+A body without a live sign-off yields a single `signoff` row (fail): nothing
+else can be read from it. The verdict names the head SHA of the facts; which
+head is current is the caller's business.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Any
+
+from bot.core.config import Knowledge
+from bot.core.model import Finding, T
+from bot.signoff.codeowners import parse_codeowners
+from bot.signoff.detect import Signoff, absence_reason, find_signoff, links_in
+from bot.signoff.model import (
+    SIGNOFF_PHRASE,
+    BenchmarkChange,
+    Check,
+    CheckRun,
+    CheckStatus,
+    PrContent,
+    SignoffFacts,
+    Verdict,
+)
+from bot.signoff.template import (
+    DEFAULT_THRESHOLD,
+    Match,
+    Template,
+    TemplateItem,
+    match_items,
+    parse_template,
+    words,
+)
+
+DEFAULT_RULES: Mapping[str, tuple[str, ...]] = MappingProxyType(
+    {
+        "images": ("CFG003", "CFG004"),
+        "deprecated": ("CFG005",),
+        "architecture": ("RCP007",),
+        "chat-template": ("RCP009",),
+        "waiver": ("RCP008",),
+        "golden-al": ("RCP003", "RCP004", "RCP005", "RCP006"),
+        "append-only": ("CHL010",),
+    }
+)
+DEFAULT_RECIPE_LINKS = (
+    r"^https://github\.com/vllm-project/recipes/(?:pull/\d+|(?:blob|tree)/[^/\s]+/\S+)",
+    r"^https://github\.com/sgl-project/sglang/(?:pull/\d+|(?:blob|tree)/[^/\s]+/docs[^/\s]*/\S+)",
+    r"^https://recipes\.vllm\.ai/\S+",
+    r"^https://docs\.sglang\.(?:io|ai)/(?!cookbook/intro/?$)\S+",
+)
+DEFAULT_CONDITIONAL = (
+    ("speculative decoding PRs", "spec_decode"),
+    ("^For agentic workloads", "agentic_spec_decode"),
+    ("single-node vLLM/SGLang recipe", "single_node_recipe"),
+    ("upstream PR in the vLLM recipe repo", "single_node_recipe"),
+    ("append-only: true", "append_only"),
+    ("^If any of the above criteria", "another_unchecked"),
+)
+MAX_LISTED = 4  # items named in one reason
+
+
+@dataclass(frozen=True)
+class Settings:
+    """`knowledge.signoff`, with the defaults of `bot/knowledge/default.yaml`."""
+
+    template_path: str = "docs/PR_REVIEW_CHECKLIST.md"
+    codeowners_path: str = ".github/CODEOWNERS"
+    threshold: float = DEFAULT_THRESHOLD
+    write: frozenset[str] = frozenset({"admin", "maintain", "write"})
+    benchmark_runs: tuple[str, ...] = ("single-node */",)
+    eval_runs: tuple[str, ...] = ("eval /",)
+    recipe_links: tuple[str, ...] = DEFAULT_RECIPE_LINKS
+    recipe_engines: frozenset[str] = frozenset({"vllm", "sglang"})
+    rules: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_RULES))
+    conditional: tuple[tuple[str, str], ...] = DEFAULT_CONDITIONAL
+    waiver_dir: str = "docs/waiver"
+
+    @classmethod
+    def from_knowledge(cls, knowledge: Knowledge) -> Settings:
+        table: Mapping[str, Any] = knowledge.section("signoff") or {}
+        runs: Mapping[str, Any] = table.get("check_runs") or {}
+        waiver = (knowledge.section("engine_patching") or {}).get("waiver_dir", "docs/waiver")
+        rules = dict(DEFAULT_RULES)
+        rules.update({k: tuple(v or ()) for k, v in (table.get("rules") or {}).items()})
+        conditional = table.get("conditional_items")
+        owners = table.get("codeowners") or [".github/CODEOWNERS"]
+        return cls(
+            template_path=str(table.get("template", cls.template_path)),
+            codeowners_path=str(owners[0]),
+            threshold=float(table.get("match_threshold", DEFAULT_THRESHOLD)),
+            write=frozenset(str(p).lower() for p in table.get("write_permissions") or cls.write),
+            benchmark_runs=tuple(runs.get("benchmark") or cls.benchmark_runs),
+            eval_runs=tuple(runs.get("eval") or cls.eval_runs),
+            recipe_links=tuple(table.get("recipe_links") or DEFAULT_RECIPE_LINKS),
+            recipe_engines=frozenset(table.get("recipe_engines") or cls.recipe_engines),
+            rules=rules,
+            conditional=(
+                tuple((str(c["pattern"]), str(c["when"])) for c in conditional)
+                if conditional is not None
+                else DEFAULT_CONDITIONAL
+            ),
+            waiver_dir=str(waiver).strip("/"),
+        )
+
+
+# ------------------------------------------------------------------ helpers
+
+
+def _check(name: str, status: CheckStatus, en: str, zh: str) -> Check:
+    return Check(name, status, T(en=en, zh=zh))
+
+
+def _at(login: str) -> str:
+    return f"@{login}"
+
+
+def _more(n: int) -> tuple[str, str]:
+    return (f" (+{n} more)", f"（另有 {n} 项）") if n > 0 else ("", "")
+
+
+def _same_login(a: str | None, b: str | None) -> bool:
+    return (
+        a is not None
+        and b is not None
+        and a.strip().lstrip("@").lower() == b.strip().lstrip("@").lower()
+    )
+
+
+def _is_bot(login: str, facts: SignoffFacts) -> bool:
+    return (
+        facts.signer_is_bot
+        or login.lower().endswith("[bot]")
+        or _same_login(login, facts.bot_login)
+    )
+
+
+def _blocking(findings: Iterable[Finding], rules: Sequence[str]) -> list[Finding]:
+    ids = {r.upper() for r in rules}
+    return [
+        f for f in findings if f.rule in ids and f.severity == "error" and f.in_diff is not False
+    ]
+
+
+def _finding_reason(found: Sequence[Finding]) -> tuple[str, str]:
+    first = found[0]
+    more, more_zh = _more(len(found) - 1)
+    where = f"`{first.path}:{first.line}`"
+    return (
+        f"{where}: {first.message.en}{more}",
+        f"{where}：{first.message.zh}{more_zh}",
+    )
+
+
+def _name(b: BenchmarkChange) -> str:
+    return b.entry or b.path.rsplit("/", 1)[-1]
+
+
+# ------------------------------------------------------------------ sign-off, signature
+
+
+def _absent(body: str) -> Check:
+    why = absence_reason(body)
+    if why == "quoted":
+        return _check(
+            "signoff",
+            "fail",
+            "the sign-off phrase appears only inside a quote (`>`), which is someone else's sign-off",
+            "签署语句只出现在引用（`>`）中，引用的是他人的签署",
+        )
+    if why == "code":
+        return _check(
+            "signoff",
+            "fail",
+            "the sign-off is inside a code block or code span, where its boxes do not render",
+            "签署位于代码块或行内代码中，复选框不会渲染",
+        )
+    if why == "comment":
+        return _check(
+            "signoff",
+            "fail",
+            "the sign-off phrase appears only inside an HTML comment, which GitHub does not show",
+            "签署语句只出现在 HTML 注释中，GitHub 不会显示",
+        )
+    return _check(
+        "signoff",
+        "fail",
+        f'no line holds the sign-off phrase "{SIGNOFF_PHRASE}"',
+        f"没有任何一行包含签署语句“{SIGNOFF_PHRASE}”",
+    )
+
+
+def _detected(facts: SignoffFacts, signoff: Signoff) -> Check:
+    if facts.edited_by and not _same_login(facts.edited_by, facts.signer):
+        return _check(
+            "signoff",
+            "fail",
+            f"{_at(facts.edited_by)} edited this sign-off; only the signer's own words count",
+            f"{_at(facts.edited_by)} 编辑了这份签署；只有签署人本人的内容才有效",
+        )
+    return _check(
+        "signoff",
+        "pass",
+        f"sign-off by {_at(facts.signer)} found at line {signoff.line}",
+        f"在第 {signoff.line} 行找到 {_at(facts.signer)} 的签署",
+    )
+
+
+def _signed(facts: SignoffFacts, signoff: Signoff) -> Check:
+    if signoff.signed is None:
+        return _check("signed", "fail", "no `Signed:` line", "缺少 `Signed:` 行")
+    if signoff.placeholder:
+        return _check(
+            "signed",
+            "fail",
+            "`Signed:` still holds the placeholder `FILL_IN_GITHUB_USERNAME`",
+            "`Signed:` 仍是占位符 `FILL_IN_GITHUB_USERNAME`",
+        )
+    login = signoff.signed_login
+    if login is None:
+        return _check(
+            "signed", "fail", "`Signed:` names no GitHub login", "`Signed:` 未写明 GitHub 用户名"
+        )
+    if not _same_login(login, facts.signer):
+        return _check(
+            "signed",
+            "fail",
+            f"`Signed:` names {_at(login)}, but the comment is by {_at(facts.signer)}",
+            f"`Signed:` 写的是 {_at(login)}，但评论作者是 {_at(facts.signer)}",
+        )
+    return _check(
+        "signed",
+        "pass",
+        f"`Signed:` names the comment's author {_at(facts.signer)}",
+        f"`Signed:` 与评论作者 {_at(facts.signer)} 一致",
+    )
+
+
+# ------------------------------------------------------------------ owner (check 0)
+
+
+def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
+    signer = facts.signer
+    me = signer.lower()
+    if _is_bot(signer, facts):
+        return _check(
+            "owner",
+            "fail",
+            f"{_at(signer)} is a bot account; a bot's sign-off never counts",
+            f"{_at(signer)} 是机器人账号；机器人的签署一律无效",
+        )
+    if facts.codeowners_text is None:
+        return _check(
+            "owner",
+            "unknown",
+            f"could not verify ownership: `{cfg.codeowners_path}` could not be read from the base branch",
+            f"无法核实归属：未能从基准分支读取 `{cfg.codeowners_path}`",
+        )
+    owners = parse_codeowners(facts.codeowners_text)
+    member = {k.lower(): v for k, v in facts.team_membership.items()}
+
+    def state(teams: Sequence[str]) -> tuple[bool | None, list[str]]:
+        """Whether the signer is in one of `teams`; None and the unreadable ones if unknown."""
+        unknown = []
+        for team in teams:
+            value = member.get(team.lower())
+            if value is True:
+                return True, []
+            if value is None:
+                unknown.append(team)
+        return (None, unknown) if unknown else (False, [])
+
+    specific: list[str] = []
+    failed: list[tuple[str, tuple[str, ...], int]] = []
+    unreadable: list[tuple[str, list[str]]] = []
+    general: list[str] = []
+    for path in facts.changed_paths:
+        rule = owners.rule_for(path)
+        if rule is None or rule.catch_all or not rule.owners:
+            general.append(path)
+            continue
+        if me in {u.lower() for u in rule.users}:
+            specific.append(path)
+            continue
+        ok, unknown = state(rule.teams)
+        if ok:
+            specific.append(path)
+        elif ok is None:
+            unreadable.append((path, unknown))
+        else:
+            failed.append((path, rule.owners, rule.line))
+    if failed:
+        path, names, line = failed[0]
+        more, more_zh = _more(len(failed) - 1)
+        shown = ", ".join(names)
+        return _check(
+            "owner",
+            "fail",
+            f"`{path}` is owned by {shown} (CODEOWNERS line {line}); "
+            f"{_at(signer)} is not one of them{more}",
+            f"`{path}` 的所有者是 {shown}（CODEOWNERS 第 {line} 行），{_at(signer)} 不在其中{more_zh}",
+        )
+    need_any = bool(general) or not facts.changed_paths
+    codeowner: bool | None = True
+    any_unknown: list[str] = []
+    if need_any and not specific and me not in owners.all_users():
+        codeowner, any_unknown = state(owners.all_teams())
+    if codeowner is False:
+        return _check(
+            "owner",
+            "fail",
+            f"{_at(signer)} is not a CODEOWNER: CODEOWNERS lists them on no line, "
+            "by name or through a team",
+            f"{_at(signer)} 不是 CODEOWNER：CODEOWNERS 中没有任何一行（直接或经由团队）列出此人",
+        )
+    permission = (facts.signer_permission or "").lower() or None
+    if permission is not None and permission not in cfg.write:
+        return _check(
+            "owner",
+            "fail",
+            f"{_at(signer)} has `{permission}` access; a sign-off needs write access",
+            f"{_at(signer)} 只有 `{permission}` 权限；签署需要写权限",
+        )
+    if unreadable:
+        path, teams = unreadable[0]
+        shown = ", ".join(teams)
+        return _check(
+            "owner",
+            "unknown",
+            f"could not verify whether {_at(signer)} is in {shown}, the owners of `{path}`: "
+            "team membership is not readable with the bot's token",
+            f"无法核实 {_at(signer)} 是否属于 `{path}` 的所有者 {shown}：机器人的令牌无法读取团队成员",
+        )
+    if codeowner is None:
+        shown = ", ".join(any_unknown[:MAX_LISTED])
+        return _check(
+            "owner",
+            "unknown",
+            f"could not verify that {_at(signer)} is a CODEOWNER: not listed by name, and "
+            f"membership of {shown} is not readable with the bot's token",
+            f"无法核实 {_at(signer)} 是否为 CODEOWNER：未被直接列出，且机器人的令牌无法读取 {shown} 的成员",
+        )
+    if permission is None:
+        return _check(
+            "owner",
+            "unknown",
+            f"could not verify {_at(signer)}'s permission on the repository",
+            f"无法核实 {_at(signer)} 在仓库中的权限",
+        )
+    if specific:
+        more, more_zh = _more(len(specific) - 1)
+        return _check(
+            "owner",
+            "pass",
+            f"{_at(signer)} owns `{specific[0]}`{more} and has `{permission}` access",
+            f"{_at(signer)} 是 `{specific[0]}`{more_zh} 的所有者，拥有 `{permission}` 权限",
+        )
+    return _check(
+        "owner",
+        "pass",
+        f"{_at(signer)} is a CODEOWNER, the changed paths have no specific owner, "
+        f"and has `{permission}` access",
+        f"{_at(signer)} 是 CODEOWNER，变更的路径没有特定所有者，且拥有 `{permission}` 权限",
+    )
+
+
+# ------------------------------------------------------------------ template (check 5)
+
+
+def _conditions(content: PrContent | None, cfg: Settings) -> Mapping[str, bool | None]:
+    if content is None:
+        return {}
+    b = content.benchmarks
+    return {
+        "spec_decode": any(x.spec_decode for x in b),
+        "agentic_spec_decode": any(x.agentic and x.spec_decode for x in b),
+        "single_node_recipe": any(
+            not x.multi_node and (set(x.engines) & cfg.recipe_engines or not x.engines) for x in b
+        ),
+        "append_only": content.append_only,
+    }
+
+
+def _condition_of(item: TemplateItem, cfg: Settings) -> str | None:
+    plain = item.short(10_000).replace("`", "")
+    for pattern, when in cfg.conditional:
+        try:
+            if re.search(pattern, plain, re.I):
+                return when
+        except re.error:
+            continue
+    return None
+
+
+def _distinctive(template: Template, item: TemplateItem) -> set[str]:
+    """Words of the item that no other template item uses (at least 4 letters)."""
+    own = set(words(item.text))
+    others: set[str] = set()
+    for other in template.items:
+        if other.index != item.index:
+            others.update(words(other.text))
+    return {w for w in own - others if len(w) >= 4 and not w.isdigit()}
+
+
+def _explained(template: Template, m: Match, signoff: Signoff) -> bool:
+    if m.signoff is not None and m.signoff.note.strip():
+        return True
+    text = signoff.explanations
+    if not text.strip():
+        return False
+    number = re.escape(m.item.number)
+    if re.search(
+        rf"(?:item|check|#|no\.?|第|条目)\s*{number}(?![\d.])|^\s*\(?{number}[.)](?!\d)",
+        text,
+        re.I | re.M,
+    ):
+        return True
+    return bool(_distinctive(template, m.item) & set(words(text)))
+
+
+def _quote(item: TemplateItem, limit: int = 60) -> tuple[str, str]:
+    return f"“{item.short(limit)}”", f"“{item.short_zh(40)}”"
+
+
+def _listed(items: Sequence[TemplateItem]) -> tuple[str, str]:
+    shown = [_quote(i) for i in items[:MAX_LISTED]]
+    more, more_zh = _more(len(items) - MAX_LISTED)
+    return "; ".join(s[0] for s in shown) + more, "；".join(s[1] for s in shown) + more_zh
+
+
+def _template(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
+    path = cfg.template_path
+    if facts.template_text is None:
+        return [
+            _check(
+                "template",
+                "unknown",
+                f"could not verify the checklist: `{path}` could not be read from the default branch",
+                f"无法核实清单：未能从默认分支读取 `{path}`",
+            )
+        ]
+    template = parse_template(facts.template_text, facts.template_zh_text)
+    if template is None:
+        return [
+            _check(
+                "template",
+                "unknown",
+                f"could not verify the checklist: `{path}` holds no template block with the sign-off phrase",
+                f"无法核实清单：`{path}` 中没有包含签署语句的模板块",
+            )
+        ]
+    matches = match_items(template, signoff.items, cfg.threshold)
+    missing = [m.item for m in matches if m.signoff is None]
+    conditions = dict(_conditions(facts.content, cfg))
+    unchecked = [m for m in matches if m.signoff is not None and not m.signoff.checked]
+    not_applicable: list[TemplateItem] = []
+    open_items: list[Match] = []
+    for m in unchecked:
+        when = _condition_of(m.item, cfg)
+        parent = template.items[m.item.parent] if m.item.parent is not None else None
+        if when is None and parent is not None:
+            when = _condition_of(parent, cfg)
+        if when is not None and when != "another_unchecked" and conditions.get(when) is False:
+            not_applicable.append(m.item)
+        else:
+            open_items.append(m)
+    # "If any of the above criteria cannot reasonably be satisfied": needed only when another is open
+    others_open = [m for m in open_items if _condition_of(m.item, cfg) != "another_unchecked"]
+    explained: list[TemplateItem] = []
+    unexplained: list[TemplateItem] = []
+    for m in open_items:
+        if _condition_of(m.item, cfg) == "another_unchecked" and not others_open:
+            not_applicable.append(m.item)
+        elif _explained(template, m, signoff):
+            explained.append(m.item)
+        else:
+            unexplained.append(m.item)
+    out: list[Check] = []
+    if missing or unexplained:
+        parts_en, parts_zh = [], []
+        if missing:
+            en, zh = _listed(missing)
+            parts_en.append(f"{len(missing)} item(s) of the current template missing: {en}")
+            parts_zh.append(f"缺少当前模板的 {len(missing)} 个条目：{zh}")
+        if unexplained:
+            en, zh = _listed(unexplained)
+            parts_en.append(f"{len(unexplained)} unchecked without a reason: {en}")
+            parts_zh.append(f"{len(unexplained)} 个条目未勾选且未说明原因：{zh}")
+        out.append(_check("template", "fail", "; ".join(parts_en), "；".join(parts_zh)))
+    else:
+        n = len(template.items)
+        en = f"all {n} items of the current template are present"
+        zh = f"当前模板的 {n} 个条目齐全"
+        if not unchecked:
+            en, zh = en + " and checked", zh + "且均已勾选"
+        else:
+            extra_en, extra_zh = [], []
+            if explained:
+                extra_en.append(f"{len(explained)} unchecked with a reason")
+                extra_zh.append(f"{len(explained)} 个未勾选但已说明原因")
+            if not_applicable:
+                extra_en.append(f"{len(not_applicable)} unchecked that do not apply to this PR")
+                extra_zh.append(f"{len(not_applicable)} 个未勾选但不适用于本 PR")
+            en += "; " + ", ".join(extra_en)
+            zh += "；" + "，".join(extra_zh)
+        out.append(_check("template", "pass", en, zh))
+    if explained:
+        en, zh = _listed(explained)
+        out.append(
+            _check(
+                "explanations",
+                "human",
+                f"read the reasons given for the unchecked {en}",
+                f"请阅读未勾选条目 {zh} 的说明",
+            )
+        )
+    return out
+
+
+# ------------------------------------------------------------------ CI (checks 1, 2)
+
+
+def _pattern(glob: str) -> re.Pattern[str]:
+    return re.compile("".join(".*" if ch == "*" else re.escape(ch) for ch in glob), re.S)
+
+
+def _name_state(runs: Sequence[CheckRun]) -> str:
+    """One check-run name's outcome: success | pending | skipped | <failing conclusion>."""
+    if any(r.conclusion == "success" for r in runs):
+        return "success"
+    if any(r.status != "completed" for r in runs):
+        return "pending"
+    conclusions = [r.conclusion or "none" for r in runs]
+    bad = [c for c in conclusions if c not in ("skipped", "neutral")]
+    return bad[0] if bad else "skipped"
+
+
+@dataclass(frozen=True)
+class _Group:
+    state: str  # green | failed | pending | skipped | none
+    count: int = 0
+    culprit: str = ""
+    conclusion: str = ""
+
+
+def _group(runs: Sequence[CheckRun], patterns: Sequence[str]) -> _Group:
+    regexes = [_pattern(p) for p in patterns]
+    by_name: dict[str, list[CheckRun]] = {}
+    for r in runs:
+        if any(rx.match(r.name) for rx in regexes):
+            by_name.setdefault(r.name, []).append(r)
+    if not by_name:
+        return _Group("none")
+    states = {name: _name_state(rs) for name, rs in sorted(by_name.items())}
+    for name, st in states.items():
+        if st not in ("success", "pending", "skipped"):
+            return _Group("failed", culprit=name, conclusion=st)
+    for name, st in states.items():
+        if st == "pending":
+            return _Group("pending", culprit=name)
+    green = sum(1 for st in states.values() if st == "success")
+    if not green:
+        return _Group("skipped", culprit=next(iter(states)))
+    return _Group("green", count=green)
+
+
+def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
+    if facts.pr_commits is None or facts.check_runs is None:
+        if facts.pr_commits is None:
+            what, what_zh = "the PR's commits were", "本 PR 的提交"
+        else:
+            what, what_zh = "the check runs of the PR's commits were", "本 PR 提交的检查运行"
+        return _check(
+            "ci-green",
+            "unknown",
+            f"could not verify the sweep: {what} not available",
+            f"无法核实扫描：未能获取{what_zh}",
+        )
+    bench_label = ", ".join(f"`{p}`" for p in cfg.benchmark_runs)
+    eval_label = ", ".join(f"`{p}`" for p in cfg.eval_runs)
+    detail_en = detail_zh = ""
+    for sha in reversed(facts.pr_commits):
+        runs = [r for r in facts.check_runs if r.head_sha == sha]
+        bench, evals = _group(runs, cfg.benchmark_runs), _group(runs, cfg.eval_runs)
+        if bench.state == "green" and evals.state == "green":
+            return _check(
+                "ci-green",
+                "pass",
+                f"`{sha[:7]}` has green {bench_label} ({bench.count}) and {eval_label} "
+                f"({evals.count}) check runs",
+                f"`{sha[:7]}` 的 {bench_label}（{bench.count} 个）与 {eval_label}（{evals.count} 个）"
+                "检查运行均已通过",
+            )
+        if detail_en or (bench.state == "none" and evals.state == "none"):
+            continue
+        for label, g in ((bench_label, bench), (eval_label, evals)):
+            if g.state == "failed":
+                detail_en = f"`{sha[:7]}`: `{g.culprit}` {g.conclusion}"
+                detail_zh = f"`{sha[:7]}`：`{g.culprit}` 结论为 {g.conclusion}"
+            elif g.state == "pending":
+                detail_en = f"`{sha[:7]}`: `{g.culprit}` still running"
+                detail_zh = f"`{sha[:7]}`：`{g.culprit}` 仍在运行"
+            elif g.state == "skipped":
+                detail_en = f"`{sha[:7]}`: every {label} run was skipped"
+                detail_zh = f"`{sha[:7]}`：所有 {label} 运行均被跳过"
+            elif g.state == "none":
+                detail_en = f"`{sha[:7]}`: no {label} run"
+                detail_zh = f"`{sha[:7]}`：没有 {label} 运行"
+            if detail_en:
+                break
+    if not detail_en:
+        detail_en = f"no {bench_label} or {eval_label} check runs on the PR's commits"
+        detail_zh = f"本 PR 的提交上没有 {bench_label} 或 {eval_label} 检查运行"
+    return _check(
+        "ci-green",
+        "fail",
+        f"No passing sweep/eval was found on any commit in this PR ({detail_en})",
+        f"本 PR 当前的任何提交上都没有通过的扫描/评测（{detail_zh}）",
+    )
+
+
+# ------------------------------------------------------------------ reuse sweep (check 4)
+
+
+def _reuse(facts: SignoffFacts, cfg: Settings) -> Check:
+    if facts.reuse_sweeps is None:
+        return _check(
+            "reuse-sweep",
+            "unknown",
+            "could not verify `/reuse-sweep-run`: the PR's comments were not available",
+            "无法核实 `/reuse-sweep-run`：未能获取本 PR 的评论",
+        )
+    sweeps = [s for s in facts.reuse_sweeps if not _same_login(s.author, facts.bot_login)]
+    for s in sweeps:
+        if s.permission is not None and s.permission.lower() in cfg.write:
+            return _check(
+                "reuse-sweep",
+                "pass",
+                f"`/reuse-sweep-run` posted by {_at(s.author)} (`{s.permission.lower()}`)",
+                f"{_at(s.author)}（`{s.permission.lower()}`）已发布 `/reuse-sweep-run`",
+            )
+    unknown = [s.author for s in sweeps if s.permission is None]
+    if unknown:
+        return _check(
+            "reuse-sweep",
+            "unknown",
+            f"could not verify that {_at(unknown[0])}, who posted `/reuse-sweep-run`, "
+            "has write access",
+            f"无法核实发布 `/reuse-sweep-run` 的 {_at(unknown[0])} 是否拥有写权限",
+        )
+    if sweeps:
+        return _check(
+            "reuse-sweep",
+            "fail",
+            "No authorized `/reuse-sweep-run` command has been posted on this PR "
+            f"(only {_at(sweeps[0].author)}, without write access)",
+            f"本 PR 上没有授权用户发布的 `/reuse-sweep-run` 命令（仅有无写权限的 {_at(sweeps[0].author)}）",
+        )
+    return _check(
+        "reuse-sweep",
+        "fail",
+        "No authorized `/reuse-sweep-run` command has been posted on this PR",
+        "本 PR 上没有授权用户发布的 `/reuse-sweep-run` 命令",
+    )
+
+
+# ------------------------------------------------------------------ content checks
+
+
+def _not_linted(name: str) -> Check:
+    return _check(
+        name,
+        "unknown",
+        "could not verify: the PR's changes were not linted",
+        "无法核实：本 PR 的变更未经检查",
+    )
+
+
+def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
+    content = facts.content
+    if content is None:
+        return [_not_linted("recipe-link")]
+    single = [b for b in content.benchmarks if not b.multi_node]
+    needs = [b for b in single if set(b.engines) & cfg.recipe_engines]
+    unsure = [b for b in single if not b.engines]
+    if not needs:
+        out: list[Check] = []
+        if content.benchmarks and not single:
+            out.append(
+                _check(
+                    "recipe-link",
+                    "na",
+                    "disaggregated/multi-node submission; the recipe-link requirement applies "
+                    "to single-node recipes only",
+                    "分离式/多节点提交；配方链接要求仅适用于单节点配方",
+                )
+            )
+        elif single:
+            engines = sorted({e for b in single for e in b.engines})
+            shown = ", ".join(f"`{e}`" for e in engines) or "unknown engines"
+            out.append(
+                _check(
+                    "recipe-link",
+                    "na",
+                    f"no single-node vLLM/SGLang recipe is added or changed ({shown} only)",
+                    f"没有新增或修改单节点 vLLM/SGLang 配方（仅 {shown}）",
+                )
+            )
+        else:
+            out.append(
+                _check(
+                    "recipe-link",
+                    "na",
+                    "the PR adds or changes no recipe or master-config entry",
+                    "本 PR 未新增或修改任何配方或主配置条目",
+                )
+            )
+        if unsure:
+            out.append(
+                _check(
+                    "recipe-upstream",
+                    "human",
+                    f"could not tell which engine `{_name(unsure[0])}` launches; check whether "
+                    "it needs an upstream recipe link",
+                    f"无法判断 `{_name(unsure[0])}` 启动的引擎；请确认是否需要上游配方链接",
+                )
+            )
+        return out
+    regexes = []
+    for p in cfg.recipe_links:
+        try:
+            regexes.append(re.compile(p))
+        except re.error:
+            continue
+    links = [u for u in links_in(signoff.text) if any(rx.match(u) for rx in regexes)]
+    more, more_zh = _more(len(needs) - 1)
+    name = _name(needs[0])
+    if not links:
+        return [
+            _check(
+                "recipe-link",
+                "fail",
+                f"`{name}`{more} is a single-node vLLM/SGLang recipe, but the sign-off links no "
+                "upstream recipe (a vllm-project/recipes or sgl-project/sglang PR, or a "
+                "recipes.vllm.ai or docs.sglang.io page)",
+                f"`{name}`{more_zh} 是单节点 vLLM/SGLang 配方，但签署中没有上游配方链接"
+                "（vllm-project/recipes 或 sgl-project/sglang 的 PR，或 recipes.vllm.ai、"
+                "docs.sglang.io 页面）",
+            )
+        ]
+    return [
+        _check(
+            "recipe-link",
+            "pass",
+            f"links {links[0]} for `{name}`{more}",
+            f"为 `{name}`{more_zh} 提供了链接 {links[0]}",
+        ),
+        _check(
+            "recipe-upstream",
+            "human",
+            f"check that {links[0]} is merged or published and that its major server arguments "
+            f"match `{name}`",
+            f"请确认 {links[0]} 已合并或已发布，且其主要服务参数与 `{name}` 一致",
+        ),
+    ]
+
+
+def _is_script(b: BenchmarkChange) -> bool:
+    """A single-node recipe script: what the recipe rules read."""
+    return b.entry is None and not b.multi_node
+
+
+_TOKENS = re.compile(r"[-_]")
+
+
+def _covered(b: BenchmarkChange, scripts: Sequence[BenchmarkChange]) -> bool:
+    """Whether a single-node master-config entry's recipe script is among `scripts`.
+
+    By InferenceX's naming: `dsv4_fp4_b200_vllm_mtp.sh` runs `dsv4-fp4-b200-vllm-agentic-mtp`
+    (the script's name parts are a subset of the entry's).
+    """
+    if b.entry is None or b.multi_node:
+        return False
+    key = set(_TOKENS.split(b.entry.lower()))
+    for s in scripts:
+        stem = s.path.rsplit("/", 1)[-1].rsplit(".", 1)[0].lower()
+        if set(_TOKENS.split(stem)) <= key:
+            return True
+    return False
+
+
+def _unread_reason(names: Sequence[str], what: str, what_zh: str) -> tuple[str, str]:
+    more, more_zh = _more(len(names) - 1)
+    return (
+        f"the bot reads single-node recipe scripts only; check `{names[0]}`{more} for {what} "
+        "by hand",
+        f"机器人只读取单节点配方脚本；请人工检查以下内容的{what_zh}：`{names[0]}`{more_zh}",
+    )
+
+
+def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
+    content = facts.content
+    if content is None:
+        return [_not_linted("waiver")]
+    rules = cfg.rules.get("waiver", ())
+    errors = _blocking(facts.findings, rules)
+    ids = {r.upper() for r in rules}
+    older = [f for f in facts.findings if f.rule in ids and f not in errors]
+    wdir = cfg.waiver_dir
+    filed = [p for p in facts.added_paths if p.startswith(wdir + "/") and p.endswith(".md")]
+    own = f"{wdir}/{facts.pr}.md" if facts.pr is not None else None
+    if own is not None:
+        filed = [p for p in filed if p == own] or filed
+    scripts = [b for b in content.benchmarks if _is_script(b)]
+    unread = [b.path for b in content.benchmarks if b.entry is None and b.multi_node]
+    unread += list(content.unread)
+    what, what_zh = "engine patches", "推理引擎补丁"
+    out: list[Check] = []
+    if errors:
+        en, zh = _finding_reason(errors)
+        out.append(_check("waiver", "fail", en, zh))
+    elif filed:
+        waiver = filed[0]
+        tail = "/".join(waiver.split("/")[-2:])  # "waiver/2600.md"
+        if tail not in signoff.text:
+            out.append(
+                _check(
+                    "waiver",
+                    "fail",
+                    f"the PR files the waiver `{waiver}`, but the sign-off does not link it",
+                    f"本 PR 提交了豁免文件 `{waiver}`，但签署中没有链接它",
+                )
+            )
+        else:
+            out.append(
+                _check(
+                    "waiver",
+                    "pass",
+                    f"the waiver `{waiver}` is filed in this PR and linked",
+                    f"豁免文件 `{waiver}` 已在本 PR 中提交并在签署中链接",
+                )
+            )
+            out.append(
+                _check(
+                    "waiver-content",
+                    "human",
+                    f"check that `{waiver}` covers the patch: what is patched, why the upstream "
+                    "image cannot run, the upstream PR or issue, the removal plan",
+                    f"请确认 `{waiver}` 覆盖了该补丁：修改内容、上游镜像为何无法运行、上游 PR 或 issue、移除计划",
+                )
+            )
+        unread = []
+    elif scripts:
+        out.append(
+            _check(
+                "waiver",
+                "pass",
+                "the PR's recipe scripts patch no engine",
+                "本 PR 的配方脚本未对推理引擎打补丁",
+            )
+        )
+    elif unread:
+        en, zh = _unread_reason(unread, what, what_zh)
+        out.append(_check("waiver", "human", en, zh))
+        unread = []
+    else:
+        out.append(
+            _check(
+                "waiver",
+                "na",
+                "the PR changes no benchmark script",
+                "本 PR 未修改基准脚本",
+            )
+        )
+    if unread and not errors:
+        en, zh = _unread_reason(unread, what, what_zh)
+        out.append(_check("waiver-unread", "human", en, zh))
+    if older and not errors:
+        en, zh = _finding_reason(older)
+        out.append(
+            _check(
+                "patch-preexisting",
+                "human",
+                f"check the waiver of a patch this PR did not add: {en}",
+                f"请核对本 PR 之前已有补丁的豁免：{zh}",
+            )
+        )
+    return out
+
+
+@dataclass(frozen=True)
+class _RuleCheck:
+    name: str
+    applies: str  # which benchmarks it is about: any | spec | agentic-spec | master | append-only
+    reads: str  # what its rules read: recipes | master | changelog
+    na: T
+    ok: T
+    unread: T | None = None  # what a human checks in what the rules do not read
+
+
+_RULE_CHECKS = (
+    _RuleCheck(
+        "images",
+        "master",
+        "master",
+        T("the PR adds or changes no master-config entry", "本 PR 未新增或修改主配置条目"),
+        T(
+            "new or changed master-config entries run upstream vLLM/SGLang images and "
+            "follow the vLLM/SGLang-first order",
+            "新增或修改的主配置条目使用上游 vLLM/SGLang 镜像，并遵循 vLLM/SGLang 优先的顺序",
+        ),
+    ),
+    _RuleCheck(
+        "deprecated",
+        "master",
+        "master",
+        T("the PR adds or changes no master-config entry", "本 PR 未新增或修改主配置条目"),
+        T(
+            "no new or changed master-config entry submits a deprecated model or scenario",
+            "新增或修改的主配置条目均未提交已弃用的模型或场景",
+        ),
+    ),
+    _RuleCheck(
+        "architecture",
+        "any",
+        "recipes",
+        T("the PR changes no benchmark", "本 PR 未修改任何基准"),
+        T(
+            "the PR's recipe scripts override nothing that changes the model architecture",
+            "本 PR 的配方脚本没有改变模型架构的覆盖参数",
+        ),
+        T("architecture overrides", "模型架构覆盖参数"),
+    ),
+    _RuleCheck(
+        "chat-template",
+        "spec",
+        "recipes",
+        T("the PR has no speculative-decoding change", "本 PR 不涉及投机解码变更"),
+        T(
+            "the PR's speculative-decoding recipe scripts send chat-templated prompts",
+            "本 PR 的投机解码配方脚本使用 chat template 发送请求",
+        ),
+        T("chat-templated prompts", "chat template 的使用"),
+    ),
+    _RuleCheck(
+        "golden-al",
+        "agentic-spec",
+        "recipes",
+        T("the PR has no agentic speculative-decoding change", "本 PR 不涉及 agentic 投机解码变更"),
+        T(
+            "the PR's agentic speculative-decoding recipe scripts simulate acceptance at the "
+            "golden AL",
+            "本 PR 的 agentic 投机解码配方脚本按黄金 AL 模拟接受",
+        ),
+        T("simulated acceptance at the golden AL", "是否按黄金 AL 模拟接受"),
+    ),
+    _RuleCheck(
+        "append-only",
+        "append-only",
+        "changelog",
+        T(
+            "no new changelog entry sets `append-only: true`",
+            "没有新增的 changelog 条目设置 `append-only: true`",
+        ),
+        T(
+            "the `append-only: true` entries are not mixed with regular entries",
+            "`append-only: true` 条目没有与普通条目混在一起",
+        ),
+    ),
+)
+
+
+def _relevant(kind: str, b: BenchmarkChange) -> bool:
+    if kind == "spec":
+        return b.spec_decode
+    if kind == "agentic-spec":
+        return b.agentic and b.spec_decode
+    if kind == "master":
+        return b.entry is not None
+    return True
+
+
+def _rule_check(spec: _RuleCheck, facts: SignoffFacts, cfg: Settings) -> list[Check]:
+    content = facts.content
+    if content is None:
+        return [_not_linted(spec.name)]
+    errors = _blocking(facts.findings, cfg.rules.get(spec.name, ()))
+    if errors:
+        en, zh = _finding_reason(errors)
+        return [_check(spec.name, "fail", en, zh)]
+    if spec.applies == "append-only":
+        if not content.append_only:
+            return [Check(spec.name, "na", spec.na)]
+        return [
+            Check(spec.name, "pass", spec.ok),
+            _check(
+                "append-only-isolation",
+                "human",
+                "check that every benchmark-affecting change reaches only the appended points",
+                "请确认每一处影响基准的变更都只作用于新追加的数据点",
+            ),
+        ]
+    relevant = [b for b in content.benchmarks if _relevant(spec.applies, b)]
+    if not relevant:
+        return [Check(spec.name, "na", spec.na)]
+    if spec.reads != "recipes":
+        return [Check(spec.name, "pass", spec.ok)]
+    scripts = [b for b in relevant if _is_script(b)]
+    others = [_name(b) for b in relevant if not _is_script(b) and not _covered(b, scripts)]
+    if not others:
+        return [Check(spec.name, "pass", spec.ok)]
+    what = spec.unread or T("its rules", "规则所查内容")
+    en, zh = _unread_reason(others, what.en, what.zh)
+    if not scripts:
+        return [_check(spec.name, "human", en, zh)]
+    return [Check(spec.name, "pass", spec.ok), _check(f"{spec.name}-unread", "human", en, zh)]
+
+
+# ------------------------------------------------------------------ the verdict
+
+
+def _verdict(facts: SignoffFacts, checks: Sequence[Check]) -> Verdict:
+    ok = all(c.status in ("pass", "na", "human") for c in checks)
+    return Verdict("pass" if ok else "fail", facts.head_sha, facts.signer, tuple(checks))
+
+
+def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
+    """Every check of the sign-off in `facts.body`, and the verdict they add up to."""
+    cfg = Settings.from_knowledge(knowledge)
+    signoff = find_signoff(facts.body)
+    if signoff is None:
+        return _verdict(facts, [_absent(facts.body)])
+    checks: list[Check] = [_detected(facts, signoff), _signed(facts, signoff), _owner(facts, cfg)]
+    checks += _template(facts, signoff, cfg)
+    checks.append(_ci(facts, cfg))
+    checks.append(
+        _check(
+            "eval-accuracy",
+            "human",
+            "check that the eval scores meet the model's bar and ran on this config's image",
+            "请确认评测分数达到该模型的标准，且使用的是此配置的镜像",
+        )
+    )
+    checks.append(_reuse(facts, cfg))
+    checks += _recipe_link(facts, signoff, cfg)
+    by_name = {s.name: s for s in _RULE_CHECKS}
+    for name in ("images", "deprecated", "architecture", "chat-template"):
+        checks += _rule_check(by_name[name], facts, cfg)
+    checks += _waiver(facts, signoff, cfg)
+    for name in ("golden-al", "append-only"):
+        checks += _rule_check(by_name[name], facts, cfg)
+    return _verdict(facts, checks)
