@@ -38,6 +38,8 @@ class Outcome:
     pull: PullInfo
     report: Report
     config_error: str | None = None
+    # the PR-mode lint context (trees, change, config); None when the config is invalid
+    ctx: Context | None = None
 
 
 def _config_text(gw: Gateway, pull: PullInfo) -> tuple[str | None, str]:
@@ -73,7 +75,7 @@ def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetim
         change=change,
         review_date=today,
     )
-    return Outcome(pull, lint(ctx, paths=sorted(changed)))
+    return Outcome(pull, lint(ctx, paths=sorted(changed)), ctx=ctx)
 
 
 def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:

@@ -62,16 +62,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from bot.core.changeset import build_changeset
 from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
-from bot.core.engine import Context
 from bot.core.model import T
-from bot.github.tree import GitHubTree
 from bot.github.types import (
     Comment,
     Gateway,
     GitHubError,
-    PullFile,
     PullInfo,
     SignoffGateway,
     Status,
@@ -529,39 +525,6 @@ def _knowledge(gw: Gateway, pull: PullInfo) -> Any:
     return build_config(None).knowledge
 
 
-def _pr_context(
-    gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetime.date
-) -> Context | None:
-    """The PR-mode lint context (as `bot.review.pipeline.lint_pull` builds it), for
-    `bot.signoff.content`; None when the repository's bot configuration is invalid."""
-    base_sha = gw.merge_base(pull.repo, pull.base_sha, pull.head_sha)
-    head = GitHubTree(gw, pull.repo, pull.head_sha)
-    base = GitHubTree(gw, pull.repo, base_sha)
-    text = None
-    source = "defaults"
-    for name in CONFIG_FILENAMES:
-        text = _read_text(gw, pull.repo, name, pull.base_sha)
-        if text is not None:
-            source = f"{name} at {pull.base_ref}"
-            break
-    try:
-        config = build_config(text, source=source)
-    except ConfigError:
-        return None
-    changed = {f.path for f in files} | {f.previous_path for f in files if f.previous_path}
-    change = build_changeset(base, head, changed, pr=pull.number, author=pull.author)
-    return Context(
-        tree=head,
-        config=config,
-        pr=pull.number,
-        base=base,
-        changed=frozenset(changed),
-        mode="pr",
-        change=change,
-        review_date=today,
-    )
-
-
 def _facts(
     gw: SignoffGateway,
     pull: PullInfo,
@@ -634,10 +597,9 @@ def _facts(
         edited_by=records.edited_by(signoff),
     )
     outcome = lint_pull(gw, pull, files, today)
-    ctx = _pr_context(gw, pull, files, today)
-    if ctx is None or outcome.config_error is not None:
+    if outcome.ctx is None or outcome.config_error is not None:
         return replace(facts, findings=tuple(outcome.report.findings))
-    return with_content(facts, ctx, outcome.report)
+    return with_content(facts, outcome.ctx, outcome.report)
 
 
 # --------------------------------------------------------------------------- output
