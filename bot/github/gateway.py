@@ -771,16 +771,7 @@ class PyGithubGateway:
         repo = _check_repo(repo)
         url = f"/repos/{repo}/issues/{int(number)}/comments"
         return [
-            Comment(
-                id=int(c["id"]),
-                body=str(c.get("body") or ""),
-                author=_login(c.get("user")),
-                kind="issue",
-                html_url=str(c.get("html_url") or ""),
-                created_at=_text(c, "created_at"),
-                updated_at=_text(c, "updated_at"),
-                author_type=_user_type(c.get("user")),
-            )
+            _comment(c, "issue")
             for c in self._pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(c.get("id"), int)
         ]
@@ -789,18 +780,12 @@ class PyGithubGateway:
         repo = _check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/comments"
         return [
-            Comment(
-                id=int(c["id"]),
-                body=str(c.get("body") or ""),
-                author=_login(c.get("user")),
+            _comment(
+                c,
+                "review",
                 path=c.get("path") if isinstance(c.get("path"), str) else None,
                 line=_int_or_none(c.get("line")),
                 in_reply_to=_int_or_none(c.get("in_reply_to_id")),
-                kind="review",
-                html_url=str(c.get("html_url") or ""),
-                created_at=_text(c, "created_at"),
-                updated_at=_text(c, "updated_at"),
-                author_type=_user_type(c.get("user")),
                 commit_id=_text(c, "commit_id"),
             )
             for c in self._pages(repo, url, MAX_LIST_ITEMS)
@@ -984,3 +969,18 @@ def _conforms(gateway: PyGithubGateway) -> Gateway:
 
 def _conforms_signoff(gateway: PyGithubGateway) -> SignoffGateway:
     return gateway
+
+
+def _comment(raw: dict[str, Any], kind: str, **extra: Any) -> Comment:
+    """A Comment from an issue-comment or review-comment JSON object."""
+    return Comment(
+        id=int(raw["id"]),
+        body=str(raw.get("body") or ""),
+        author=_login(raw.get("user")),
+        kind=kind,
+        html_url=str(raw.get("html_url") or ""),
+        created_at=_text(raw, "created_at"),
+        updated_at=_text(raw, "updated_at"),
+        author_type=_user_type(raw.get("user")),
+        **extra,
+    )
