@@ -1,0 +1,392 @@
+"""The advisor's questions, each raised only by a deterministic trigger. Pure.
+
+A question is asked only where a rule cannot decide, and only when its trigger fires on
+the change: never a question a rule answers, never a status, a sign-off verdict or a
+finding's line. Each question carries the files the model may cite (numbered new-side
+lines of the PR's hunks) and context it may read but not cite (a sibling recipe, a
+waiver, the PR body, an upstream recipe).
+
+1. `upstream_args`   a changed recipe links an upstream recipe whose text is available:
+                     do the parsed major server args match it?
+2. `waiver_coverage` a changed recipe patches the engine and a waiver is filed (RCP008
+                     is then silent): does the waiver cover that patch?
+3. `append_only_gating` the new changelog entry is `append-only`: is each
+                     benchmark-affecting hunk of a modified recipe gated to the new points?
+4. `signoff_reasons` a sign-off leaves checklist items unchecked with reasons: are they
+                     adequate?
+5. `sibling_diff`    a new recipe has a proven sibling: how does it differ, with the
+                     sibling's NOTE comments as context?
+6. `claims_match`    the PR body or the new changelog entry states values ("gmu 0.90",
+                     "AL 2.83 from <file>") or mixes English and Chinese: do they match the
+                     parsed values, and do the two languages agree?
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+
+from bot.core.changeset import ChangeSet, FileChange
+
+CONTEXT_LINES = 3  # context lines around a hunk, as `git diff` shows them
+MAX_CONTEXT_CHARS = 12_000  # per context block
+QUESTION_IDS = (
+    "upstream_args",
+    "waiver_coverage",
+    "append_only_gating",
+    "signoff_reasons",
+    "sibling_diff",
+    "claims_match",
+)
+
+RECIPE_RE = re.compile(r"^benchmarks/.+\.(?:sh|ya?ml)$")
+CHANGELOG = "perf-changelog.yaml"
+_UPSTREAM_RE = re.compile(
+    r"https?://(?:docs\.vllm\.ai|recipes\.vllm\.ai|docs\.sglang\.ai|"
+    r"github\.com/(?:vllm-project/recipes|sgl-project/sglang|NVIDIA/TensorRT-LLM|ROCm/[\w.-]+)"
+    r")[^\s)\"'>]*"
+)
+_PATCH_RE = re.compile(
+    r"\bpatch\s+-p\d|\bgit\s+(?:apply|am)\b|\bsed\s+-i\b.*(?:site-packages|dist-packages|"
+    r"find_spec|__file__|/sgl-workspace)|apply_\w*patch"
+)
+_CLAIM_RE = re.compile(
+    r"(?i)\b(?:gmu|gpu[-_ ]memory[-_ ]utili[sz]ation|AL|acceptance(?: length)?|tp|ep|conc|"
+    r"max[-_ ]num[-_ ]seqs|num[-_ ]speculative[-_ ]tokens|K)\s*[=:]?\s*\d+(?:\.\d+)?\b|"
+    r"\b\d+\.\d+\b"
+)
+_CJK_RE = re.compile("[\u4e00-\u9fff]")
+_UNCHECKED_RE = re.compile(r"^\s*[-*]\s*\[ \]\s*(.+?)\s*$", re.M)
+SIGNOFF_PHRASE = "As a PR reviewer and CODEOWNER"
+
+
+@dataclass(frozen=True)
+class Source:
+    """A file as the model sees it: numbered lines; `citable` are new-side hunk lines."""
+
+    path: str
+    lines: tuple[tuple[int, str], ...]  # (line number, text), the lines shown
+    citable: frozenset[int]
+
+    def text_of(self, line: int) -> str | None:
+        for n, text in self.lines:
+            if n == line:
+                return text
+        return None
+
+
+@dataclass(frozen=True)
+class Block:
+    """Context the model may read but not cite."""
+
+    label: str  # "sibling recipe benchmarks/...", "PR body", ...
+    text: str
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str  # one of QUESTION_IDS
+    ask: str  # the question, fixed text per id (never PR text)
+    sources: tuple[Source, ...]
+    context: tuple[Block, ...] = ()
+    subject: str = ""  # the path or item the question is about (for dedupe and logs)
+
+    def source(self, path: str) -> Source | None:
+        return next((s for s in self.sources if s.path == path), None)
+
+
+@dataclass(frozen=True)
+class PrText:
+    """What people wrote on the PR (all of it hostile input)."""
+
+    title: str = ""
+    body: str = ""
+    signoffs: tuple[str, ...] = ()  # bodies of sign-off comments, newest last
+
+
+ASK = {
+    "upstream_args": (
+        "Do the major server arguments this recipe launches the engine with (parallelism, "
+        "memory fraction, max sequences, KV-cache dtype, parsers, speculative config) match "
+        "the linked upstream recipe's text? Report each argument that differs without a "
+        "reason given in the recipe."
+    ),
+    "waiver_coverage": (
+        "The recipe patches the inference engine and a waiver file is filed. Does the waiver "
+        "describe this patch (what is patched, why, the upstream PR or issue, a removal "
+        "plan)? Report a patch line the waiver does not cover."
+    ),
+    "append_only_gating": (
+        "The new changelog entry is append-only: it may add benchmark points but must not "
+        "change any existing point's result. For each hunk of the modified recipe that can "
+        "change a benchmark result, is it gated so it applies to the new points only? Cite "
+        "the guard line for a gated hunk, or the ungated line for a concern."
+    ),
+    "signoff_reasons": (
+        "A CODEOWNER sign-off leaves checklist items unchecked and gives reasons. Are the "
+        "reasons adequate for what this PR changes? Cite the changed line an inadequate "
+        "reason is about."
+    ),
+    "sibling_diff": (
+        "This new recipe has a proven sibling recipe (shown as context, with its NOTE "
+        "comments). How does the new recipe differ from the sibling in ways that can break "
+        "or skew the benchmark, especially where a sibling NOTE comment explains why the "
+        "sibling does something? Ignore differences the recipe's own comments justify."
+    ),
+    "claims_match": (
+        "Do the values stated in the PR description and the new changelog entry (memory "
+        "fraction, acceptance length and its golden file, parallelism, concurrency) match "
+        "what the changed files really set? Where both English and Chinese text is given, "
+        "do they say the same thing?"
+    ),
+}
+
+
+# ------------------------------------------------------------------ sources
+
+
+def _head_lines(change: ChangeSet, path: str) -> list[str] | None:
+    data = change.head.read(path)
+    if data is None or b"\x00" in data[:8192]:
+        return None
+    return data.decode("utf-8", errors="replace").splitlines()
+
+
+def source_of(change: ChangeSet, fc: FileChange, max_lines: int = 400) -> Source | None:
+    """The new-side lines of `fc`'s hunks (with context), numbered; None when nothing to show."""
+    lines = _head_lines(change, fc.path)
+    if lines is None or fc.binary or fc.status == "deleted":
+        return None
+    citable: set[int] = set()
+    shown: set[int] = set()
+    if fc.status == "added":
+        citable = set(range(1, len(lines) + 1))
+        shown = set(citable)
+    else:
+        for h in fc.hunks:
+            first, last = h.new_start, h.new_start + h.new_count - 1
+            lo = max(1, first - CONTEXT_LINES)
+            hi = min(len(lines), max(last, first - 1) + CONTEXT_LINES)
+            span = set(range(lo, hi + 1))
+            citable |= span
+            shown |= span
+    numbers = sorted(shown)[:max_lines]
+    if not numbers:
+        return None
+    return Source(
+        fc.path,
+        tuple((n, lines[n - 1]) for n in numbers),
+        frozenset(n for n in citable if n in set(numbers)),
+    )
+
+
+def _clip(text: str) -> str:
+    if len(text) <= MAX_CONTEXT_CHARS:
+        return text
+    return text[:MAX_CONTEXT_CHARS] + "\n[... truncated ...]"
+
+
+def _numbered(text: str) -> str:
+    return "\n".join(f"{n}| {line}" for n, line in enumerate(text.splitlines(), 1))
+
+
+# ------------------------------------------------------------------ triggers
+
+
+def _recipes(change: ChangeSet) -> list[FileChange]:
+    return [
+        f for f in change.files if RECIPE_RE.match(f.path) and f.status != "deleted" and not f.binary
+    ]
+
+
+def _changelog_added(change: ChangeSet) -> str:
+    fc = change.file(CHANGELOG)
+    lines = _head_lines(change, CHANGELOG) if fc is not None else None
+    if fc is None or lines is None:
+        return ""
+    return "\n".join(lines[n - 1] for n in sorted(fc.added_lines) if n <= len(lines))
+
+
+def sibling_of(path: str, paths: Sequence[str]) -> str | None:
+    """The proven sibling of a new recipe: the same name in the other single-node folder,
+    else the same name with or without `_mtp`, else the same model and SKU."""
+    folder, name = posixpath.split(path)
+    stem, ext = posixpath.splitext(name)
+    have = set(paths) - {path}
+    parent, kind = posixpath.split(folder)
+    other = {"agentic": "fixed_seq_len", "fixed_seq_len": "agentic"}.get(kind)
+    candidates = []
+    if other:
+        candidates.append(posixpath.join(parent, other, name))
+    alt = stem[: -len("_mtp")] if stem.endswith("_mtp") else stem + "_mtp"
+    candidates.append(posixpath.join(folder, alt + ext))
+    if other:
+        candidates.append(posixpath.join(parent, other, alt + ext))
+    for c in candidates:
+        if c in have:
+            return c
+    parts = stem.split("_")
+    if len(parts) >= 3:
+        prefix = "_".join(parts[:1]) + "_"
+        sku = parts[2]
+        same = sorted(
+            p
+            for p in have
+            if posixpath.dirname(p) == folder
+            and posixpath.basename(p).startswith(prefix)
+            and f"_{sku}" in posixpath.basename(p)
+        )
+        if same:
+            return same[0]
+    return None
+
+
+def build_questions(
+    change: ChangeSet,
+    pr: PrText | None = None,
+    *,
+    head_paths: Sequence[str] = (),
+    upstream: Callable[[str], str | None] | None = None,
+    waiver_dir: str = "docs/waiver",
+    max_questions: int = 6,
+) -> list[Question]:
+    """Every question whose trigger fires on `change`, at most one per id and subject."""
+    pr = pr or PrText()
+    out: list[Question] = []
+    recipes = _recipes(change)
+    sources: dict[str, Source] = {}
+    for fc in [*recipes, *(f for f in change.files if f.path == CHANGELOG)]:
+        src = source_of(change, fc)
+        if src is not None:
+            sources[fc.path] = src
+
+    def text(path: str) -> str:
+        data = change.head.read(path)
+        return data.decode("utf-8", errors="replace") if data is not None else ""
+
+    # 1. upstream recipe links
+    for fc in recipes:
+        if fc.path not in sources or upstream is None:
+            continue
+        links = _UPSTREAM_RE.findall(text(fc.path)) + _UPSTREAM_RE.findall(pr.body)
+        for url in dict.fromkeys(links):
+            body = upstream(url)
+            if body:
+                out.append(
+                    Question(
+                        "upstream_args",
+                        ASK["upstream_args"],
+                        (sources[fc.path],),
+                        (Block(f"upstream recipe {url}", _clip(body)),),
+                        fc.path,
+                    )
+                )
+                break
+
+    # 2. an engine patch with a waiver filed
+    waivers = {
+        p: text(p)
+        for p in head_paths
+        if p.startswith(waiver_dir.rstrip("/") + "/") and p.endswith(".md")
+    }
+    own = f"{waiver_dir.rstrip('/')}/{change.pr}.md" if change.pr else None
+    for fc in recipes:
+        src = sources.get(fc.path)
+        if src is None or not any(_PATCH_RE.search(t) for _, t in src.lines):
+            continue
+        name = posixpath.basename(fc.path)
+        chosen = {p: t for p, t in waivers.items() if p == own or name in t}
+        if chosen:
+            blocks = tuple(Block(f"waiver {p}", _clip(t)) for p, t in sorted(chosen.items()))
+            out.append(Question("waiver_coverage", ASK["waiver_coverage"], (src,), blocks, fc.path))
+
+    # 3. append-only changelog entry with modified recipes
+    added_log = _changelog_added(change)
+    if re.search(r"(?m)^\s*append-only:\s*true\b", added_log):
+        modified = [sources[f.path] for f in recipes if f.status == "modified" and f.path in sources]
+        if modified:
+            blocks = (Block("new changelog entry", added_log),)
+            out.append(
+                Question(
+                    "append_only_gating", ASK["append_only_gating"], tuple(modified), blocks, ""
+                )
+            )
+
+    # 4. unchecked sign-off items with reasons
+    for body in reversed(pr.signoffs):
+        if SIGNOFF_PHRASE not in body:
+            continue
+        reasons = [m for m in _UNCHECKED_RE.findall(body) if len(m) > 3]
+        if reasons and sources:
+            blocks = (Block("unchecked sign-off items", "\n".join(f"- [ ] {r}" for r in reasons)),)
+            out.append(
+                Question(
+                    "signoff_reasons", ASK["signoff_reasons"], tuple(sources.values()), blocks, ""
+                )
+            )
+        break
+
+    # 5. a new recipe and its proven sibling
+    all_paths = list(head_paths) or []
+    for fc in recipes:
+        if fc.status != "added" or fc.path not in sources:
+            continue
+        sib = sibling_of(fc.path, all_paths)
+        if sib is None:
+            continue
+        sib_text = text(sib)
+        notes = [
+            f"{n}| {line}"
+            for n, line in enumerate(sib_text.splitlines(), 1)
+            if re.search(r"#\s*(?:NOTE|Note|WARNING|IMPORTANT)\b", line)
+        ]
+        blocks = [Block(f"sibling recipe {sib}", _clip(_numbered(sib_text)))]
+        if notes:
+            blocks.append(Block(f"NOTE comments of {sib}", "\n".join(notes)))
+        out.append(
+            Question("sibling_diff", ASK["sibling_diff"], (sources[fc.path],), tuple(blocks), fc.path)
+        )
+
+    # 6. stated values, and English/Chinese agreement
+    claims = pr.title + "\n" + pr.body + "\n" + added_log
+    bilingual = bool(_CJK_RE.search(claims)) and bool(re.search(r"[A-Za-z]{4,}", claims))
+    if (_CLAIM_RE.search(claims) or bilingual) and sources:
+        blocks = []
+        if pr.body.strip() or pr.title.strip():
+            blocks.append(Block("PR title and description", _clip(f"{pr.title}\n\n{pr.body}")))
+        if added_log:
+            blocks.append(Block("new changelog entry", added_log))
+        if blocks:
+            out.append(
+                Question(
+                    "claims_match", ASK["claims_match"], tuple(sources.values()), tuple(blocks), ""
+                )
+            )
+
+    seen: set[tuple[str, str]] = set()
+    unique = []
+    for q in out:
+        if (q.id, q.subject) not in seen:
+            seen.add((q.id, q.subject))
+            unique.append(q)
+    return unique[:max_questions]
+
+
+def upstream_from(resolve: Mapping[str, str]) -> Callable[[str], str | None]:
+    """An `upstream` resolver over a fixed map of URL → text (tests, offline evaluation)."""
+    return resolve.get
+
+
+__all__ = [
+    "ASK",
+    "QUESTION_IDS",
+    "Block",
+    "PrText",
+    "Question",
+    "Source",
+    "build_questions",
+    "sibling_of",
+    "source_of",
+]
