@@ -158,6 +158,17 @@ def build_parser() -> argparse.ArgumentParser:
     lp.add_argument(
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
     )
+    lp.add_argument(
+        "--advise",
+        action="store_true",
+        help="also ask the LLM advisor (needs ANTHROPIC_API_KEY and the llm extra; advice only, "
+        "never changes findings or the exit status; PR mode)",
+    )
+    lp.add_argument(
+        "--pr-body",
+        metavar="FILE",
+        help="with --advise: the pull request's description (quoted to the advisor as data)",
+    )
 
     rp = sub.add_parser(
         "rules",
@@ -328,6 +339,8 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             args.repo = str(root)
         else:
             args.paths = ["."]
+    advisor = _advisor(args) if args.advise else None
+    changes: list[tuple[Any, Report]] = []
     closers: list[GitTree] = []
     try:
         jobs = _path_jobs(args.paths, args.config) if args.paths else [_repo_job(args, closers)]
@@ -357,17 +370,96 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 review_date=args.date or datetime.date.today(),
             )
             reports.append(lint(ctx, paths=job.paths))
+            if advisor is not None and change is not None:
+                changes.append((ctx, reports[-1]))
+        advice = _advise(advisor, changes, args) if advisor is not None else None
     finally:
         for tree in closers:
             tree.close()
+        if advisor is not None:
+            advisor.close()
     report = _merge(reports)
     rendered = _render(report, args.format, args.lang, _use_color(args, out))
+    if advice is not None:
+        rendered = _with_advice(rendered, advice, args)
     if args.output:
         write_file(args.output, rendered)
     else:
         out.write(rendered)
         out.flush()
     return 1 if report.exceeds(args.fail_on) else 0
+
+
+def _advisor(args: argparse.Namespace) -> Any:
+    """The advisor for --advise, or a usage error (exit 2) naming what is missing."""
+    from bot.advisor.client import AdvisorConfigError, advisor_settings
+
+    try:
+        settings = advisor_settings(os.environ)
+    except AdvisorConfigError as exc:
+        raise UsageError(str(exc)) from None
+    if settings is None:
+        if os.environ.get("ANTHROPIC_API_KEY", "").strip():
+            raise UsageError("--advise: the advisor is off (BOT_ADVISOR=off)")
+        raise UsageError("--advise needs ANTHROPIC_API_KEY (the advisor calls the Anthropic API)")
+    try:
+        import anthropic  # noqa: F401
+    except ImportError:
+        raise UsageError(
+            "--advise needs the anthropic SDK: pip install 'recipe-review-bot[llm]'"
+        ) from None
+    from bot.advisor.client import Advisor
+
+    return Advisor(settings)
+
+
+def _advise(advisor: Any, changes: list[tuple[Any, Report]], args: argparse.Namespace) -> Any:
+    from bot.advisor.client import AdviceRun
+    from bot.advisor.questions import PrText, build_questions
+
+    body = _read_body(args.pr_body) if args.pr_body else ""
+    total = AdviceRun(model=advisor.settings.model)
+    for ctx, report in changes:
+        head = getattr(ctx.tree, "commit", None) or _worktree_id(ctx)
+        questions = build_questions(
+            ctx.change, PrText(body=body), head_paths=ctx.all_paths(), upstream=None
+        )
+        run = advisor.advise(questions, head_sha=str(head), findings=report.findings)
+        total.items += run.items
+        total.asked += run.asked
+        total.calls += run.calls
+        total.cached += run.cached
+        total.skipped += run.skipped
+        total.dropped += run.dropped
+        total.errors += run.errors
+        total.deferred = run.deferred if run.deferred is not None else total.deferred
+        for name in ("input_tokens", "output_tokens", "cache_write_tokens", "cache_read_tokens"):
+            setattr(total.usage, name, getattr(total.usage, name) + getattr(run.usage, name))
+    return total
+
+
+def _worktree_id(ctx: Any) -> str:
+    """A head id for a working tree: a hash of the changed files' contents."""
+    import hashlib
+
+    digest = hashlib.sha256()
+    for path in sorted(ctx.changed or ()):
+        digest.update(path.encode("utf-8", "surrogateescape") + b"\0")
+        digest.update(ctx.tree.read(path) or b"\1")
+    return "worktree-" + digest.hexdigest()[:40]
+
+
+def _with_advice(rendered: str, run: Any, args: argparse.Namespace) -> str:
+    from bot.advisor import render as advice_render
+
+    if args.format == "json":
+        data = json.loads(rendered)
+        data["advice"] = advice_render.advice_json(run.items)
+        data["advisor"] = advice_render.run_json(run)
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if args.format == "text":
+        return rendered + "\n" + advice_render.text_section(run.items, run, args.lang)
+    return rendered  # sarif, github: advice is not part of these formats
 
 
 # --------------------------------------------------------------------------- rules, explain

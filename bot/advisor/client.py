@@ -33,11 +33,12 @@ from bot.core.model import Finding
 
 log = logging.getLogger("bot.advisor")
 
-DEFAULT_MODEL = "claude-sonnet-4-5"
+DEFAULT_MODEL = "claude-sonnet-4-6"
 MAX_TOKENS_CAP = 2_000
 MAX_CALLS_CAP = 3
 # list prices, US$ per million tokens: input, output (cache writes 1.25x, reads 0.1x input)
 PRICES: dict[str, tuple[float, float]] = {
+    "claude-sonnet-4-6": (3.0, 15.0),
     "claude-sonnet-4-5": (3.0, 15.0),
     "claude-sonnet-4": (3.0, 15.0),
     "claude-haiku-4-5": (1.0, 5.0),
@@ -291,6 +292,10 @@ class Advisor:
                 break
             except anthropic.APIConnectionError as exc:
                 run.errors.append(f"{q.id}: connection failed ({type(exc).__name__})")
+                break
+            except (anthropic.AnthropicError, ValueError, TypeError, KeyError) as exc:
+                # a response the SDK cannot read (truncated body, wrong shape)
+                run.errors.append(f"{q.id}: unreadable response ({type(exc).__name__})")
                 break
             run.usage.add(message.usage)
             self.ledger.spend(installation, _tokens(message.usage))

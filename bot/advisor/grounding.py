@@ -42,7 +42,7 @@ ANSWER_SCHEMA: dict[str, Any] = {
                     "verdict": {"enum": list(VERDICTS)},
                     "path": {"type": "string", "minLength": 1, "maxLength": 500},
                     "line": {"type": "integer", "minimum": 1},
-                    "quote": {"type": "string", "minLength": MIN_QUOTE, "maxLength": 500},
+                    "quote": {"type": "string", "maxLength": 500},
                     "message": {
                         "type": "object",
                         "additionalProperties": False,
