@@ -23,7 +23,8 @@ _INVISIBLE = re.compile(
 _CONTROL = re.compile("[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 _HTML_COMMENT = re.compile(r"<!--.*?(?:-->|$)", re.S)
 _IMAGE = re.compile(r"!\[[^\]]*\]\(([^)\s]*)(?:\s+[\"'(][^)]*[\"')])?\)")
-_LINK_TITLE = re.compile(r"(\[[^\]]*\]\([^)\s]*)\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\))\)")
+# (titles may be backslash-quoted when the markdown sits inside a YAML or bash string)
+_LINK_TITLE = re.compile(r"(\[[^\]]*\]\([^)\s]*)\s+(?:\\?\"[^\"]*?\\?\"|'[^']*'|\([^)]*\))\)")
 _REF_TITLE = re.compile(r"^(\s*\[[^\]]+\]:\s*\S+)\s+(?:\"[^\"]*\"|'[^']*'|\([^)]*\))\s*$", re.M)
 _HIDDEN_ATTR = re.compile(
     r"\s(?:alt|title|aria-label|aria-description|data-[\w-]+|placeholder)\s*=\s*"
