@@ -601,6 +601,8 @@ class PyGithubGateway:
                 draft=bool(data.get("draft")),
                 state=str(data.get("state") or "open"),
                 html_url=str(data.get("html_url") or ""),
+                title=str(data.get("title") or ""),
+                body=str(data.get("body") or ""),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise GitHubError(

@@ -42,6 +42,8 @@ class PullInfo:
     draft: bool = False
     state: str = "open"
     html_url: str = ""
+    title: str = ""  # what the author wrote: hostile input (the advisor quotes it as data)
+    body: str = ""
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ from bot.core.model import T
 from bot.core.registry import all_rules
 from bot.github.tree import GitHubTree
 from bot.github.types import Comment, Gateway, Posted, PullFile, PullInfo, Status
+from bot.advisor.render import section_in, with_section
 from bot.review import render
 
 DOCS_URL = "https://github.com/recipe-review-bot/recipe-review-bot/blob/main/docs/rules.md"
@@ -118,6 +119,11 @@ def review_pull_request(
             f"❌ The repository's bot configuration is invalid: {outcome.config_error}\n\n"
             f"❌ 仓库的机器人配置无效：{outcome.config_error}\n\n" + render.SUMMARY_MARK
         )
+    if plan.summary_comment is not None:
+        # the advise job's collapsed section for this very head survives a re-review
+        kept = section_in(plan.summary_comment.body)
+        if kept is not None and kept[0] == pull.head_sha:
+            plan.summary = render.truncate(with_section(plan.summary, kept[1]))
     posted = Posted()
     # re-read the head just before writing: a push during linting makes
     # this review stale, and a newer job will review the new head

@@ -23,6 +23,7 @@ MAX_STATE = 300  # findings remembered in the summary's hidden state
 
 FP_MARK = "<!-- recipe-review:fp={fp} -->"
 SUMMARY_MARK = "<!-- recipe-review:summary -->"
+SUMMARY_TITLE = "## recipe-review"
 REVIEW_MARK = "<!-- recipe-review:review sha={sha} -->"
 RESOLVED_MARK = "<!-- recipe-review:resolved -->"
 _FP_RE = re.compile(r"<!-- recipe-review:fp=([0-9a-f]{8,64}) -->")
@@ -58,12 +59,30 @@ def commentable_lines(patch: str | None) -> set[int]:
 
 
 # ------------------------------------------------------------------- markers
+def is_summary_comment(body: str) -> bool:
+    """Whether one of the bot's own comments is the sticky summary, by its kind: it starts
+    with the summary title and carries the summary marker (a verdict comment, which starts
+    with its own marker, never counts, whatever text it quotes)."""
+    return (body or "").startswith(SUMMARY_TITLE) and SUMMARY_MARK in body
+
+
 def fingerprints_in(body: str) -> list[str]:
     return _FP_RE.findall(body or "")
 
 
 def review_shas_in(body: str) -> list[str]:
     return _REVIEW_RE.findall(body or "")
+
+
+def summary_head(body: str) -> str | None:
+    """The head SHA the summary's hidden state describes."""
+    m = _STATE_RE.search(body or "")
+    try:
+        data = json.loads(m.group(1)) if m else None
+    except ValueError:
+        return None
+    head = data.get("head") if isinstance(data, dict) else None
+    return head if isinstance(head, str) else None
 
 
 def state_in(body: str) -> dict[str, list[str]]:
@@ -290,7 +309,7 @@ def plan_review(
         fps = fingerprints_in(c.body)
         if fps and not any(fp in current for fp in fps):
             plan.resolve.append(c)
-    summaries = [c for c in mine if c.kind == "issue" and SUMMARY_MARK in c.body]
+    summaries = [c for c in mine if c.kind == "issue" and is_summary_comment(c.body)]
     previous: dict[str, list[str]] = {}
     if summaries:
         plan.summary_comment = min(summaries, key=lambda c: c.id)

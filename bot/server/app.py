@@ -42,12 +42,14 @@ from bot.server.webhook import (
     verify_signature,
 )
 from bot.server.worker import (
+    Adviser,
     Identity,
     RetryPolicy,
     Reviewer,
     Signoffer,
     WorkerPool,
     pipeline_reviewer,
+    service_adviser,
     service_signoffer,
 )
 
@@ -185,6 +187,7 @@ def create_app(
     reviewer: Reviewer | None = None,
     start_workers: bool = True,
     signoffer: Signoffer | None = None,
+    adviser: Adviser | None = None,
 ) -> FastAPI:
     """The service. Tests inject `queue`, `gateways`, `reviewer` and `signoffer`; by default
     they are the SQLite file `settings.db_path`, gateways from the configured credentials
@@ -216,6 +219,7 @@ def create_app(
             retention_seconds=settings.retention_days * 86400,
             signoffer=signoffer
             or (service_signoffer(settings) if settings.signoff_enabled else None),
+            adviser=adviser if adviser is not None else service_adviser(settings),
         )
     service = Service(settings, queue, metrics, identity, pool)
     _attach_gauges(service)

@@ -6,8 +6,9 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
   idempotency key), with what ingest decided (`outcome`) and the job it fed.
 - `pulls`: per pull request, the newest head seen (ordered by the payload's
   `pull_request.updated_at`) and the head of the last finished review.
-- `jobs`: jobs of two kinds, `review` (the review pipeline) and `signoff` (the
-  CODEOWNER sign-off gate, `bot.signoff.service`). States: `queued` (due at
+- `jobs`: jobs of three kinds, `review` (the review pipeline), `signoff` (the
+  CODEOWNER sign-off gate, `bot.signoff.service`) and `advise` (the optional LLM
+  advisor, queued by a worker through `ingest` after a finished review). States: `queued` (due at
   `run_after`; retries wait here), `running` (leased to one worker until
   `lease_until`), and the finished states `done`, `dead` (dead letter: attempts
   exhausted or a permanent error) and `superseded` (a newer job of the same PR
@@ -43,7 +44,7 @@ from typing import Any, Protocol
 from bot.server.webhook import PullEvent, SignoffRequest
 
 SCHEMA_VERSION = 2
-REVIEW, SIGNOFF = "review", "signoff"  # job kinds
+REVIEW, SIGNOFF, ADVISE = "review", "signoff", "advise"  # job kinds
 MAX_JOB_EVENTS = 200  # delivery summaries kept per sign-off job (the newest)
 
 QUEUED, RUNNING, DONE, DEAD, SUPERSEDED = "queued", "running", "done", "dead", "superseded"
@@ -369,6 +370,9 @@ class SQLiteQueue:
         if record.kind == SIGNOFF and record.signoff is not None:
             outcome, job_id = self._enqueue_signoff(db, record.signoff, now)
             return outcome, job_id, record.reason
+        if record.kind == ADVISE and record.pull is not None:
+            outcome, job_id = self._enqueue_advise(db, record.pull, now)
+            return outcome, job_id, record.reason
         if record.kind != "review" or record.pull is None:
             return "ignored", None, record.reason
         outcome, job_id, detail = self._decide_review(db, record.pull, record.reason, now)
@@ -414,6 +418,29 @@ class SQLiteQueue:
                 SIGNOFF,
                 _merge_events("[]", [req.event]),
             ),
+        )
+        return "queued", cur.lastrowid
+
+    def _enqueue_advise(
+        self, db: sqlite3.Connection, ev: PullEvent, now: float
+    ) -> tuple[str, int | None]:
+        """Queue an advise job (after a finished review), or move the PR's queued one to
+        this head."""
+        queued = db.execute(
+            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND kind = ? AND state = 'queued'",
+            (ev.repo, ev.number, ADVISE),
+        ).fetchone()
+        if queued is not None:
+            db.execute(
+                "UPDATE jobs SET head_sha = ?, installation_id = coalesce(?, installation_id),"
+                " deliveries = deliveries + 1, updated_at = ? WHERE id = ?",
+                (ev.head_sha, ev.installation_id, now, queued["id"]),
+            )
+            return "collapsed", queued["id"]
+        cur = db.execute(
+            "INSERT INTO jobs (repo, number, head_sha, installation_id, state, run_after,"
+            " created_at, updated_at, kind) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
+            (ev.repo, ev.number, ev.head_sha, ev.installation_id, now, now, now, ADVISE),
         )
         return "queued", cur.lastrowid
 

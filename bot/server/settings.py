@@ -103,6 +103,36 @@ OPTIONS: tuple[Option, ...] = (
     Option("BOT_MAX_BODY_BYTES", "int", str(25 * MIB), "largest webhook body accepted (413 above)"),
     Option("BOT_RETENTION_DAYS", "float", "30", "finished deliveries and jobs kept this long"),
     Option("BOT_LOG_LEVEL", "str", "info", "debug | info | warning | error"),
+    Option(
+        "ANTHROPIC_API_KEY",
+        "secret",
+        "",
+        "turns the optional LLM advisor on (advice only; needs the llm extra)",
+    ),
+    Option("ANTHROPIC_BASE_URL", "str", "", "Messages API base URL (default: the SDK's)"),
+    Option("BOT_ADVISOR", "str", "on", "`off` turns the advisor off even with a key"),
+    Option("BOT_ADVISOR_MODEL", "str", "claude-sonnet-4-6", "the advisor's model"),
+    Option(
+        "BOT_ADVISOR_MAX_INPUT_TOKENS", "int", "24000", "largest prompt sent (count_tokens first)"
+    ),
+    Option(
+        "BOT_ADVISOR_DAILY_TOKENS", "int", "2000000", "advisor tokens per installation and UTC day"
+    ),
+    Option(
+        "BOT_ADVISOR_CACHE",
+        "path",
+        "bot-advisor.sqlite3",
+        "advisor answer cache, call and budget ledger (SQLite)",
+    ),
+)
+ADVISOR_ENV = (
+    "ANTHROPIC_API_KEY",
+    "ANTHROPIC_BASE_URL",
+    "BOT_ADVISOR",
+    "BOT_ADVISOR_MODEL",
+    "BOT_ADVISOR_MAX_INPUT_TOKENS",
+    "BOT_ADVISOR_DAILY_TOKENS",
+    "BOT_ADVISOR_CACHE",
 )
 _BY_ENV = {o.env: o for o in OPTIONS}
 
@@ -138,6 +168,9 @@ class Settings:
     max_body_bytes: int = 25 * MIB
     retention_days: float = 30.0
     log_level: str = "info"
+    # the advisor's variables as given (`bot.advisor.client.advisor_settings` reads them);
+    # empty: the advisor is off
+    advisor_env: tuple[tuple[str, str], ...] = field(default=(), repr=False)
 
     @property
     def credentials(self) -> str | None:
@@ -257,6 +290,9 @@ def load_settings(
         max_body_bytes=values["BOT_MAX_BODY_BYTES"],
         retention_days=values["BOT_RETENTION_DAYS"],
         log_level=values["BOT_LOG_LEVEL"].lower(),
+        advisor_env=tuple(
+            (name, str(values[name])) for name in ADVISOR_ENV if values[name] not in (None, "")
+        ),
     )
     if overrides:
         settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})

@@ -32,10 +32,11 @@ from typing import TYPE_CHECKING, Any
 from bot.github.types import Gateway, GitHubError, Posted
 from bot.server.gateways import ConfigurationError, GatewayFactory, Instrumented
 from bot.server.metrics import Metrics
-from bot.server.queue import QUEUED, SIGNOFF, Job, JobQueue
+from bot.server.queue import ADVISE, QUEUED, SIGNOFF, DeliveryRecord, Job, JobQueue
 from bot.server.settings import Settings
 
 if TYPE_CHECKING:
+    from bot.advisor.service import AdvisePosted
     from bot.signoff.service import SignoffPosted
 
 log = logging.getLogger("bot.server.worker")
@@ -84,6 +85,48 @@ def service_signoffer(settings: Settings) -> Signoffer:
         gateway: Gateway, repo: str, number: int, events: Sequence[Mapping[str, Any]]
     ) -> SignoffPosted:
         return verify_signoffs(gateway, repo, number, settings=signoff_settings, events=events)
+
+    return run
+
+
+Adviser = Callable[[Gateway, Job], "AdvisePosted"]
+"""(gateway, the advise job) → what the advisor wrote (advice only, never a gate)."""
+
+ADVICE_DEFER_CAP = 900.0  # seconds: a 429/529 Retry-After of an hour defers 15 minutes
+
+
+def service_adviser(settings: Settings) -> Adviser | None:
+    """The optional LLM advisor (`bot.advisor.service`), or None when it is off (no
+    `ANTHROPIC_API_KEY`, `BOT_ADVISOR=off`, or the `anthropic` SDK is not installed)."""
+    from bot.advisor.client import advisor_settings
+
+    env = dict(settings.advisor_env)
+    env.setdefault("BOT_ADVISOR_CACHE", "bot-advisor.sqlite3")
+    config = advisor_settings(env)
+    if config is None:
+        return None
+    try:
+        import anthropic  # noqa: F401
+    except ImportError:
+        log.warning("ANTHROPIC_API_KEY is set but the anthropic SDK is missing: advisor off")
+        return None
+    from bot.advisor.client import Advisor
+    from bot.advisor.service import advise_pull_request
+
+    advisor = Advisor(config)
+    lock = threading.Lock()  # one advise run at a time per process: the ledger is shared
+
+    def run(gateway: Gateway, job: Job) -> AdvisePosted:
+        with lock:
+            return advise_pull_request(
+                gateway,
+                advisor,
+                job.repo,
+                job.number,
+                job.head_sha,
+                installation=str(job.installation_id or job.repo),
+                bot_login=settings.self_login,
+            )
 
     return run
 
@@ -141,11 +184,13 @@ class WorkerPool:
         identity: Identity | None = None,
         retention_seconds: float = 30 * 86400.0,
         signoffer: Signoffer | None = None,
+        adviser: Adviser | None = None,
     ) -> None:
         self.queue = queue
         self.gateways = gateways
         self.reviewer = reviewer
         self.signoffer = signoffer  # None: sign-off jobs finish as skipped
+        self.adviser = adviser  # None: the advisor is off (no advise jobs are queued)
         self.metrics = metrics
         self.workers = workers
         self.lease_seconds = lease_seconds
@@ -232,6 +277,9 @@ class WorkerPool:
             if job.kind == SIGNOFF:
                 self._signoff(job, gw, where)
                 return
+            if job.kind == ADVISE:
+                self._advise(job, gw, where)
+                return
             posted = self.reviewer(gw, job.repo, job.number, job.head_sha)
         except GitHubError as exc:
             self._failed(
@@ -251,6 +299,7 @@ class WorkerPool:
                 else:
                     self.metrics.jobs.inc("done")
                     self.metrics.review_latency.observe(max(0.0, time.time() - job.created_at))
+                    self._queue_advice(job)
                     log.info(
                         "%s: reviewed (review %s, %d inline, status %s)",
                         where,
@@ -263,6 +312,47 @@ class WorkerPool:
                 log.warning("%s: finished after its lease was lost", where)
         finally:
             self.metrics.attempt_seconds.observe(time.monotonic() - started)
+
+    def _queue_advice(self, job: Job) -> None:
+        """After a finished review: queue the head's advise job (idempotent per head)."""
+        if self.adviser is None:
+            return
+        from bot.server.webhook import PullEvent
+
+        record = DeliveryRecord(
+            delivery_id=f"advise:{job.repo}#{job.number}@{job.head_sha}",
+            event="advise",
+            action=None,
+            kind=ADVISE,
+            reason="review finished",
+            pull=PullEvent(
+                job.repo, job.number, job.head_sha, None, job.installation_id, "", False
+            ),
+        )
+        try:
+            self.queue.ingest(record)
+        except Exception:  # advice is optional: never fail the review for it
+            log.exception("job %s: could not queue the advise job", job.id)
+
+    def _advise(self, job: Job, gw: Gateway, where: str) -> None:
+        where = f"advise {where}"
+        if self.adviser is None:
+            if self.queue.finish(job, reviewed=False, detail="advisor off"):
+                self.metrics.jobs.inc("skipped")
+            return
+        posted = self.adviser(gw, job)
+        if posted.result == "deferred":
+            delay = min(ADVICE_DEFER_CAP, max(1.0, posted.deferred or 60.0))
+            state = self.queue.fail(job, "advisor rate-limited", delay=delay, permanent=False)
+            self.metrics.jobs.inc({QUEUED: "retry"}.get(state or "", state or "lost"))
+            log.info("%s: deferred %.0f s (%s)", where, delay, state)
+            return
+        detail = "; ".join(posted.skipped) or f"{posted.items} item(s), {posted.calls} call(s)"
+        if self.queue.finish(job, reviewed=False, detail=detail):
+            self.metrics.jobs.inc("done" if posted.result == "advised" else "skipped")
+            log.info("%s: %s (%s)", where, posted.result, detail)
+        else:
+            self.metrics.jobs.inc("lost")
 
     def _signoff(self, job: Job, gw: Gateway, where: str) -> None:
         """Run the sign-off gate for `job` and finish it (errors go to `_run`'s handlers)."""

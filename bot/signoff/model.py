@@ -9,6 +9,7 @@ and `bot.signoff.verify.verify(facts, knowledge)` turns them into a
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Literal
@@ -20,6 +21,15 @@ CheckStatus = Literal["pass", "fail", "na", "unknown", "human"]
 SIGNOFF_PHRASE = "As a PR reviewer and CODEOWNER, I have reviewed this and have"
 VERDICT_MARK = "<!-- codeowner-signoff-verify sha={sha} -->"
 DEFAULT_STATUS_CONTEXT = "codeowner-signoff-verify"
+_VERDICT_FIRST_LINE = re.compile(r"<!-- codeowner-signoff-verify sha=[0-9a-f]{7,64} -->")
+
+
+def is_verdict_comment(body: str) -> bool:
+    """Whether one of the bot's own comments is a verdict comment, by its kind: the bot
+    writes the verdict marker as the comment's first line. The marker (or a verdict
+    record) anywhere else, e.g. echoed into the sticky summary, never makes a verdict."""
+    first = (body or "").lstrip("\ufeff \n").split("\n", 1)[0].strip()
+    return _VERDICT_FIRST_LINE.fullmatch(first) is not None
 
 
 @dataclass(frozen=True)

@@ -80,6 +80,7 @@ from bot.signoff.model import (
     ReuseSweep,
     SignoffFacts,
     Verdict,
+    is_verdict_comment,
 )
 
 log = logging.getLogger("bot.signoff")
@@ -397,7 +398,8 @@ def _plan(
     reviews = gw.reviews(repo, number)
     inline = gw.review_comments(repo, number)
     everything = [*comments, *reviews, *inline]
-    mine = [c for c in comments if c.author.lower() == me.lower()]
+    # the bot's verdict comments, found by kind (first-line marker), never by text anywhere
+    mine = [c for c in comments if c.author.lower() == me.lower() and is_verdict_comment(c.body)]
     records = read_records(mine)
     seen_before = {(t.get("kind"), t.get("id"), t.get("at")) for t in records.tampered}
     seen_before |= {(w.get("kind"), w.get("id"), w.get("at")) for w in records.withdrawals}
