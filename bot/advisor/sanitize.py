@@ -54,8 +54,10 @@ _SECRETS = (
 REDACTED = "[REDACTED]"
 
 # what the bot's hidden markers look like, in any spelling the model might echo
+# (and the target repository's verifier verdict, which a status was once derived from)
 _MARKER_WORDS = re.compile(
-    r"(?i)recipe[\s_-]*review\s*:|codeowner[\s_-]*signoff[\s_-]*verify(?:[\s_-]*record)?"
+    r"(?i)recipe[\s_-]*review\s*:|codeowner[\s_-]*signoff[\s_-]*verify(?:[\s_-]*record)?|"
+    r"verdict\W{0,8}pass"
 )
 _TAG = re.compile(r"</?[A-Za-z][^<>]*>|<!|-->")
 
