@@ -402,13 +402,10 @@ def _advisor(args: argparse.Namespace) -> Any:
         if os.environ.get("ANTHROPIC_API_KEY", "").strip():
             raise UsageError("--advise: the advisor is off (BOT_ADVISOR=off)")
         raise UsageError("--advise needs ANTHROPIC_API_KEY (the advisor calls the Anthropic API)")
-    try:
-        import anthropic  # noqa: F401
-    except ImportError:
-        raise UsageError(
-            "--advise needs the anthropic SDK: pip install 'recipe-review-bot[llm]'"
-        ) from None
-    from bot.advisor.client import Advisor
+    from bot.advisor.client import Advisor, sdk_available
+
+    if not sdk_available():
+        raise UsageError("--advise needs the anthropic SDK: pip install 'recipe-review-bot[llm]'")
 
     return Advisor(settings)
 

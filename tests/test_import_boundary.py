@@ -29,6 +29,8 @@ FORBIDDEN = (
     "requests",
     "httpx",
     "aiohttp",
+    "anthropic",
+    "bot.advisor",
 )
 
 
@@ -114,6 +116,8 @@ def test_no_edge_imports(path: Path) -> None:
         "import urllib.request",
         "from http.client import HTTPConnection",
         "import github",
+        "def f():\n    import anthropic",
+        "from bot.advisor.client import Advisor",
     ],
 )
 def test_checker_catches(source: str) -> None:
@@ -124,3 +128,46 @@ def test_checker_allows_plain_core_code() -> None:
     assert not list(
         violations(ast.parse("import os.path\nimport re\nfrom bot.core.model import T\n"))
     )
+
+
+def test_only_the_advisor_client_imports_anthropic() -> None:
+    """The SDK is an optional extra: one edge module imports it, lazily."""
+    root = Path(__file__).resolve().parents[1]
+    importers = []
+    for path in sorted([*(root / "bot").rglob("*.py"), *(root / "rules").rglob("*.py")]):
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            names = (
+                [a.name for a in node.names]
+                if isinstance(node, ast.Import)
+                else [node.module or ""]
+                if isinstance(node, ast.ImportFrom)
+                else []
+            )
+            if any(n == "anthropic" or n.startswith("anthropic.") for n in names):
+                importers.append(path.relative_to(root).as_posix())
+    assert sorted(set(importers)) == ["bot/advisor/client.py"]
+
+
+def test_cli_service_and_review_run_without_the_sdk(tmp_path: Path) -> None:
+    """With `anthropic` uninstallable, lint, the review pipeline and the service still import
+    and run, and --advise says in one line what is missing."""
+    import subprocess
+    import sys
+
+    root = Path(__file__).resolve().parents[1]
+    code = (
+        "import sys; sys.modules['anthropic'] = None\n"
+        "import bot.server.app, bot.review.pipeline, bot.advisor.render, bot.advisor.service\n"
+        "from bot.cli import main\n"
+        "rc = main(['lint', 'examples/inferencex-mini', '--format', 'json', '-o', "
+        f"{str(tmp_path / 'out.json')!r}])\n"
+        "assert rc == 1, rc\n"
+        "import os; os.environ['ANTHROPIC_API_KEY'] = 'k'\n"
+        "rc = main(['lint', 'examples/inferencex-mini', '--advise'])\n"
+        "assert rc == 2, rc\n"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
+    )
+    assert proc.returncode == 0, proc.stderr
+    assert proc.stderr.strip().splitlines()[-1].startswith("bot: error: --advise needs the anthropic")

@@ -170,6 +170,13 @@ def _retry_after(response: Any) -> float | None:
     return None
 
 
+def sdk_available() -> bool:
+    """Whether the optional `anthropic` SDK is installed (`pip install '.[llm]'`)."""
+    import importlib.util
+
+    return importlib.util.find_spec("anthropic") is not None
+
+
 def make_client(settings: AdvisorSettings) -> Any:
     """The SDK client: retries only 5xx/timeouts, at most once, each wait capped."""
     import anthropic

@@ -98,16 +98,14 @@ ADVICE_DEFER_CAP = 900.0  # seconds: a 429/529 Retry-After of an hour defers 15 
 def service_adviser(settings: Settings) -> Adviser | None:
     """The optional LLM advisor (`bot.advisor.service`), or None when it is off (no
     `ANTHROPIC_API_KEY`, `BOT_ADVISOR=off`, or the `anthropic` SDK is not installed)."""
-    from bot.advisor.client import advisor_settings
+    from bot.advisor.client import advisor_settings, sdk_available
 
     env = dict(settings.advisor_env)
     env.setdefault("BOT_ADVISOR_CACHE", "bot-advisor.sqlite3")
     config = advisor_settings(env)
     if config is None:
         return None
-    try:
-        import anthropic  # noqa: F401
-    except ImportError:
+    if not sdk_available():
         log.warning("ANTHROPIC_API_KEY is set but the anthropic SDK is missing: advisor off")
         return None
     from bot.advisor.client import Advisor
