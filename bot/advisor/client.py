@@ -310,8 +310,10 @@ class Advisor:
                 getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text"
             )
             stop = str(message.stop_reason or "")
-            if self._take(run, q, text, stop, findings):
-                self.ledger.store(key, q.id, s.model, text, stop)
+            self._take(run, q, text, stop, findings)
+            # kept even when refused (truncated, not JSON, schema): the same input would be
+            # answered the same way, and a second run on the head makes no call
+            self.ledger.store(key, q.id, s.model, text, stop)
         return run
 
     def _nonce_for(self, q: Question) -> str:
