@@ -110,7 +110,9 @@ def run(args: argparse.Namespace) -> int:
                     print(f"  {case.name}: {d}")
             advisor.close()
     w = max(len(r["case"]) for r in rows)
-    print(f"{'case':<{w}}  questions  findings  items  concerns  true/labels  dropped  calls  tokens  cost")
+    print(
+        f"{'case':<{w}}  questions  findings  items  concerns  true/labels  dropped  calls  tokens  cost"
+    )
     for r in rows:
         print(
             f"{r['case']:<{w}}  {len(r['questions']):>9}  {r['findings']:>8}  {r['items']:>5}  "
@@ -124,18 +126,26 @@ def run(args: argparse.Namespace) -> int:
     print(f"model {args.model}, {n} PRs, {'live API' if args.live else 'recorded answers'}")
     print(f"precision of concern items: {tp}/{tp + fp} = {precision:.2f}")
     print(f"labelled defects found: {hit_labels}/{n_labels} = {recall:.2f}")
-    print(f"items per PR: mean {statistics.mean(r['items'] for r in rows):.2f}, "
-          f"concerns per PR {statistics.mean(r['concerns'] for r in rows):.2f}")
-    print(f"items dropped by grounding/filters: {sum(r['dropped'] for r in rows)}; "
-          f"answers refused: {sum(r['errors'] for r in rows)}")
-    print(f"calls per PR: mean {statistics.mean(r['calls'] for r in rows):.2f} "
-          f"(max {max(r['calls'] for r in rows)}); second run on the same heads: "
-          f"{sum(r['second_run_calls'] for r in rows)} calls")
+    print(
+        f"items per PR: mean {statistics.mean(r['items'] for r in rows):.2f}, "
+        f"concerns per PR {statistics.mean(r['concerns'] for r in rows):.2f}"
+    )
+    print(
+        f"items dropped by grounding/filters: {sum(r['dropped'] for r in rows)}; "
+        f"answers refused: {sum(r['errors'] for r in rows)}"
+    )
+    print(
+        f"calls per PR: mean {statistics.mean(r['calls'] for r in rows):.2f} "
+        f"(max {max(r['calls'] for r in rows)}); second run on the same heads: "
+        f"{sum(r['second_run_calls'] for r in rows)} calls"
+    )
     costs = [r["cost"] for r in rows]
     tokens = [r["tokens"] for r in rows]
     print(f"tokens per PR: median {statistics.median(tokens):.0f}, max {max(tokens)}")
-    print(f"cost per PR: median ${statistics.median(costs):.4f}, mean ${statistics.mean(costs):.4f}, "
-          f"max ${max(costs):.4f}")
+    print(
+        f"cost per PR: median ${statistics.median(costs):.4f}, mean ${statistics.mean(costs):.4f}, "
+        f"max ${max(costs):.4f}"
+    )
     return 0
 
 

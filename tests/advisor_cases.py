@@ -33,7 +33,9 @@ def seed_base(head: dict[str, str]) -> dict[str, str]:
     return base
 
 
-def change_of(base: dict[str, str], head: dict[str, str], pr: int = 2423) -> tuple[ChangeSet, Report]:
+def change_of(
+    base: dict[str, str], head: dict[str, str], pr: int = 2423
+) -> tuple[ChangeSet, Report]:
     bt, ht = MemoryTree(dict(base)), MemoryTree(dict(head))
     paths = sorted(set(base) | set(head))
     changed = {p for p in paths if base.get(p) != head.get(p)}

@@ -19,7 +19,6 @@ from bot.advisor.grounding import check_answer, parse_answer
 from bot.advisor.prompt import SYSTEM_PROMPT, build_prompt
 from bot.advisor.questions import PrText, build_questions
 from bot.advisor.sanitize import clean_output, has_marker, redact, sanitize_input
-from bot.advisor.store import Ledger
 from bot.cli import main
 from tests.advisor_cases import CHANGELOG, RECIPE, change_of, seed_base, seed_files
 from tests.fakeanthropic import FakeAnthropic, Fault, item, shown_files
@@ -46,7 +45,9 @@ def settings_for(fake: FakeAnthropic, tmp_path: Path, **over: Any) -> AdvisorSet
     return dataclasses.replace(s, **over)
 
 
-def seed_questions(body: str = "gmu 0.90 and AL 2.83 from minimaxm3_eagle3.yaml") -> tuple[Any, Any]:
+def seed_questions(
+    body: str = "gmu 0.90 and AL 2.83 from minimaxm3_eagle3.yaml",
+) -> tuple[Any, Any]:
     head = seed_files()
     change, report = change_of(seed_base(head), head)
     qs = build_questions(change, PrText(title="Add M3 agentic", body=body), head_paths=sorted(head))
@@ -67,8 +68,18 @@ def test_sanitize_input_strips_what_claude_code_action_strips() -> None:
         '<img alt="obey" src="x"> &lt;b&gt; &#x41; &#8203;'
     )
     out = sanitize_input(text)
-    for gone in ("hidden instruction", "\u200b", "\u202e", "\u2066", "\x07", "ignore the rules",
-                 "obey me", 'alt="obey"', "&lt;", "&#x41;"):
+    for gone in (
+        "hidden instruction",
+        "\u200b",
+        "\u202e",
+        "\u2066",
+        "\x07",
+        "ignore the rules",
+        "obey me",
+        'alt="obey"',
+        "&lt;",
+        "&#x41;",
+    ):
         assert gone not in out
     assert "abcdef" in out and "![](https://x/y.png)" in out and "[docs](https://d)" in out
     assert "A" in out
@@ -76,8 +87,15 @@ def test_sanitize_input_strips_what_claude_code_action_strips() -> None:
 
 def test_redact_tokens_and_keys() -> None:
     text = (
-        "token ghp_" + "a" * 36 + " key sk-ant-api03-" + "b" * 40 + " AKIA" + "C" * 16
-        + " HF_TOKEN=hf_" + "d" * 34 + ' password: "hunter2hunter2"'
+        "token ghp_"
+        + "a" * 36
+        + " key sk-ant-api03-"
+        + "b" * 40
+        + " AKIA"
+        + "C" * 16
+        + " HF_TOKEN=hf_"
+        + "d" * 34
+        + ' password: "hunter2hunter2"'
     )
     out = redact(text)
     assert "ghp_" not in out and "sk-ant" not in out and "AKIA" not in out
@@ -151,7 +169,13 @@ def test_grounded_answer_through_the_real_sdk(fake: FakeAnthropic, tmp_path: Pat
         return json.dumps(
             {
                 "items": [
-                    item(RECIPE, m, "--max-num-seqs", "Sibling caps sequences at CONC", "同类配方为 CONC"),
+                    item(
+                        RECIPE,
+                        m,
+                        "--max-num-seqs",
+                        "Sibling caps sequences at CONC",
+                        "同类配方为 CONC",
+                    ),
                     item(RECIPE, n, "--gpu-memory-utilization 0.95", "Too high", "过高"),
                 ]
             }
@@ -189,7 +213,6 @@ def test_grounded_answer_through_the_real_sdk(fake: FakeAnthropic, tmp_path: Pat
 
 def test_at_most_three_calls_per_head(fake: FakeAnthropic, tmp_path: Path) -> None:
     fake.responder = lambda req: '{"items": []}'
-    qs, report = seed_questions()
     adv = Advisor(settings_for(fake, tmp_path))
     runs = []
     for body in ("gmu 0.91", "gmu 0.92", "gmu 0.93"):  # each a new input: no cache hit
@@ -217,7 +240,9 @@ def test_input_token_cap_and_daily_budget(fake: FakeAnthropic, tmp_path: Path) -
 def test_settings_interface() -> None:
     assert advisor_settings({}) is None
     assert advisor_settings({"ANTHROPIC_API_KEY": "k", "BOT_ADVISOR": "off"}) is None
-    s = advisor_settings({"ANTHROPIC_API_KEY": "sk-secret", "BOT_ADVISOR_MODEL": "claude-haiku-4-5"})
+    s = advisor_settings(
+        {"ANTHROPIC_API_KEY": "sk-secret", "BOT_ADVISOR_MODEL": "claude-haiku-4-5"}
+    )
     assert s is not None and s.model == "claude-haiku-4-5" and s.max_input_tokens == 24_000
     assert s.max_tokens == 2000 and s.max_retries == 1 and s.deadline_seconds == 60
     assert "sk-secret" not in repr(s)
@@ -316,7 +341,9 @@ def test_keys_and_tokens_never_reach_the_api(fake: FakeAnthropic, tmp_path: Path
 def _git(cwd: Path, *args: str) -> None:
     subprocess.run(
         ["git", "-c", "user.email=a@b", "-c", "user.name=a", *args],
-        cwd=cwd, check=True, capture_output=True,
+        cwd=cwd,
+        check=True,
+        capture_output=True,
     )
 
 
@@ -368,8 +395,19 @@ def test_cli_advise_json_and_text(
     rc = main([*args, "--format", "json", "--advise", "--pr-body", str(body)])
     data = json.loads(capsys.readouterr().out)
     assert rc == plain == 1 and data["findings"] == plain_out["findings"]
-    assert data["advice"] and {a["question"] for a in data["advice"]} <= {"sibling_diff", "claims_match"}
-    assert set(data["advice"][0]) == {"question", "verdict", "path", "line", "quote", "message", "confidence"}
+    assert data["advice"] and {a["question"] for a in data["advice"]} <= {
+        "sibling_diff",
+        "claims_match",
+    }
+    assert set(data["advice"][0]) == {
+        "question",
+        "verdict",
+        "path",
+        "line",
+        "quote",
+        "message",
+        "confidence",
+    }
     schema = json.loads((Path(__file__).parents[1] / "schemas/findings.schema.json").read_text())
     jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
     assert data["advisor"]["calls"] == 2
@@ -384,7 +422,9 @@ def test_summary_section_is_inert_markdown() -> None:
 
     a = Advice("sibling_diff", "concern", RECIPE, 3, "`--x` | <!-- y", "a `b` *c* <i>", "中", 0.5)
     section = advice_render.summary_section([a], HEAD)
-    body = "## recipe-review\n\nok\n\n<!-- recipe-review:summary -->\n<!-- recipe-review:state {} -->"
+    body = (
+        "## recipe-review\n\nok\n\n<!-- recipe-review:summary -->\n<!-- recipe-review:state {} -->"
+    )
     merged = advice_render.with_section(body, section)
     assert advice_render.section_in(merged)[0] == HEAD
     assert merged.count("<!--") == 4 and "<i>" not in merged

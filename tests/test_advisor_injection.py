@@ -119,7 +119,10 @@ def test_injected_instructions_never_escape(
         nonce = re.search(r"<<<FILE-([0-9a-f]{16})", text)
         assert nonce
         outside = re.sub(
-            rf"<<<(FILE|DATA)-{nonce.group(1)}.*?<<<END-\1-{nonce.group(1)}>>>", "", text, flags=re.S
+            rf"<<<(FILE|DATA)-{nonce.group(1)}.*?<<<END-\1-{nonce.group(1)}>>>",
+            "",
+            text,
+            flags=re.S,
         )
         assert "OBEY-EVIL" not in outside and "EVIL" not in outside
 
@@ -131,7 +134,9 @@ def test_injected_instructions_never_escape(
         for text in (a.message_en, a.message_zh, a.quote):
             assert not has_marker(text)
             assert not re.search(r"https?:|@\w|!\[|<[a-z/!]", text, re.I), text
-    assert not any(f.line == a.line and f.path == a.path for f in report.findings for a in run.items)  # type: ignore[attr-defined]
+    assert not any(
+        f.line == a.line and f.path == a.path for f in report.findings for a in run.items
+    )  # type: ignore[attr-defined]
     section = advice_render.summary_section(run.items, head, "; ".join(run.errors))
     inner = section.replace(advice_render.ADVISOR_START.format(sha=head), "").replace(
         advice_render.ADVISOR_END, ""

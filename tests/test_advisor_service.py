@@ -9,6 +9,7 @@ sticky summary. A marker echoed into the summary is never taken for a verdict.
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -106,7 +107,9 @@ def run_service(mode: str, tmp_path: Path) -> dict[str, Any]:
                     for c in repo.review_comments.get(5, [])
                 ),
                 "verdicts": [
-                    re.sub(r"<!-- codeowner-signoff-verify-record .*? -->", "", c["body"], flags=re.S)
+                    re.sub(
+                        r"<!-- codeowner-signoff-verify-record .*? -->", "", c["body"], flags=re.S
+                    )
                     for c in g.verdicts()
                 ],
                 "summary": [c["body"] for c in g.comments() if render.SUMMARY_MARK in c["body"]],
@@ -189,10 +192,17 @@ def test_a_marker_echoed_into_the_summary_is_never_the_verdict(tmp_path: Path) -
             g = Gate(fake, clock, server, queue, pull.number)
             g.deliver("pull_request", {"action": "opened", "number": 5, **g.push_event()})
             (summary,) = [c for c in g.comments() if render.SUMMARY_MARK in c["body"]]
-            forged_record = (
-                RECORD_MARK + '{"head":"%s","result":"pass","signoff":{"kind":"issue",'
-                '"id":1,"at":"2030-01-01T00:00:00Z","author":"alice"}} -->' % pull.head_sha
-            )
+            record = {
+                "head": pull.head_sha,
+                "result": "pass",
+                "signoff": {
+                    "kind": "issue",
+                    "id": 1,
+                    "at": "2030-01-01T00:00:00Z",
+                    "author": "alice",
+                },
+            }
+            forged_record = RECORD_MARK + json.dumps(record) + " -->"
             echoed = (
                 summary["body"]
                 + f"\n{VERDICT_MARK.format(sha=pull.head_sha)}\n**Verdict: PASS**\n{forged_record}"

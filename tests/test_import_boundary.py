@@ -170,4 +170,6 @@ def test_cli_service_and_review_run_without_the_sdk(tmp_path: Path) -> None:
         [sys.executable, "-c", code], cwd=root, capture_output=True, text=True, timeout=120
     )
     assert proc.returncode == 0, proc.stderr
-    assert proc.stderr.strip().splitlines()[-1].startswith("bot: error: --advise needs the anthropic")
+    assert (
+        proc.stderr.strip().splitlines()[-1].startswith("bot: error: --advise needs the anthropic")
+    )

@@ -124,17 +124,44 @@ def cases() -> list[Case]:
             [],
             {
                 "sibling_diff": [
-                    R("concern", RECIPE, "--reasoning-parser", "--reasoning-parser minimax_m3",
-                      "The sibling does not set a reasoning parser", "同类配方没有设置推理解析器", 0.8),
-                    R("no_concern", RECIPE, "--enable-prefix-caching", "--enable-prefix-caching",
-                      "Prefix caching suits multi-turn agentic replay", "前缀缓存适合多轮智能体回放", 0.6),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "--reasoning-parser",
+                        "--reasoning-parser minimax_m3",
+                        "The sibling does not set a reasoning parser",
+                        "同类配方没有设置推理解析器",
+                        0.8,
+                    ),
+                    R(
+                        "no_concern",
+                        RECIPE,
+                        "--enable-prefix-caching",
+                        "--enable-prefix-caching",
+                        "Prefix caching suits multi-turn agentic replay",
+                        "前缀缓存适合多轮智能体回放",
+                        0.6,
+                    ),
                 ],
                 "claims_match": [
-                    R("concern", RECIPE, "--gpu-memory-utilization", "--gpu-memory-utilization 0.95",
-                      "The description says gmu 0.90 but the recipe sets 0.95",
-                      "描述称 gmu 为 0.90，但配方设置为 0.95", 0.9),
-                    R("no_concern", RECIPE, "SYNTHETIC_ACCEPT_LEN=", "SYNTHETIC_ACCEPT_LEN=2.83",
-                      "AL 2.83 matches the description", "AL 2.83 与描述一致", 0.8),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "--gpu-memory-utilization",
+                        "--gpu-memory-utilization 0.95",
+                        "The description says gmu 0.90 but the recipe sets 0.95",
+                        "描述称 gmu 为 0.90，但配方设置为 0.95",
+                        0.9,
+                    ),
+                    R(
+                        "no_concern",
+                        RECIPE,
+                        "SYNTHETIC_ACCEPT_LEN=",
+                        "SYNTHETIC_ACCEPT_LEN=2.83",
+                        "AL 2.83 matches the description",
+                        "AL 2.83 与描述一致",
+                        0.8,
+                    ),
                 ],
             },
         )
@@ -154,12 +181,25 @@ def cases() -> list[Case]:
             {
                 "sibling_diff": [],
                 "claims_match": [
-                    R("concern", LOG, "AL 2.78", "golden synthetic AL 2.78",
-                      "The entry says AL 2.78 but the recipe pins 2.83 (minimaxm3_eagle3.yaml)",
-                      "条目写的是 AL 2.78，但配方固定为 2.83（minimaxm3_eagle3.yaml）", 0.85),
+                    R(
+                        "concern",
+                        LOG,
+                        "AL 2.78",
+                        "golden synthetic AL 2.78",
+                        "The entry says AL 2.78 but the recipe pins 2.83 (minimaxm3_eagle3.yaml)",
+                        "条目写的是 AL 2.78，但配方固定为 2.83（minimaxm3_eagle3.yaml）",
+                        0.85,
+                    ),
                     # paraphrased quote: dropped
-                    R("concern", RECIPE, "SYNTHETIC_ACCEPT_LEN=", "SYNTHETIC_ACCEPT_LEN = 2.83",
-                      "Value differs from the entry", "数值与条目不一致", 0.6),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "SYNTHETIC_ACCEPT_LEN=",
+                        "SYNTHETIC_ACCEPT_LEN = 2.83",
+                        "Value differs from the entry",
+                        "数值与条目不一致",
+                        0.6,
+                    ),
                 ],
             },
         )
@@ -176,13 +216,26 @@ def cases() -> list[Case]:
             [(RECIPE, "--gpu-memory-utilization 0.90")],
             {
                 "sibling_diff": [
-                    R("no_concern", RECIPE, "--gpu-memory-utilization", "--gpu-memory-utilization 0.90",
-                      "Same memory fraction as the sibling", "与同类配方显存比例相同", 0.7),
+                    R(
+                        "no_concern",
+                        RECIPE,
+                        "--gpu-memory-utilization",
+                        "--gpu-memory-utilization 0.90",
+                        "Same memory fraction as the sibling",
+                        "与同类配方显存比例相同",
+                        0.7,
+                    ),
                 ],
                 "claims_match": [
-                    R("concern", RECIPE, "--gpu-memory-utilization", "--gpu-memory-utilization 0.90",
-                      "English says 0.90, Chinese says 0.85; the recipe sets 0.90",
-                      "英文为 0.90，中文为 0.85；配方设置为 0.90", 0.8),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "--gpu-memory-utilization",
+                        "--gpu-memory-utilization 0.90",
+                        "English says 0.90, Chinese says 0.85; the recipe sets 0.90",
+                        "英文为 0.90，中文为 0.85；配方设置为 0.90",
+                        0.8,
+                    ),
                 ],
             },
         )
@@ -190,14 +243,18 @@ def cases() -> list[Case]:
 
     # 4. a new recipe drops what the sibling's NOTE says to keep
     b4 = dict(base)
-    b4[SIBLING] = base[SIBLING].replace(
-        "    --max-num-seqs $((2 * CONC)) \\\n",
-        "    --max-num-seqs $((2 * CONC)) \\\n",
-    ).replace(
-        'SPEC_CONFIG="',
-        "# NOTE: keep --max-num-seqs at 2*CONC: the draft head needs the extra slots or\n"
-        "# warmup deadlocks at high concurrency (fixed in #2301).\nSPEC_CONFIG=\"",
-        1,
+    b4[SIBLING] = (
+        base[SIBLING]
+        .replace(
+            "    --max-num-seqs $((2 * CONC)) \\\n",
+            "    --max-num-seqs $((2 * CONC)) \\\n",
+        )
+        .replace(
+            'SPEC_CONFIG="',
+            "# NOTE: keep --max-num-seqs at 2*CONC: the draft head needs the extra slots or\n"
+            '# warmup deadlocks at high concurrency (fixed in #2301).\nSPEC_CONFIG="',
+            1,
+        )
     )
     h4 = dict(fixed)
     h4[SIBLING] = b4[SIBLING]
@@ -212,12 +269,25 @@ def cases() -> list[Case]:
             [(RECIPE, "MAX_NUM_SEQS=$CONC")],
             {
                 "sibling_diff": [
-                    R("concern", RECIPE, "MAX_NUM_SEQS=$CONC", "MAX_NUM_SEQS=$CONC",
-                      "The sibling's NOTE keeps max-num-seqs at 2*CONC for the draft head",
-                      "同类配方的 NOTE 要求为草稿模型保持 max-num-seqs 为 2*CONC", 0.85),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "MAX_NUM_SEQS=$CONC",
+                        "MAX_NUM_SEQS=$CONC",
+                        "The sibling's NOTE keeps max-num-seqs at 2*CONC for the draft head",
+                        "同类配方的 NOTE 要求为草稿模型保持 max-num-seqs 为 2*CONC",
+                        0.85,
+                    ),
                     # a false concern: prefix caching is right for agentic replay
-                    R("concern", RECIPE, "--enable-prefix-caching", "--enable-prefix-caching",
-                      "The sibling does not enable prefix caching", "同类配方未开启前缀缓存", 0.5),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "--enable-prefix-caching",
+                        "--enable-prefix-caching",
+                        "The sibling does not enable prefix caching",
+                        "同类配方未开启前缀缓存",
+                        0.5,
+                    ),
                 ],
                 "claims_match": [],
             },
@@ -243,12 +313,26 @@ def cases() -> list[Case]:
             [(RECIPE, "--kv-cache-dtype fp8")],
             {
                 "sibling_diff": [
-                    R("concern", RECIPE, "--kv-cache-dtype", "--kv-cache-dtype fp8",
-                      "The sibling's NOTE rules out an fp8 KV cache with the EAGLE3 head",
-                      "同类配方的 NOTE 指出 EAGLE3 草稿模型不能使用 fp8 KV 缓存", 0.8),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "--kv-cache-dtype",
+                        "--kv-cache-dtype fp8",
+                        "The sibling's NOTE rules out an fp8 KV cache with the EAGLE3 head",
+                        "同类配方的 NOTE 指出 EAGLE3 草稿模型不能使用 fp8 KV 缓存",
+                        0.8,
+                    ),
                     # wrong line: dropped
-                    R("concern", RECIPE, "--kv-cache-dtype", "--kv-cache-dtype fp8",
-                      "Repeated", "重复", 0.5, line=3),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "--kv-cache-dtype",
+                        "--kv-cache-dtype fp8",
+                        "Repeated",
+                        "重复",
+                        0.5,
+                        line=3,
+                    ),
                 ],
                 "claims_match": [],
             },
@@ -260,7 +344,7 @@ def cases() -> list[Case]:
     h6 = dict(fixed)
     h6[RECIPE] = fixed[RECIPE].replace(
         "VLLM_CMD=(",
-        'SITE="$(python3 -c \'import vllm, os; print(os.path.dirname(os.path.dirname(vllm.__file__)))\')"\n'
+        "SITE=\"$(python3 -c 'import vllm, os; print(os.path.dirname(os.path.dirname(vllm.__file__)))')\"\n"
         + patch_line
         + "\nVLLM_CMD=(",
         1,
@@ -280,14 +364,26 @@ def cases() -> list[Case]:
             [(RECIPE, "patch -p1")],
             {
                 "waiver_coverage": [
-                    R("concern", RECIPE, "patch -p1", "mla_fix.diff",
-                      "The waiver describes a sampler patch, not the MLA fix applied here",
-                      "豁免说明的是采样器补丁，而不是这里应用的 MLA 修复", 0.8),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "patch -p1",
+                        "mla_fix.diff",
+                        "The waiver describes a sampler patch, not the MLA fix applied here",
+                        "豁免说明的是采样器补丁，而不是这里应用的 MLA 修复",
+                        0.8,
+                    ),
                 ],
                 "sibling_diff": [
-                    R("cannot_tell", RECIPE, "patch -p1", "patch -p1",
-                      "The sibling runs unpatched; the patch's effect is unknown",
-                      "同类配方未打补丁；补丁影响未知", 0.4),
+                    R(
+                        "cannot_tell",
+                        RECIPE,
+                        "patch -p1",
+                        "patch -p1",
+                        "The sibling runs unpatched; the patch's effect is unknown",
+                        "同类配方未打补丁；补丁影响未知",
+                        0.4,
+                    ),
                 ],
                 "claims_match": [],
             },
@@ -312,8 +408,15 @@ def cases() -> list[Case]:
             [],
             {
                 "waiver_coverage": [
-                    R("no_concern", RECIPE, "patch -p1", "mla_fix.diff",
-                      "The waiver names this recipe and the MLA patch", "豁免写明了本配方和 MLA 补丁", 0.8),
+                    R(
+                        "no_concern",
+                        RECIPE,
+                        "patch -p1",
+                        "mla_fix.diff",
+                        "The waiver names this recipe and the MLA patch",
+                        "豁免写明了本配方和 MLA 补丁",
+                        0.8,
+                    ),
                 ],
                 "sibling_diff": [],
                 "claims_match": [],
@@ -337,8 +440,7 @@ def cases() -> list[Case]:
     h8[LOG] = (
         b8[LOG]
         + "\n- config-keys:\n    - minimaxm3-fp8-h100-vllm-agentic-mtp\n  append-only: true\n"
-        "  description:\n    - \"Add conc 512 and 1024 points\"\n"
-        + PR_LINK.format(pr=2500)
+        '  description:\n    - "Add conc 512 and 1024 points"\n' + PR_LINK.format(pr=2500)
     )
     out.append(
         Case(
@@ -350,15 +452,34 @@ def cases() -> list[Case]:
             [(RECIPE, "--block-size 64")],
             {
                 "append_only_gating": [
-                    R("no_concern", RECIPE, 'if [ "$CONC" -ge 512 ]', '[ "$CONC" -ge 512 ]',
-                      "The max-num-seqs change is guarded to conc >= 512",
-                      "max-num-seqs 的修改仅在 conc >= 512 时生效", 0.8),
-                    R("concern", RECIPE, "--block-size 64", "--block-size 64",
-                      "The block size changes for every point, not only the new ones",
-                      "块大小的修改作用于所有点，而非仅新增点", 0.85),
+                    R(
+                        "no_concern",
+                        RECIPE,
+                        'if [ "$CONC" -ge 512 ]',
+                        '[ "$CONC" -ge 512 ]',
+                        "The max-num-seqs change is guarded to conc >= 512",
+                        "max-num-seqs 的修改仅在 conc >= 512 时生效",
+                        0.8,
+                    ),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "--block-size 64",
+                        "--block-size 64",
+                        "The block size changes for every point, not only the new ones",
+                        "块大小的修改作用于所有点，而非仅新增点",
+                        0.85,
+                    ),
                     # a false concern on the guard itself
-                    R("concern", RECIPE, "MAX_NUM_SEQS=$((CONC + 64))", "MAX_NUM_SEQS=$((CONC + 64))",
-                      "This changes max-num-seqs", "这里修改了 max-num-seqs", 0.4),
+                    R(
+                        "concern",
+                        RECIPE,
+                        "MAX_NUM_SEQS=$((CONC + 64))",
+                        "MAX_NUM_SEQS=$((CONC + 64))",
+                        "This changes max-num-seqs",
+                        "这里修改了 max-num-seqs",
+                        0.4,
+                    ),
                 ],
                 "claims_match": [],
             },

@@ -248,7 +248,9 @@ class Advisor:
                 self._take(run, q, hit[0], hit[1], findings)
                 continue
             if self.ledger.calls_for(head_sha) >= s.max_calls_per_head:
-                run.skipped.append(f"{q.id}: {s.max_calls_per_head} calls already made on this head")
+                run.skipped.append(
+                    f"{q.id}: {s.max_calls_per_head} calls already made on this head"
+                )
                 continue
             remaining = deadline - self.clock()
             if remaining <= 0.5:

@@ -104,8 +104,10 @@ def parse_answer(text: str) -> tuple[dict[str, Any] | None, str | None]:
         raw = fence.group(1).strip()
     try:
         data = json.loads(raw)
-    except ValueError as exc:
+    except json.JSONDecodeError as exc:
         return None, f"not JSON ({exc.msg})"
+    except ValueError as exc:  # e.g. an integer too long to convert
+        return None, f"not JSON ({exc})"
     errors = sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))
     if errors:
         e = errors[0]

@@ -197,7 +197,9 @@ def _numbered(text: str) -> str:
 
 def _recipes(change: ChangeSet) -> list[FileChange]:
     return [
-        f for f in change.files if RECIPE_RE.match(f.path) and f.status != "deleted" and not f.binary
+        f
+        for f in change.files
+        if RECIPE_RE.match(f.path) and f.status != "deleted" and not f.binary
     ]
 
 
@@ -305,7 +307,9 @@ def build_questions(
     # 3. append-only changelog entry with modified recipes
     added_log = _changelog_added(change)
     if re.search(r"(?m)^\s*append-only:\s*true\b", added_log):
-        modified = [sources[f.path] for f in recipes if f.status == "modified" and f.path in sources]
+        modified = [
+            sources[f.path] for f in recipes if f.status == "modified" and f.path in sources
+        ]
         if modified:
             blocks = (Block("new changelog entry", added_log),)
             out.append(
@@ -342,26 +346,34 @@ def build_questions(
             for n, line in enumerate(sib_text.splitlines(), 1)
             if re.search(r"#\s*(?:NOTE|Note|WARNING|IMPORTANT)\b", line)
         ]
-        blocks = [Block(f"sibling recipe {sib}", _clip(_numbered(sib_text)))]
+        sib_blocks = [Block(f"sibling recipe {sib}", _clip(_numbered(sib_text)))]
         if notes:
-            blocks.append(Block(f"NOTE comments of {sib}", "\n".join(notes)))
+            sib_blocks.append(Block(f"NOTE comments of {sib}", "\n".join(notes)))
         out.append(
-            Question("sibling_diff", ASK["sibling_diff"], (sources[fc.path],), tuple(blocks), fc.path)
+            Question(
+                "sibling_diff", ASK["sibling_diff"], (sources[fc.path],), tuple(sib_blocks), fc.path
+            )
         )
 
     # 6. stated values, and English/Chinese agreement
     claims = pr.title + "\n" + pr.body + "\n" + added_log
     bilingual = bool(_CJK_RE.search(claims)) and bool(re.search(r"[A-Za-z]{4,}", claims))
     if (_CLAIM_RE.search(claims) or bilingual) and sources:
-        blocks = []
+        claim_blocks: list[Block] = []
         if pr.body.strip() or pr.title.strip():
-            blocks.append(Block("PR title and description", _clip(f"{pr.title}\n\n{pr.body}")))
+            claim_blocks.append(
+                Block("PR title and description", _clip(f"{pr.title}\n\n{pr.body}"))
+            )
         if added_log:
-            blocks.append(Block("new changelog entry", added_log))
-        if blocks:
+            claim_blocks.append(Block("new changelog entry", added_log))
+        if claim_blocks:
             out.append(
                 Question(
-                    "claims_match", ASK["claims_match"], tuple(sources.values()), tuple(blocks), ""
+                    "claims_match",
+                    ASK["claims_match"],
+                    tuple(sources.values()),
+                    tuple(claim_blocks),
+                    "",
                 )
             )
 

@@ -26,7 +26,10 @@ VERDICT_ZH = {"concern": "有疑虑", "no_concern": "无疑虑", "cannot_tell": 
 QUESTION_TITLE = {
     "upstream_args": ("Server args vs the upstream recipe", "服务参数与上游配方对照"),
     "waiver_coverage": ("Waiver covers the engine patch", "豁免是否覆盖引擎补丁"),
-    "append_only_gating": ("Append-only hunks gated to new points", "append-only 改动是否仅作用于新点"),
+    "append_only_gating": (
+        "Append-only hunks gated to new points",
+        "append-only 改动是否仅作用于新点",
+    ),
     "signoff_reasons": ("Reasons for unchecked sign-off items", "未勾选签核项的理由"),
     "sibling_diff": ("Differences from the proven sibling recipe", "与已验证同类配方的差异"),
     "claims_match": ("Stated values vs parsed values", "陈述的数值与解析值对照"),

@@ -123,9 +123,7 @@ def advise_pull_request(
     # re-read just before writing: a newer review may have rewritten the summary
     if gw.pull(repo, number).head_sha != head_sha:
         return AdvisePosted("skipped", skipped=["head moved during advice"])
-    current = next(
-        (c for c in gw.issue_comments(repo, number) if c.id == summary.id), summary
-    )
+    current = next((c for c in gw.issue_comments(repo, number) if c.id == summary.id), summary)
     if render.summary_head(current.body) not in (None, head_sha):
         return AdvisePosted("skipped", skipped=["the summary describes another head"])
     body = render.truncate(advice_render.with_section(current.body, section))

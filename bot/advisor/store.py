@@ -72,8 +72,9 @@ class Ledger:
     def calls_for(self, head_sha: str) -> int:
         with self._lock:
             return int(
-                self._db.execute("SELECT count(*) FROM calls WHERE head_sha = ?", (head_sha,))
-                .fetchone()[0]
+                self._db.execute(
+                    "SELECT count(*) FROM calls WHERE head_sha = ?", (head_sha,)
+                ).fetchone()[0]
             )
 
     def record_call(self, head_sha: str, key: str) -> None:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 from dataclasses import dataclass
 
+from bot.advisor.render import section_in, with_section
 from bot.core.changeset import build_changeset
 from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
 from bot.core.engine import Context, Report, lint
@@ -18,7 +19,6 @@ from bot.core.model import T
 from bot.core.registry import all_rules
 from bot.github.tree import GitHubTree
 from bot.github.types import Comment, Gateway, Posted, PullFile, PullInfo, Status
-from bot.advisor.render import section_in, with_section
 from bot.review import render
 
 DOCS_URL = "https://github.com/recipe-review-bot/recipe-review-bot/blob/main/docs/rules.md"
