@@ -430,3 +430,55 @@ def test_summary_section_is_inert_markdown() -> None:
     assert merged.count("<!--") == 4 and "<i>" not in merged
     assert advice_render.with_section(merged, "") == body.rstrip("\n")
     assert CHANGELOG  # the changelog is a citable source too
+
+
+# ------------------------------------------------------------------ triggers
+
+
+def test_upstream_and_signoff_triggers_fire_only_with_their_inputs() -> None:
+    from bot.advisor.service import _upstream
+    from bot.github.types import GitHubError
+
+    head = seed_files()
+    url = "https://github.com/vllm-project/recipes/blob/main/MiniMax/MiniMax-M3.md"
+    head[RECIPE] = head[RECIPE].replace(
+        "set -eo pipefail\n", f"set -eo pipefail\n# Upstream: {url}\n"
+    )
+    change, _ = change_of(seed_base(head), head)
+    ids = {q.id for q in build_questions(change, PrText(), head_paths=sorted(head))}
+    assert "upstream_args" not in ids and "signoff_reasons" not in ids
+
+    class Reader:
+        def read(self, repo: str, path: str, ref: str) -> bytes | None:
+            if (repo, ref, path) == ("vllm-project/recipes", "main", "MiniMax/MiniMax-M3.md"):
+                return b"vllm serve MiniMaxAI/MiniMax-M3 --tensor-parallel-size 8"
+            raise GitHubError("not found", 404)
+
+    fetch = _upstream(Reader())  # type: ignore[arg-type]
+    assert fetch(url) and fetch("https://github.com/a/b/blob/main/x.md") is None
+    assert fetch("https://docs.vllm.ai/x") is None
+    signoff = (
+        "As a PR reviewer and CODEOWNER, I have reviewed this and have:\n"
+        "- [x] Verified the sweep\n- [ ] Verified the image runs unpatched: nightly needed\n"
+    )
+    qs = build_questions(
+        change, PrText(signoffs=(signoff,)), head_paths=sorted(head), upstream=fetch
+    )
+    by_id = {q.id: q for q in qs}
+    assert "tensor-parallel-size 8" in by_id["upstream_args"].context[0].text
+    assert "nightly needed" in by_id["signoff_reasons"].context[0].text
+
+
+def test_service_settings_validate_the_advisor_limits() -> None:
+    from bot.server.settings import SettingsError, load_settings
+    from bot.server.worker import service_adviser
+
+    base = {"BOT_WEBHOOK_SECRET": "s", "GITHUB_TOKEN": "t"}
+    with pytest.raises(SettingsError, match="BOT_ADVISOR_MAX_INPUT_TOKENS"):
+        load_settings({**base, "ANTHROPIC_API_KEY": "k", "BOT_ADVISOR_MAX_INPUT_TOKENS": "30000"})
+    assert service_adviser(load_settings(base)) is None
+    assert (
+        service_adviser(load_settings({**base, "ANTHROPIC_API_KEY": "k", "BOT_ADVISOR": "off"}))
+        is None
+    )
+    assert "sk-ant-zzz" not in repr(load_settings({**base, "ANTHROPIC_API_KEY": "sk-ant-zzz"}))

@@ -297,6 +297,13 @@ def load_settings(
     if overrides:
         settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     _validate(settings)
+    if settings.advisor_env:  # the advisor's own limits (e.g. at most 24,000 input tokens)
+        from bot.advisor.client import AdvisorConfigError, advisor_settings
+
+        try:
+            advisor_settings(dict(settings.advisor_env))
+        except AdvisorConfigError as exc:
+            raise SettingsError(str(exc)) from None
     return settings
 
 

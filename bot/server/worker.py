@@ -109,13 +109,18 @@ def service_adviser(settings: Settings) -> Adviser | None:
         log.warning("ANTHROPIC_API_KEY is set but the anthropic SDK is missing: advisor off")
         return None
     from bot.advisor.client import Advisor
+    from bot.advisor.service import AdvisePosted as Posted_
     from bot.advisor.service import advise_pull_request
 
     advisor = Advisor(config)
-    lock = threading.Lock()  # one advise run at a time per process: the ledger is shared
+    # at most one advise run per process, never waited for: with two or more workers a
+    # review always finds a free worker, however long an advise run takes (60 s at most)
+    lock = threading.Lock()
 
     def run(gateway: Gateway, job: Job) -> AdvisePosted:
-        with lock:
+        if not lock.acquire(blocking=False):
+            return Posted_("deferred", deferred=5.0, skipped=["another advise run is under way"])
+        try:
             return advise_pull_request(
                 gateway,
                 advisor,
@@ -125,6 +130,8 @@ def service_adviser(settings: Settings) -> Adviser | None:
                 installation=str(job.installation_id or job.repo),
                 bot_login=settings.self_login,
             )
+        finally:
+            lock.release()
 
     return run
 
