@@ -9,6 +9,10 @@ the request) and the measured usage; cost uses list prices of the chosen model. 
 pass over the same heads checks that the cache makes no call.
 
     python benchmarks/bench_advisor.py [--model claude-sonnet-4-6] [--live] [-v]
+    python benchmarks/bench_advisor.py --repo DIR --base SHA HEAD_SHA...   # real PR heads
+
+With `--repo`, real PR heads (no labels, no PR text) are linted and their questions asked
+of a fake model that answers honestly: questions, calls, tokens and cost per real PR.
 
 `--live` sends the same prompts to the real API (ANTHROPIC_API_KEY, ANTHROPIC_BASE_URL)
 instead of replaying the recorded answers.
@@ -149,12 +153,78 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def run_real(args: argparse.Namespace) -> int:
+    import datetime
+
+    from bot.core.changeset import build_changeset
+    from bot.core.config import build_config
+    from bot.core.engine import Context, lint
+    from bot.sources import GitTree, changed_paths, merge_base
+
+    tmp = Path(tempfile.mkdtemp(prefix="bench-advisor-real-"))
+    rows = []
+    with FakeAnthropic() as fake:
+        settings = AdvisorSettings(
+            api_key="sk-ant-bench",
+            base_url=fake.url,
+            model=args.model,
+            cache_path=str(tmp / "l.sqlite3"),
+        )
+        advisor = Advisor(settings, ledger=Ledger(settings.cache_path))
+        for head_sha in args.heads:
+            fork = merge_base(args.repo, args.base, head_sha)
+            base, head = GitTree(args.repo, fork), GitTree(args.repo, head_sha)
+            changed = frozenset(changed_paths(args.repo, args.base, head_sha))
+            change = build_changeset(base, head, changed)
+            raw = head.read(".recipe-bot.yml")
+            config = build_config(raw.decode() if raw else None)
+            ctx = Context(
+                tree=head,
+                config=config,
+                base=base,
+                changed=changed,
+                mode="pr",
+                change=change,
+                review_date=datetime.date(2026, 11, 30),
+            )
+            report = lint(ctx, paths=sorted(changed))
+            questions = build_questions(change, PrText(), head_paths=ctx.all_paths())
+            before = len(fake.requests)
+            r = advisor.advise(questions, head_sha=head_sha, findings=report.findings)
+            rows.append((head_sha[:9], len(changed), [q.id for q in questions], r))
+            del before
+            base.close()
+            head.close()
+        advisor.close()
+    for sha, n, qs, r in rows:
+        print(
+            f"{sha}  {n:>3} files  {len(qs)} question(s) {','.join(qs) or '-'}  "
+            f"{r.calls} call(s)  {r.usage.total} tokens  ${r.cost_usd:.4f}  {len(r.items)} item(s)"
+        )
+    asked = [r for _, _, qs, r in rows if qs]
+    print(
+        f"{len(rows)} real PRs; with a question: {len(asked)}; "
+        f"calls per PR mean {statistics.mean(r.calls for *_, r in rows):.2f}"
+    )
+    costs = [r.cost_usd for *_, r in rows]
+    print(
+        f"cost per PR: median ${statistics.median(costs):.4f}, mean ${statistics.mean(costs):.4f}, "
+        f"max ${max(costs):.4f}; tokens per asked PR median "
+        f"{statistics.median([r.usage.total for r in asked]) if asked else 0:.0f}"
+    )
+    return 0
+
+
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--model", default="claude-sonnet-4-6")
     ap.add_argument("--live", action="store_true", help="ask the real API instead of replaying")
     ap.add_argument("-v", "--verbose", action="store_true", help="print dropped items")
-    return run(ap.parse_args())
+    ap.add_argument("--repo", help="a git repository holding real PR heads")
+    ap.add_argument("--base", default="main", help="with --repo: the base commit")
+    ap.add_argument("heads", nargs="*", help="with --repo: PR head commits")
+    args = ap.parse_args()
+    return run_real(args) if args.repo else run(args)
 
 
 if __name__ == "__main__":
