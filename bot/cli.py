@@ -406,8 +406,12 @@ def _advisor(args: argparse.Namespace) -> Any:
 
     if not sdk_available():
         raise UsageError("--advise needs the anthropic SDK: pip install 'recipe-review-bot[llm]'")
+    import sqlite3
 
-    return Advisor(settings)
+    try:
+        return Advisor(settings)
+    except (sqlite3.Error, OSError) as exc:
+        raise UsageError(f"advisor cache {settings.cache_path}: {exc}") from None
 
 
 def _advise(advisor: Any, changes: list[tuple[Any, Report]], args: argparse.Namespace) -> Any:
