@@ -133,11 +133,27 @@ def test_json_contract_and_schema() -> None:
         },
         "fix": {"en": "Drop `--reasoning-parser`", "zh": "删除 `--reasoning-parser`"},
         "suggestion": "vllm serve \\",
+        "proposal": None,
         "in_diff": None,
         "fingerprint": make_report().findings[0].fingerprint,
     }
     third = data["findings"][2]
     assert third["fix"] is None and third["end_line"] == 14 and third["end_column"] is None
+
+
+def test_json_schema_accepts_additive_members_and_rejects_breaking_ones() -> None:
+    """The schema says consumers ignore unknown members: a future optional member validates."""
+    schema = load_schema("findings.schema.json")
+    data = json.loads(json_report.render(make_report()))
+    data["generated_by"] = "a later version"
+    data["tool"]["commit"] = "abc"
+    data["summary"]["fixable"] = 1
+    data["findings"][0]["confidence"] = "high"
+    data["findings"][0]["message"]["ja"] = "..."
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+    del data["findings"][0]["fingerprint"]  # a required member missing is still an error
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
 
 
 def test_json_empty_report_validates() -> None:

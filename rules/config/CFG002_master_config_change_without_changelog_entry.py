@@ -301,7 +301,7 @@ def check(change: ChangeSet, ctx: Any) -> Iterator[Finding]:
             Span(item.entry.start_line),
             f"uncovered {item.entry.key}",
             variant="added" if status == "added" else None,
-            suggestion=proposal,
+            proposal=proposal,
             key=item.entry.key,
             keys=keys,
         )
