@@ -197,6 +197,7 @@ def build_parser() -> argparse.ArgumentParser:
     ep.add_argument("rule", metavar="ID|SLUG", help="rule id (RCP001) or slug")
     _add_server_commands(sub)
     _add_signoff_commands(sub)
+    _add_review_commands(sub)
     return parser
 
 
@@ -667,6 +668,7 @@ examples:
   bot replay delivery.json --event pull_request --dry-run
   bot replay payloads.json --event pull_request --index 3 --dry-run --format json
   GITHUB_API_URL=http://127.0.0.1:9000 bot replay delivery.json --event pull_request
+  bot replay delivery.json --event pull_request --dry-run --local-repo .   # no GitHub
 
 The payload is judged as a live delivery would be (ignored actions are reported
 and exit 0); the review then runs once against GITHUB_API_URL with the configured
@@ -719,6 +721,11 @@ def _add_server_commands(sub: argparse._SubParsersAction[Any]) -> None:
         "--format", choices=("text", "json"), default="text", help="dry-run output format"
     )
     rp.add_argument("--config", metavar="FILE", help="TOML file of settings (default: $BOT_CONFIG)")
+    rp.add_argument(
+        "--local-repo",
+        metavar="DIR",
+        help="with --dry-run: read the pull request from this local clone, not GitHub",
+    )
 
 
 def _port(value: str) -> int:
@@ -753,6 +760,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         installation=args.installation,
         config=args.config,
         format=args.format,
+        local_repo=args.local_repo,
     )
     try:
         return replay(options, os.environ, out, err)
@@ -995,6 +1003,119 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     return 0 if verdict.verdict == "pass" else 1
 
 
+# --------------------------------------------------------------------------- review
+
+REVIEW_EPILOG = """\
+examples:
+  bot review --repo . --pr 2423 --base origin/main --head HEAD --dry-run
+  bot review --repo . --pr 2423 --base origin/main --head pr-2423 --dry-run --format json
+
+Runs the service's review pipeline (lint, split by the diff, render) on a pull
+request read from local git, and prints exactly what the service would post:
+the review with each inline comment and its body, the summary comment and the
+commit status. Nothing is sent anywhere; no GitHub access is needed (like
+`danger pr`). The changed files and patches are `git diff MERGE_BASE HEAD`, the
+configuration is read from BASE, and the review is rendered as the bot's first
+on the pull request (a local clone holds no comments).
+
+exit status: 0 printed, 2 usage or input error.
+"""
+
+
+def _add_review_commands(sub: argparse._SubParsersAction[Any]) -> None:
+    vp = sub.add_parser(
+        "review",
+        help="print the review the service would post on a pull request, from local git",
+        description="Render the pull-request review the service would post, from local git.",
+        epilog=REVIEW_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    vp.add_argument("--repo", default=".", metavar="DIR", help="git checkout (default: .)")
+    vp.add_argument("--pr", required=True, type=_positive_int, metavar="N", help="PR number")
+    vp.add_argument("--base", required=True, metavar="REF", help="the pull request's base branch")
+    vp.add_argument("--head", default="HEAD", metavar="REF", help="its head (default: HEAD)")
+    vp.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be posted (required: posting needs the service or `bot replay`)",
+    )
+    vp.add_argument("--author", metavar="LOGIN", help="the pull request's author")
+    vp.add_argument(
+        "--github-repo",
+        metavar="OWNER/NAME",
+        help="the pull request's repository (default: from the `origin` remote)",
+    )
+    vp.add_argument(
+        "--date",
+        type=_iso_date,
+        metavar="YYYY-MM-DD",
+        help="review date for dated knowledge such as deprecations (default: today)",
+    )
+    vp.add_argument(
+        "--status-context", default="recipe-review", metavar="NAME", help="commit status name"
+    )
+    vp.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+
+
+def local_pull(
+    repo: str, number: int, base: str, head: str, github_repo: str | None, author: str | None
+) -> Any:
+    """The pull request as the pipeline sees it, from local git."""
+    from bot.github.types import PullInfo
+
+    head_sha = resolve_ref(repo, head)
+    base_sha = resolve_ref(repo, base)
+    known = github_repo or github_repository(repo)
+    name = known or f"local/{Path(os.path.realpath(repo)).name}"
+    return PullInfo(
+        html_url=f"https://github.com/{known}/pull/{number}" if known else "",
+        repo=name,
+        number=number,
+        head_sha=head_sha,
+        base_sha=base_sha,
+        base_ref=base,
+        head_ref=head,
+        author=author or "unknown",
+    )
+
+
+def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
+    from bot.github.localgit import LocalGitGateway
+    from bot.review.pipeline import ReviewSettings, review_pull_request
+    from bot.server.dryrun import DryRunGateway
+
+    if not args.dry_run:
+        raise UsageError(
+            "bot review reads local git and posts nothing: pass --dry-run "
+            "(the service, or `bot replay EVENT_FILE`, posts reviews)"
+        )
+    git_toplevel(args.repo)
+    pull = local_pull(args.repo, args.pr, args.base, args.head, args.github_repo, args.author)
+    local = LocalGitGateway(args.repo, {pull.number: pull})
+    dry = DryRunGateway(local)
+    try:
+        posted = review_pull_request(
+            dry,
+            pull.repo,
+            pull.number,
+            settings=ReviewSettings(status_context=args.status_context, bot_login=local.login()),
+            today=args.date or datetime.date.today(),
+        )
+    finally:
+        local.close()
+    target = f"{pull.repo}#{pull.number} at {pull.head_sha[:12]}"
+    if args.format == "json":
+        data = {"pull": target, "skipped": posted.skipped, "writes": json.loads(dry.to_json())}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(f"dry run of the review of {target} (from local git)\n")
+        out.write(dry.render())
+    out.flush()
+    return 0
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -1040,6 +1161,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_replay(args, out, err)
         if args.command == "signoff":
             return cmd_signoff(args, out, err)
+        if args.command == "review":
+            return cmd_review(args, out)
         parser.print_help(err)
         return 2
     except BrokenPipeError:  # `bot lint ... | head`: stop quietly
