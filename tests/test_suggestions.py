@@ -188,3 +188,40 @@ def test_multi_line_finding_without_a_multi_line_comment_drops_the_suggestion() 
     plan = plan_review([f], files, [], "a" * 40, {}, "")
     (_, comment) = plan.inline[0]
     assert comment.start_line is None and "```suggestion" not in comment.body
+
+
+def test_every_rules_findings_give_schema_valid_sarif() -> None:
+    """All bad examples' findings (suggestions, deletions, proposals) in one SARIF log."""
+    import json
+
+    from bot.report import sarif
+    from tests.test_reporters import _validate_sarif
+
+    findings = []
+    for param in _cases():
+        rm, ex = param.values
+        assert isinstance(rm, RuleModule) and isinstance(ex, Example)
+        findings += _lint(rm, ex, MARKER.sub("", ex.text)).findings
+    assert any(f.proposal for f in findings)
+    assert any(f.suggestion == "" for f in findings)  # a deletion
+    assert any(f.suggestion for f in findings)
+    log = json.loads(sarif.render(Report(findings=findings, files=["x"]), root="/repo"))
+    _validate_sarif(log)
+    ids = [r["id"] for r in log["runs"][0]["tool"]["driver"]["rules"]]
+    assert len(ids) == len(set(ids)) == len({f.rule for f in findings})
+
+
+def test_proposal_and_deletion_in_comment_and_text() -> None:
+    from bot.report import text
+
+    rm = get_rule("RCP001")
+    assert rm is not None
+    f = rm.rule.hit("a.sh", Span(2), "x", flag="--reasoning-parser", parser="p", suggestion="")
+    out = text.render(Report(findings=[f], files=["a.sh"]), "both")
+    assert "  | (delete the line) （删除该行）" in out
+    g = rm.rule.hit("a.sh", Span(2), "y", flag="f", parser="p", proposal="- config-keys:\n    - k")
+    body = comment_body(g, None, "")
+    assert "**Proposed addition / 建议添加：**\n\n```\n- config-keys:\n    - k\n```" in body
+    assert "```suggestion" not in body
+    out = text.render(Report(findings=[g], files=["a.sh"]), "en")
+    assert "  proposed addition:\n  | - config-keys:\n  |     - k" in out
