@@ -107,6 +107,14 @@ def check_applied(rm: RuleModule, ex: Example, text: str, f: Finding) -> str:
                     assert value in kept, (
                         f"{f.rule}: applying the suggestion changed `{name} {value}`\n{applied}"
                     )
+            # and no launch swallows what follows it (a dangling `\` joins the next line)
+            known = {(n, ln + shift if ln > end else ln) for n, ln, _, _ in old}
+            for name, line, _, _ in new:
+                grown = not (start <= line < start + added) and (name, line) not in known
+                assert not grown, f"{f.rule}: the command gained `{name}`\n{applied}"
+            assert sum(len(w.words) for w in parse_recipe(ex.path, applied).launches) <= sum(
+                len(w.words) for w in parse_recipe(ex.path, text).launches
+            ), f"{f.rule}: a launch gained words\n{applied}"
     elif ex.path.endswith((".yaml", ".yml")):
         YAML(typ="safe", pure=True).load(applied)
     again = _lint(rm, ex, applied)
@@ -167,6 +175,44 @@ def test_deleting_a_continued_line_keeps_every_later_flag() -> None:
     blank = apply_as_github(CONTINUED, 6, 6, "```suggestion\n\n```")
     (short,) = parse_recipe(ex.path, blank).launches
     assert "--port" not in short.flags
+
+
+LAST_LINE = """\
+#!/usr/bin/env bash
+source benchmark_lib.sh
+vllm serve $MODEL \\
+    --tool-call-parser minimax_m3 \\
+    --reasoning-parser minimax_m3
+echo started
+"""
+
+IN_ARRAY = """\
+#!/usr/bin/env bash
+source benchmark_lib.sh
+VLLM_CMD=(
+    vllm serve "$MODEL"
+    --reasoning-parser minimax_m3
+    --tool-call-parser minimax_m3
+)
+"${VLLM_CMD[@]}"
+"""
+
+
+def test_no_deletion_that_would_join_the_next_command() -> None:
+    rm = get_rule("RCP001")
+    assert rm is not None
+    path = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_vllm.sh"
+    (last,) = _lint(rm, Example(path=path, text=LAST_LINE), LAST_LINE).findings
+    # deleting line 5 would leave line 4's `\\` continuing into `echo started`
+    assert last.suggestion is None
+    ex = Example(path=path, text=IN_ARRAY)
+    (arr,) = _lint(rm, ex, IN_ARRAY).findings
+    assert arr.suggestion == ""  # in an array the line is simply deleted
+    check_applied(rm, ex, IN_ARRAY, arr)
+    # what deleting the last continued line would do: the next command joins the launch
+    joined = apply_as_github(LAST_LINE, 5, 5, "```suggestion\n```")
+    (launch,) = parse_recipe(path, joined).launches
+    assert [w.text for w in launch.words][-2:] == ["echo", "started"]
 
 
 def test_suggestion_block_fence_outlasts_backticks_in_the_text() -> None:
