@@ -147,3 +147,24 @@ def test_review_needs_dry_run_and_a_git_repository(
     code = main(["review", "--repo", str(tmp_path), "--pr", "1", "--base", "main", "--dry-run"])
     _, err = capsys.readouterr()
     assert code == 2 and err == f"bot: error: not a git repository: {tmp_path}\n"
+
+
+def test_pr_link_suggestion_names_the_pull_requests_own_repository(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    head = example_files()
+    repo, _ = local_pr(tmp_path, base_files(head), head)
+    argv = ["review", "--repo", str(repo), "--pr", "31", "--base", "main", "--head", "pr"]
+    code = main([*argv, "--dry-run", "--github-repo", "acme/bench-recipes", "--format", "json"])
+    out, err = capsys.readouterr()
+    assert code == 0, err
+    text = json.dumps(json.loads(out)["writes"], ensure_ascii=False)
+    assert "pr-link: https://github.com/acme/bench-recipes/pull/31" in text
+    assert "SemiAnalysisAI/InferenceX/pull/31" not in text
+    # no --github-repo: the `origin` remote names the repository
+    git(repo, "remote", "add", "origin", "https://github.com/fork-owner/InferenceX.git")
+    assert main([*argv, "--dry-run", "--format", "json"]) == 0
+    out, _ = capsys.readouterr()
+    data = json.loads(out)
+    assert data["pull"].startswith("fork-owner/InferenceX#31")
+    assert "https://github.com/fork-owner/InferenceX/pull/31" in json.dumps(data["writes"])
