@@ -10,15 +10,20 @@
 #     -e BOT_WEBHOOK_SECRET=... -e GITHUB_APP_ID=... \
 #     -e GITHUB_APP_PRIVATE_KEY_PATH=/run/secrets/app.pem recipe-review-bot
 FROM python:3.11-slim
+# The build context is an allowlist (.dockerignore): pyproject.toml, README.md,
+# bot/, rules/ and schemas/.
 
 ENV PYTHONDONTWRITEBYTECODE=1 \
     PYTHONUNBUFFERED=1 \
     PIP_NO_CACHE_DIR=1 \
     PIP_DISABLE_PIP_VERSION_CHECK=1
 
-RUN useradd --create-home --uid 10001 bot \
+# A fixed numeric uid/gid: Kubernetes `runAsNonRoot` can verify a numeric USER,
+# and a mounted /data volume can be chowned to 10001 ahead of time.
+RUN groupadd --gid 10001 bot \
+    && useradd --create-home --uid 10001 --gid 10001 bot \
     && mkdir -p /data \
-    && chown bot:bot /data
+    && chown 10001:10001 /data
 
 WORKDIR /app
 COPY pyproject.toml README.md ./
@@ -27,7 +32,7 @@ COPY rules ./rules
 COPY schemas ./schemas
 RUN pip install --no-cache-dir . && rm -rf /root/.cache
 
-USER bot
+USER 10001:10001
 WORKDIR /data
 ENV BOT_DB=/data/bot-queue.sqlite3 \
     BOT_HOST=0.0.0.0 \

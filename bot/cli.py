@@ -8,9 +8,11 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import dataclasses
 import datetime
 import json
 import os
+import re
 import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -22,16 +24,19 @@ from bot.core.changeset import build_changeset
 from bot.core.config import CONFIG_FILENAMES, Config, ConfigError, build_config
 from bot.core.engine import Context, Report, lint, route
 from bot.core.model import Finding
-from bot.core.registry import RegistryError, all_rules, get_rule
-from bot.core.tree import Tree
+from bot.core.registry import RegistryError, RuleModule, all_rules, get_rule
+from bot.core.tree import MemoryTree, Tree
 from bot.docs import render_rule_markdown
-from bot.report import github, json_report, sarif, text
+from bot.report import github, json_report, junit, rdjson, sarif, stats, text
 from bot.sources import (
     FsTree,
     GitTree,
+    OverlayTree,
     SourceError,
     changed_paths,
     find_repo_root,
+    git_toplevel,
+    github_repository,
     locate,
     merge_base,
     read_file,
@@ -39,7 +44,9 @@ from bot.sources import (
     write_file,
 )
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "json", "sarif", "github", "rdjson", "junit")
+# formats read by people or by tools that resolve paths from the working directory
+CWD_RELATIVE = ("text", "github", "rdjson", "junit")
 
 LINT_EPILOG = """\
 modes:
@@ -54,12 +61,19 @@ examples:
   bot lint --repo . --base origin/main --pr 2423
   bot lint --repo . --base origin/main --head HEAD --format sarif --output bot.sarif
   bot lint --repo . --format github --lang en       # annotations in GitHub Actions
+  bot lint --repo . --select RCP --ignore RCP007 --statistics
+  cat x.sh | bot lint - --stdin-filename benchmarks/single_node/agentic/x.sh
 
 Files named as PATH are checked with their path relative to the repository
 root (the nearest directory above them holding .git, perf-changelog.yaml or
 .recipe-bot.yml), so path-based rules see them where they live. In --base mode
 the changed paths are those of `git diff BASE...HEAD` (from the merge-base),
 and the configuration is read from BASE, so a PR cannot relax its own checks.
+
+Text, github, rdjson and junit output print paths relative to the current
+directory (absolute when outside it); json and sarif keep them relative to the
+repository root. Checking no file at all (a mistyped path, an empty directory, a
+change that touches no recipe) is an error unless --allow-empty.
 
 exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or input error.
 Silence one finding with `# bot: ignore[RCP001] reason` on its line or the line above.
@@ -141,9 +155,10 @@ def build_parser() -> argparse.ArgumentParser:
     )
     lp.add_argument(
         "--fail-on",
-        choices=("error", "warning"),
+        choices=("info", "warning", "error", "never"),
         default="error",
-        help="lowest severity that makes the exit status 1 (default: error)",
+        help="lowest severity that makes the exit status 1; never: exit 0 on findings "
+        "(default: error)",
     )
     lp.add_argument(
         "--config",
@@ -169,6 +184,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="FILE",
         help="with --advise: the pull request's description (quoted to the advisor as data)",
     )
+    _add_lint_selection(lp)
 
     rp = sub.add_parser(
         "rules",
@@ -192,7 +208,52 @@ def build_parser() -> argparse.ArgumentParser:
     ep.add_argument("rule", metavar="ID|SLUG", help="rule id (RCP001) or slug")
     _add_server_commands(sub)
     _add_signoff_commands(sub)
+    _add_review_commands(sub)
     return parser
+
+
+def _add_lint_selection(lp: argparse.ArgumentParser) -> None:
+    """ruff-like options: rule selection, statistics, exit status, stdin."""
+    lp.add_argument(
+        "--select",
+        action="append",
+        metavar="RULES",
+        help="run only these rules: ids, slugs or id prefixes (RCP, CHL00), comma-separated; "
+        "ALL for every rule",
+    )
+    lp.add_argument(
+        "--extend-select",
+        action="append",
+        metavar="RULES",
+        help="run these rules in addition to --select",
+    )
+    lp.add_argument("--ignore", action="append", metavar="RULES", help="do not run these rules")
+    lp.add_argument(
+        "--statistics",
+        action="store_true",
+        help="print one line per rule with its count instead of the findings",
+    )
+    lp.add_argument(
+        "--exit-zero",
+        action="store_true",
+        help="exit 0 even when findings reach --fail-on (2 still means a usage or input error)",
+    )
+    lp.add_argument(
+        "--allow-empty",
+        action="store_true",
+        help="exit 0 when no file is checked (default: that is an error, exit 2)",
+    )
+    lp.add_argument(
+        "--stdin-filename",
+        metavar="PATH",
+        help="with PATH '-': the path of the file read from stdin (decides which rules apply)",
+    )
+    lp.add_argument(
+        "--github-repo",
+        metavar="OWNER/NAME",
+        help="the pull request's GitHub repository, for pr-link checks "
+        "(default: from the `origin` remote)",
+    )
 
 
 def _iso_date(text: str) -> datetime.date:
@@ -225,6 +286,10 @@ class Job:
     base: Tree | None = None
     changed: frozenset[str] | None = None
     explicit: tuple[str, ...] = ()
+    # the directory paths are relative to, for display and SARIF's %SRCROOT%
+    root: Path | None = None
+    # the GitHub repository (`owner/name`) of the pull request, when known
+    repository: str | None = None
 
 
 def _config_from(tree: Tree | None, config_file: str | None, where: str) -> Config:
@@ -263,9 +328,40 @@ def _path_jobs(paths: Sequence[str], config_file: str | None) -> list[Job]:
     for tree, files, explicit in groups.values():
         config = _config_from(tree, config_file, "")
         jobs.append(
-            Job(tree=tree, config=config, paths=sorted(set(files)), explicit=tuple(explicit))
+            Job(
+                tree=tree,
+                config=config,
+                paths=sorted(set(files)),
+                explicit=tuple(explicit),
+                root=tree.root,
+                repository=github_repository(tree.root) if (tree.root / ".git").exists() else None,
+            )
         )
     return jobs
+
+
+def _stdin_job(name: str, config_file: str | None) -> Job:
+    """`bot lint - --stdin-filename PATH`: PATH's repository with PATH read from stdin."""
+    full = Path(os.path.abspath(name))
+    start = full.parent
+    while not start.exists() and start != start.parent:
+        start = start.parent
+    root = find_repo_root(start)
+    if root is None:
+        cwd = Path.cwd()
+        root = cwd if cwd in full.parents else full.parent
+    root = Path(os.path.realpath(root))
+    full = Path(os.path.realpath(start)) / full.relative_to(start)
+    rel = full.relative_to(root).as_posix()
+    data = sys.stdin.buffer.read()
+    tree = OverlayTree(FsTree(root) if root.is_dir() else MemoryTree({}), {rel: data})
+    return Job(
+        tree=tree,
+        config=_config_from(tree, config_file, ""),
+        paths=[rel],
+        explicit=(rel,),
+        root=root,
+    )
 
 
 def _repo_job(args: argparse.Namespace, closers: list[GitTree]) -> Job:
@@ -277,7 +373,13 @@ def _repo_job(args: argparse.Namespace, closers: list[GitTree]) -> Job:
             head_tree = GitTree(repo, args.head)
             closers.append(head_tree)
             tree = head_tree
-        return Job(tree=tree, config=_config_from(tree, args.config, ""), paths=None)
+        return Job(
+            tree=tree,
+            config=_config_from(tree, args.config, ""),
+            paths=None,
+            root=Path(os.path.realpath(repo)),
+            repository=_origin_repository(repo),
+        )
     base_sha = resolve_ref(repo, args.base)
     fork = merge_base(repo, args.base, args.head)
     base_tree = GitTree(repo, fork)
@@ -295,7 +397,23 @@ def _repo_job(args: argparse.Namespace, closers: list[GitTree]) -> Job:
         config_tree = base_tree
     config = _config_from(config_tree, args.config, f"at {args.base}")
     changed = frozenset(changed_paths(repo, args.base, args.head))
-    return Job(tree=tree, config=config, paths=sorted(changed), base=base_tree, changed=changed)
+    return Job(
+        tree=tree,
+        config=config,
+        paths=sorted(changed),
+        base=base_tree,
+        changed=changed,
+        root=Path(os.path.realpath(repo)),
+        repository=github_repository(repo),
+    )
+
+
+def _origin_repository(repo: str) -> str | None:
+    try:
+        git_toplevel(repo)
+    except SourceError:
+        return None
+    return github_repository(repo)
 
 
 def _merge(reports: list[Report]) -> Report:
@@ -305,13 +423,40 @@ def _merge(reports: list[Report]) -> Report:
     return Report(findings=findings, files=files, suppressed=sum(r.suppressed for r in reports))
 
 
-def _render(report: Report, fmt: str, lang: str, color: bool) -> str:
+def display_path(root: Path | None, rel: str, cwd: Path) -> str:
+    """`rel` (relative to `root`) as ruff prints paths: relative to `cwd` when
+    inside it, else absolute."""
+    if root is None:
+        return rel
+    full = root / rel
+    try:
+        return full.relative_to(cwd).as_posix()
+    except ValueError:
+        return full.as_posix()
+
+
+def _relative_to_cwd(report: Report, root: Path | None) -> Report:
+    cwd = Path(os.path.realpath(Path.cwd()))
+    return Report(
+        findings=[
+            dataclasses.replace(f, path=display_path(root, f.path, cwd)) for f in report.findings
+        ],
+        files=[display_path(root, p, cwd) for p in report.files],
+        suppressed=report.suppressed,
+    )
+
+
+def _render(report: Report, fmt: str, lang: str, color: bool, root: Path | None = None) -> str:
     if fmt == "json":
         return json_report.render(report, lang)
     if fmt == "sarif":
-        return sarif.render(report, lang)
+        return sarif.render(report, lang, root=str(root) if root is not None else None)
     if fmt == "github":
         return github.render(report, lang)
+    if fmt == "rdjson":
+        return rdjson.render(report, lang)
+    if fmt == "junit":
+        return junit.render(report, lang)
     return text.render(report, lang, color=color)
 
 
@@ -324,7 +469,64 @@ def _use_color(args: argparse.Namespace, stream: TextIO) -> bool:
     return bool(isatty and isatty())
 
 
-def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+_PREFIX_RE = re.compile(r"[A-Z]{1,3}[0-9]{0,3}")
+
+
+def _match_rules(item: str, rules: Sequence[RuleModule]) -> set[str]:
+    """Rule ids an `--select`/`--ignore` item names: ALL, an id, a slug or an id prefix."""
+    upper = item.upper()
+    if upper == "ALL":
+        return {rm.rule.id for rm in rules}
+    exact = {rm.rule.id for rm in rules if upper == rm.rule.id or item == rm.rule.slug}
+    if exact or not _PREFIX_RE.fullmatch(upper):
+        return exact
+    return {rm.rule.id for rm in rules if rm.rule.id.startswith(upper)}
+
+
+def selected_rules(
+    select: Sequence[str] | None,
+    extend_select: Sequence[str] | None,
+    ignore: Sequence[str] | None,
+) -> list[RuleModule] | None:
+    """The rules `--select`, `--extend-select` and `--ignore` leave; None: all of them."""
+    if not (select or extend_select or ignore):
+        return None
+    rules = all_rules()
+
+    def resolve(values: Sequence[str] | None, option: str) -> set[str]:
+        ids: set[str] = set()
+        for value in values or ():
+            for item in (x.strip() for x in value.split(",")):
+                if not item:
+                    continue
+                found = _match_rules(item, rules)
+                if not found:
+                    raise UsageError(
+                        f"{option} {item!r} names no rule (run 'bot rules' for the list)"
+                    )
+                ids |= found
+        return ids
+
+    chosen = resolve(select, "--select") if select else {rm.rule.id for rm in rules}
+    chosen |= resolve(extend_select, "--extend-select")
+    chosen -= resolve(ignore, "--ignore")
+    return [rm for rm in rules if rm.rule.id in chosen]
+
+
+def _resolve_mode(args: argparse.Namespace) -> None:
+    """Check the PATH / --repo / --base combination; fill in the defaults."""
+    if args.stdin_filename and not args.paths and not args.repo:
+        args.paths = ["-"]
+    if "-" in args.paths:
+        if args.paths != ["-"] or args.repo:
+            raise UsageError("'-' (stdin) is the only PATH when given; drop the other PATHs")
+        if not args.stdin_filename:
+            raise UsageError(
+                "'-' reads the file from stdin: give --stdin-filename PATH, its path in the "
+                "repository, so the bot knows which rules apply"
+            )
+    elif args.stdin_filename:
+        raise UsageError("--stdin-filename goes with the PATH '-' (read from stdin)")
     if args.paths and args.repo:
         raise UsageError("give PATH arguments or --repo DIR, not both")
     if args.paths and (args.base or args.head):
@@ -333,18 +535,48 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         )
     if not args.paths and not args.repo:
         if args.base or args.head:
-            root = find_repo_root(Path.cwd())
-            if root is None:
-                raise UsageError("--base/--head need --repo DIR")
+            cwd = Path.cwd()
+            root = find_repo_root(cwd)
+            if root is None or not (root / ".git").exists():
+                try:
+                    root = git_toplevel(cwd)
+                except SourceError:
+                    option = "--base" if args.base else "--head"
+                    raise UsageError(
+                        f"{option} compares git commits, but {cwd} is not a git repository "
+                        "(run it inside a clone, or give --repo DIR)"
+                    ) from None
             args.repo = str(root)
         else:
             args.paths = ["."]
+
+
+def _nothing_checked(args: argparse.Namespace) -> str:
+    what = "no recipe, changelog or master config by the configured paths"
+    if args.paths == ["-"]:
+        return f"{args.stdin_filename} is {what.replace('no ', 'not a ', 1)}"
+    if args.paths:
+        return f"{' '.join(args.paths)}: {what}"
+    if args.base:
+        return f"the change from {args.base} touches {what}"
+    return f"{args.repo}: {what}"
+
+
+def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    _resolve_mode(args)
+    rules = selected_rules(args.select, args.extend_select, args.ignore)
     advisor = _advisor(args) if args.advise else None
     changes: list[tuple[Any, Report]] = []
+    advice = None
     closers: list[GitTree] = []
+    reports: list[tuple[Job, Report]] = []
     try:
-        jobs = _path_jobs(args.paths, args.config) if args.paths else [_repo_job(args, closers)]
-        reports = []
+        if args.paths == ["-"]:
+            jobs = [_stdin_job(args.stdin_filename, args.config)]
+        elif args.paths:
+            jobs = _path_jobs(args.paths, args.config)
+        else:
+            jobs = [_repo_job(args, closers)]
         for job in jobs:
             for path in job.explicit:
                 if route(path, job.config) is None:
@@ -368,26 +600,40 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 mode=mode,
                 change=change,
                 review_date=args.date or datetime.date.today(),
+                repository=args.github_repo or job.repository,
             )
-            reports.append(lint(ctx, paths=job.paths))
+            reports.append((job, lint(ctx, paths=job.paths, rules=rules)))
             if advisor is not None and change is not None:
-                changes.append((ctx, reports[-1]))
+                changes.append((ctx, reports[-1][1]))
         advice = _advise(advisor, changes, args) if advisor is not None else None
     finally:
         for tree in closers:
             tree.close()
         if advisor is not None:
             advisor.close()
-    report = _merge(reports)
-    rendered = _render(report, args.format, args.lang, _use_color(args, out))
-    if advice is not None:
-        rendered = _with_advice(rendered, advice, args)
+    merged = _merge([r for _, r in reports])
+    if not merged.files and not args.allow_empty:
+        raise UsageError(
+            f"no files checked: {_nothing_checked(args)} (pass --allow-empty to accept)"
+        )
+    root = reports[0][0].root if len(reports) == 1 else None
+    shown = merged
+    if args.format in CWD_RELATIVE or args.statistics:
+        shown = _merge([_relative_to_cwd(r, job.root) for job, r in reports])
+    if args.statistics:
+        rendered = stats.render(shown, "json" if args.format == "json" else "text")
+    else:
+        rendered = _render(shown, args.format, args.lang, _use_color(args, out), root)
+        if advice is not None:
+            rendered = _with_advice(rendered, advice, args)
     if args.output:
         write_file(args.output, rendered)
     else:
         out.write(rendered)
         out.flush()
-    return 1 if report.exceeds(args.fail_on) else 0
+    if args.exit_zero or args.fail_on == "never":
+        return 0
+    return 1 if merged.exceeds(args.fail_on) else 0
 
 
 def _advisor(args: argparse.Namespace) -> Any:
@@ -516,6 +762,7 @@ examples:
   bot replay delivery.json --event pull_request --dry-run
   bot replay payloads.json --event pull_request --index 3 --dry-run --format json
   GITHUB_API_URL=http://127.0.0.1:9000 bot replay delivery.json --event pull_request
+  bot replay delivery.json --event pull_request --dry-run --local-repo .   # no GitHub
 
 The payload is judged as a live delivery would be (ignored actions are reported
 and exit 0); the review then runs once against GITHUB_API_URL with the configured
@@ -568,6 +815,11 @@ def _add_server_commands(sub: argparse._SubParsersAction[Any]) -> None:
         "--format", choices=("text", "json"), default="text", help="dry-run output format"
     )
     rp.add_argument("--config", metavar="FILE", help="TOML file of settings (default: $BOT_CONFIG)")
+    rp.add_argument(
+        "--local-repo",
+        metavar="DIR",
+        help="with --dry-run: read the pull request from this local clone, not GitHub",
+    )
 
 
 def _port(value: str) -> int:
@@ -602,6 +854,7 @@ def cmd_replay(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         installation=args.installation,
         config=args.config,
         format=args.format,
+        local_repo=args.local_repo,
     )
     try:
         return replay(options, os.environ, out, err)
@@ -844,6 +1097,119 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     return 0 if verdict.verdict == "pass" else 1
 
 
+# --------------------------------------------------------------------------- review
+
+REVIEW_EPILOG = """\
+examples:
+  bot review --repo . --pr 2423 --base origin/main --head HEAD --dry-run
+  bot review --repo . --pr 2423 --base origin/main --head pr-2423 --dry-run --format json
+
+Runs the service's review pipeline (lint, split by the diff, render) on a pull
+request read from local git, and prints exactly what the service would post:
+the review with each inline comment and its body, the summary comment and the
+commit status. Nothing is sent anywhere; no GitHub access is needed (like
+`danger pr`). The changed files and patches are `git diff MERGE_BASE HEAD`, the
+configuration is read from BASE, and the review is rendered as the bot's first
+on the pull request (a local clone holds no comments).
+
+exit status: 0 printed, 2 usage or input error.
+"""
+
+
+def _add_review_commands(sub: argparse._SubParsersAction[Any]) -> None:
+    vp = sub.add_parser(
+        "review",
+        help="print the review the service would post on a pull request, from local git",
+        description="Render the pull-request review the service would post, from local git.",
+        epilog=REVIEW_EPILOG,
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    vp.add_argument("--repo", default=".", metavar="DIR", help="git checkout (default: .)")
+    vp.add_argument("--pr", required=True, type=_positive_int, metavar="N", help="PR number")
+    vp.add_argument("--base", required=True, metavar="REF", help="the pull request's base branch")
+    vp.add_argument("--head", default="HEAD", metavar="REF", help="its head (default: HEAD)")
+    vp.add_argument(
+        "--dry-run",
+        action="store_true",
+        help="print what would be posted (required: posting needs the service or `bot replay`)",
+    )
+    vp.add_argument("--author", metavar="LOGIN", help="the pull request's author")
+    vp.add_argument(
+        "--github-repo",
+        metavar="OWNER/NAME",
+        help="the pull request's repository (default: from the `origin` remote)",
+    )
+    vp.add_argument(
+        "--date",
+        type=_iso_date,
+        metavar="YYYY-MM-DD",
+        help="review date for dated knowledge such as deprecations (default: today)",
+    )
+    vp.add_argument(
+        "--status-context", default="recipe-review", metavar="NAME", help="commit status name"
+    )
+    vp.add_argument(
+        "--format", choices=("text", "json"), default="text", help="output format (default: text)"
+    )
+
+
+def local_pull(
+    repo: str, number: int, base: str, head: str, github_repo: str | None, author: str | None
+) -> Any:
+    """The pull request as the pipeline sees it, from local git."""
+    from bot.github.types import PullInfo
+
+    head_sha = resolve_ref(repo, head)
+    base_sha = resolve_ref(repo, base)
+    known = github_repo or github_repository(repo)
+    name = known or f"local/{Path(os.path.realpath(repo)).name}"
+    return PullInfo(
+        html_url=f"https://github.com/{known}/pull/{number}" if known else "",
+        repo=name,
+        number=number,
+        head_sha=head_sha,
+        base_sha=base_sha,
+        base_ref=base,
+        head_ref=head,
+        author=author or "unknown",
+    )
+
+
+def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
+    from bot.github.localgit import LocalGitGateway
+    from bot.review.pipeline import ReviewSettings, review_pull_request
+    from bot.server.dryrun import DryRunGateway
+
+    if not args.dry_run:
+        raise UsageError(
+            "bot review reads local git and posts nothing: pass --dry-run "
+            "(the service, or `bot replay EVENT_FILE`, posts reviews)"
+        )
+    git_toplevel(args.repo)
+    pull = local_pull(args.repo, args.pr, args.base, args.head, args.github_repo, args.author)
+    local = LocalGitGateway(args.repo, {pull.number: pull})
+    dry = DryRunGateway(local)
+    try:
+        posted = review_pull_request(
+            dry,
+            pull.repo,
+            pull.number,
+            settings=ReviewSettings(status_context=args.status_context, bot_login=local.login()),
+            today=args.date or datetime.date.today(),
+        )
+    finally:
+        local.close()
+    target = f"{pull.repo}#{pull.number} at {pull.head_sha[:12]}"
+    if args.format == "json":
+        data = {"pull": target, "skipped": posted.skipped, "writes": json.loads(dry.to_json())}
+        out.write(json.dumps(data, ensure_ascii=False, indent=2) + "\n")
+    else:
+        out.write(f"dry run of the review of {target} (from local git)\n")
+        out.write(dry.render())
+    out.flush()
+    return 0
+
+
 # --------------------------------------------------------------------------- main
 
 
@@ -854,12 +1220,26 @@ def _describe(exc: BaseException) -> str:
     return str(exc) or type(exc).__name__
 
 
+def _subparser(
+    parser: argparse.ArgumentParser, args: argparse.Namespace
+) -> argparse.ArgumentParser:
+    """The parser of the subcommand `args` ran (the top-level one when none)."""
+    for action in parser._actions:
+        if isinstance(action, argparse._SubParsersAction):
+            sub = action.choices.get(getattr(args, "command", None) or "")
+            if isinstance(sub, argparse.ArgumentParser):
+                return _subparser(sub, args)
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `bot` command line; returns the exit status."""
     out, err = sys.stdout, sys.stderr
     parser = build_parser()
     try:
-        args = parser.parse_args(argv)
+        args, extra = parser.parse_known_args(argv)
+        if extra:  # point at the subcommand's own help: `bot lint --help`
+            _subparser(parser, args).error(f"unrecognized arguments: {' '.join(extra)}")
     except SystemExit as exc:  # --help, --version, usage errors
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:
@@ -875,6 +1255,8 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_replay(args, out, err)
         if args.command == "signoff":
             return cmd_signoff(args, out, err)
+        if args.command == "review":
+            return cmd_review(args, out)
         parser.print_help(err)
         return 2
     except BrokenPipeError:  # `bot lint ... | head`: stop quietly

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import shutil
 import stat
 import subprocess
@@ -28,7 +29,7 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import IO
 
-from bot.core.tree import content_id
+from bot.core.tree import Tree, content_id
 
 # Files larger than this are never cached in memory; they are read again on demand.
 MAX_CACHED_FILE = 32 * 1024 * 1024
@@ -475,3 +476,41 @@ def close_all(trees: Sequence[object]) -> None:
         closer = getattr(tree, "close", None)
         if callable(closer):
             closer()
+
+
+# --------------------------------------------------------------------------- overlay, remote
+
+
+class OverlayTree:
+    """`inner` with some files replaced by given bytes (`bot lint -` reads one from stdin)."""
+
+    def __init__(self, inner: Tree, files: dict[str, bytes]) -> None:
+        self.inner = inner
+        self.files = {p.strip("/"): data for p, data in files.items()}
+
+    def read(self, path: str) -> bytes | None:
+        key = path.strip("/")
+        return self.files[key] if key in self.files else self.inner.read(path)
+
+    def blob_id(self, path: str) -> str | None:
+        key = path.strip("/")
+        return content_id(self.files[key]) if key in self.files else self.inner.blob_id(path)
+
+    def paths(self) -> Iterable[str]:
+        return sorted(set(self.inner.paths()) | set(self.files))
+
+
+_GITHUB_REMOTE = re.compile(
+    r"^(?:https?://(?:[^@/]+@)?github\.com/|git@github\.com:|ssh://git@github\.com/)"
+    r"(?P<repo>[A-Za-z0-9][A-Za-z0-9-]*/[A-Za-z0-9._-]+?)(?:\.git)?/?$"
+)
+
+
+def github_repository(repo_dir: str | os.PathLike[str], remote: str = "origin") -> str | None:
+    """`owner/name` of the GitHub repository `remote` points to, or None."""
+    try:
+        url = _git(repo_dir, "remote", "get-url", "--", remote).decode().strip()
+    except (SourceError, UnicodeDecodeError):
+        return None
+    m = _GITHUB_REMOTE.match(url)
+    return m.group("repo") if m else None

@@ -444,8 +444,8 @@ def test_new_config_without_entry() -> None:
     assert (finding.rule, finding.path) == ("CFG002", NV)
     assert finding.line == line_of(MASTER_MTP, "h100-vllm-agentic-mtp:")
     assert "`minimaxm3-fp8-h100-vllm-agentic-mtp`" in finding.message.en
-    assert finding.suggestion is not None
-    assert f"pr-link: {PREFIX}2423" in finding.suggestion
+    assert finding.proposal is not None
+    assert f"pr-link: {PREFIX}2423" in finding.proposal
 
 
 def test_proposed_entry_covers_the_change() -> None:
@@ -453,7 +453,7 @@ def test_proposed_entry_covers_the_change() -> None:
     report = gate({LOG: BASE, NV: nvidia}, base_files(), pr=2450)
     assert {f.rule for f in report.findings} == {"CFG002"}
     assert len(report.findings) == 4
-    proposals = {f.suggestion for f in report.findings}
+    proposals = {f.proposal for f in report.findings}
     assert len(proposals) == 1
     (proposal,) = proposals
     assert proposal is not None
@@ -526,8 +526,8 @@ def test_history_entry_does_not_cover() -> None:
     nvidia = MASTER.replace("v0.27.1", "v0.27.2", 1)
     report = gate({LOG: BASE, NV: nvidia}, base_files())
     assert [f.rule for f in report.findings] == ["CFG002"]
-    assert report.findings[0].suggestion is not None
-    assert report.findings[0].suggestion.endswith("/pull/XXX")
+    assert report.findings[0].proposal is not None
+    assert report.findings[0].proposal.endswith("/pull/XXX")
 
 
 def test_unreadable_changelog_leaves_cfg002_silent() -> None:

@@ -91,8 +91,10 @@ def write(repo: Path, rel: str, text: str) -> None:
 
 
 @pytest.fixture
-def repo(tmp_path: Path) -> Path:
-    """A git repo: `main` with two clean recipes, branch `pr` that breaks one of them."""
+def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A git repo: `main` with two clean recipes, branch `pr` that breaks one of them.
+
+    The tests run in it, so printed paths (relative to the cwd) read from its root."""
     if shutil.which("git") is None:  # pragma: no cover
         pytest.skip("git is not installed")
     root = tmp_path / "repo"
@@ -106,6 +108,7 @@ def repo(tmp_path: Path) -> Path:
     git(root, "checkout", "-q", "-b", "pr")
     write(root, RECIPE, BAD)
     git(root, "commit", "-q", "-am", "break it")
+    monkeypatch.chdir(root)
     return root
 
 
@@ -135,10 +138,21 @@ def test_lint_file_uses_path_relative_to_repo_root(
     monkeypatch.chdir(repo / RECIPE_DIR)
     code, out, err = run(capsys, "lint", "--no-color", Path(RECIPE).name)
     assert code == 1, err
-    assert f"{RECIPE}:4:14  error  RCP999 test-bad-flag" in out
-    assert "  `BAD_FLAG` in" in out and "  修复：删除 `BAD_FLAG`" in out
+    # rules see the path from the repository root; text prints it from the cwd, as ruff does
+    assert f"  `BAD_FLAG` in `{RECIPE}`" in out
+    assert out.startswith(f"{Path(RECIPE).name}:4:14  error  RCP999 test-bad-flag")
+    assert "  修复：删除 `BAD_FLAG`" in out
     assert "1 error, 0 warnings, 0 info in 1 file checked" in out
     assert fake_rules[0].changed is None and fake_rules[0].base is None
+    code, out, _ = run(capsys, "lint", "--format", "json", Path(RECIPE).name)
+    assert as_json(out)["findings"][0]["path"] == RECIPE  # the contract: from the root
+    monkeypatch.chdir(repo.parent)
+    code, out, _ = run(capsys, "lint", "--format", "github", str(repo / RECIPE))
+    assert out.startswith(f"::error file=repo/{RECIPE},line=4,")
+    (repo.parent / "elsewhere").mkdir()
+    monkeypatch.chdir(repo.parent / "elsewhere")
+    code, out, _ = run(capsys, "lint", str(repo / RECIPE))
+    assert out.startswith(f"{repo / RECIPE}:4:14")  # outside the cwd: absolute
 
 
 def test_lint_directory_and_json(
@@ -206,9 +220,14 @@ def test_lint_base_with_working_tree_head(
 def test_lint_no_changes_is_clean(
     repo: Path, fake_rules: list[Context], capsys: pytest.CaptureFixture[str]
 ) -> None:
-    code, out, _ = run(
-        capsys, "lint", "--repo", str(repo), "--base", "pr", "--head", "pr", "--lang", "en"
+    argv = ["lint", "--repo", str(repo), "--base", "pr", "--head", "pr", "--lang", "en"]
+    code, out, err = run(capsys, *argv)
+    assert (code, out) == (2, "")
+    assert err == (
+        "bot: error: no files checked: the change from pr touches no recipe, changelog or "
+        "master config by the configured paths (pass --allow-empty to accept)\n"
     )
+    code, out, _ = run(capsys, *argv, "--allow-empty")
     assert code == 0
     assert out == "No problems found in 0 files checked\n"
 
@@ -254,8 +273,11 @@ def test_unrouted_file_warns(
     repo: Path, fake_rules: list[Context], capsys: pytest.CaptureFixture[str]
 ) -> None:
     code, _, err = run(capsys, "lint", str(repo / "README.md"))
-    assert code == 0
+    assert code == 2
     assert "bot: warning: README.md is not a recipe" in err
+    assert "bot: error: no files checked: " in err and "--allow-empty" in err
+    code, _, err = run(capsys, "lint", "--allow-empty", str(repo / "README.md"))
+    assert code == 0
 
 
 def test_repo_config_is_read_from_base_ref(

@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 import jsonschema
 import pytest
@@ -133,11 +136,27 @@ def test_json_contract_and_schema() -> None:
         },
         "fix": {"en": "Drop `--reasoning-parser`", "zh": "删除 `--reasoning-parser`"},
         "suggestion": "vllm serve \\",
+        "proposal": None,
         "in_diff": None,
         "fingerprint": make_report().findings[0].fingerprint,
     }
     third = data["findings"][2]
     assert third["fix"] is None and third["end_line"] == 14 and third["end_column"] is None
+
+
+def test_json_schema_accepts_additive_members_and_rejects_breaking_ones() -> None:
+    """The schema says consumers ignore unknown members: a future optional member validates."""
+    schema = load_schema("findings.schema.json")
+    data = json.loads(json_report.render(make_report()))
+    data["generated_by"] = "a later version"
+    data["tool"]["commit"] = "abc"
+    data["summary"]["fixable"] = 1
+    data["findings"][0]["confidence"] = "high"
+    data["findings"][0]["message"]["ja"] = "..."
+    jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
+    del data["findings"][0]["fingerprint"]  # a required member missing is still an error
+    with pytest.raises(jsonschema.ValidationError):
+        jsonschema.validate(data, schema, cls=jsonschema.Draft202012Validator)
 
 
 def test_json_empty_report_validates() -> None:
@@ -194,6 +213,87 @@ def test_sarif_shape() -> None:
     assert first["partialFingerprints"] == {
         "recipeReview/v1": make_report().findings[0].fingerprint
     }
+
+
+SARIF_SCHEMA = Path(__file__).parent / "data" / "sarif-schema-2.1.0.json"
+
+
+def _validate_sarif(log: dict[str, Any]) -> None:
+    """Against the OASIS SARIF 2.1.0 schema (draft-04), plus what the schema leaves to
+    `format: uri`: every URI parses and a relative one has nothing left to encode."""
+    schema = json.loads(SARIF_SCHEMA.read_text(encoding="utf-8"))
+    jsonschema.Draft4Validator.check_schema(schema)
+    errors = sorted(jsonschema.Draft4Validator(schema).iter_errors(log), key=str)
+    assert not errors, "\n".join(f"{list(e.absolute_path)}: {e.message}" for e in errors[:5])
+
+    def uris(node: Any) -> list[str]:
+        if isinstance(node, dict):
+            found = [v for k, v in node.items() if k in ("uri", "helpUri", "informationUri")]
+            return found + [u for v in node.values() for u in uris(v)]
+        if isinstance(node, list):
+            return [u for v in node for u in uris(v)]
+        return []
+
+    for uri in uris(log):
+        assert isinstance(uri, str) and uri
+        assert not re.search(r"[\s\\\x00-\x1f\x7f-\uffff]|%(?![0-9A-F]{2})", uri), uri
+        assert re.fullmatch(r"[A-Za-z0-9\-._~:/?#\[\]@!$&'()*+,;=%]+", uri), uri
+
+
+def test_sarif_validates_against_the_oasis_schema() -> None:
+    report = make_report()
+    _validate_sarif(_sarif(report))
+    _validate_sarif(json.loads(sarif.render(EMPTY)))
+    _validate_sarif(json.loads(sarif.render(report, root="/work/my repo")))
+
+
+def test_sarif_uris_are_percent_encoded_with_a_base_id() -> None:
+    f = RULE_B.hit("configs/100% new/a b#1é.yaml", Span(2), "x")
+    log = json.loads(sarif.render(Report(findings=[f], files=["x"]), root="/srv/repo dir"))
+    _validate_sarif(log)
+    (run,) = log["runs"]
+    loc = run["results"][0]["locations"][0]["physicalLocation"]["artifactLocation"]
+    assert loc == {"uri": "configs/100%25%20new/a%20b%231%C3%A9.yaml", "uriBaseId": "%SRCROOT%"}
+    assert unquote(loc["uri"]) == f.path
+    assert run["originalUriBaseIds"]["%SRCROOT%"]["uri"] == "file:///srv/repo%20dir/"
+
+
+def test_sarif_rules_once_with_help_uri_and_small() -> None:
+    report = make_report()
+    log = json.loads(sarif.render(report))  # the whole registry is known
+    driver = log["runs"][0]["tool"]["driver"]
+    assert driver["informationUri"].startswith("https://")
+    assert [r["id"] for r in driver["rules"]] == ["RCP901", "CHL901"]  # only rules with results
+    # a real rule: its help once, a link to its documentation, no examples
+    from bot.core.registry import get_rule
+
+    rcp001 = get_rule("RCP001")
+    assert rcp001 is not None
+    f = rcp001.rule.hit("benchmarks/a.sh", Span(1), "x", flag="--reasoning-parser", parser="p")
+    real = json.loads(sarif.render(Report(findings=[f, f, f], files=["benchmarks/a.sh"])))
+    _validate_sarif(real)
+    (rule,) = real["runs"][0]["tool"]["driver"]["rules"]
+    assert rule["helpUri"].endswith("/docs/rules.md#rcp001")
+    text = json.dumps(rule, ensure_ascii=False)
+    assert text.count(rcp001.rule.rationale.en.strip()[:80]) == 2  # help.text + help.markdown
+    assert len(sarif.render(Report(findings=[f, f, f], files=["a"]))) < 20_000
+
+
+def test_sarif_suggestion_is_a_fix_with_artifact_changes() -> None:
+    log = _sarif(make_report())
+    first = log["runs"][0]["results"][0]
+    assert "suggestion" not in first["properties"]
+    (fix,) = first["fixes"]
+    (change,) = fix["artifactChanges"]
+    assert change["artifactLocation"] == {"uri": "benchmarks/x.sh", "uriBaseId": "%SRCROOT%"}
+    (rep,) = change["replacements"]
+    assert rep["deletedRegion"] == {"startLine": 3, "startColumn": 1, "endLine": 4, "endColumn": 1}
+    assert rep["insertedContent"] == {"text": "vllm serve \\\n"}
+    deletion = RULE_A.hit("a.sh", Span(5), "x", parser="p", suggestion="")
+    log = json.loads(sarif.render(Report(findings=[deletion], files=["a.sh"])))
+    _validate_sarif(log)
+    rep = log["runs"][0]["results"][0]["fixes"][0]["artifactChanges"][0]["replacements"][0]
+    assert rep["insertedContent"] == {"text": ""} and rep["deletedRegion"]["endLine"] == 6
 
 
 def test_sarif_language_choice() -> None:

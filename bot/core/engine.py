@@ -42,11 +42,25 @@ class Context:
     # the date rules judge dated knowledge against (deprecations); an input,
     # never read from a clock inside the core
     review_date: date | None = None
+    # the pull request's GitHub repository (`owner/name`), when known
+    repository: str | None = None
     _memo: dict[str, Any] = field(default_factory=dict)
 
     @property
     def knowledge(self) -> Any:
         return self.config.knowledge
+
+    def pr_link_prefix(self, default: str) -> str:
+        """The URL a changelog `pr-link` starts with: the target repository's
+        `knowledge.changelog.pr_link_prefix`, else the pull request's own
+        repository, else `default`."""
+        section = self.knowledge.section("changelog") or {}
+        explicit = section.get("pr_link_prefix")
+        if explicit:
+            return str(explicit)
+        if self.repository:
+            return f"https://github.com/{self.repository}/pull/"
+        return default
 
     def text(self, path: str, tree: Tree | None = None) -> str | None:
         data = (tree or self.tree).read(path)

@@ -101,6 +101,9 @@ class Finding:
     in_diff: bool | None = None
     # the source line at `span.line`, for reporters that quote it
     line_text: str | None = None
+    # text to add elsewhere (e.g. the changelog entry a master-config change
+    # needs); unlike `suggestion` it never replaces the finding's own lines
+    proposal: str | None = None
 
     @property
     def line(self) -> int:
@@ -141,6 +144,7 @@ class Rule:
         variant: str | None = None,
         severity: Severity | None = None,
         suggestion: str | None = None,
+        proposal: str | None = None,
         **params: Any,
     ) -> Finding:
         """Build a finding of this rule with its message filled in."""
@@ -157,6 +161,7 @@ class Rule:
             fix=fix.format(params) if fix else None,
             subject=subject,
             suggestion=suggestion,
+            proposal=proposal,
         )
 
 

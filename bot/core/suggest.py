@@ -17,11 +17,14 @@ def replace_at(line: str, col: int, old: str, new: str) -> str | None:
     return line[:i] + new + line[i + len(old) :]
 
 
-def drop_flag(line: str, flag: str, value: str | None) -> str | None:
+def drop_flag(line: str, flag: str, value: str | None, prev: str | None = None) -> str | None:
     """`line` without `flag [value]` (or `flag=value`, or a YAML `key: value`).
 
     Returns "" when nothing but a line continuation would remain, so the
-    suggestion deletes the line.
+    suggestion deletes the line. `prev` is the line above: when it ends with a
+    continuation `\\` and this line, the command's last, does not, deleting this
+    line would continue the command into the next one, so that is not mechanical
+    (None). Inside a bash array (no continuations) the line is simply deleted.
     """
     val = re.escape(value) if value else ""
     patterns = [
@@ -36,7 +39,10 @@ def drop_flag(line: str, flag: str, value: str | None) -> str | None:
         if not m:
             continue
         rest = line[: m.start()] + line[m.end() :]
-        if rest.strip() in ("", "\\"):
+        if rest.strip() == "\\":
             return ""
+        if not rest.strip():
+            continued = prev is not None and prev.rstrip().endswith("\\")
+            return None if continued else ""
         return rest
     return None

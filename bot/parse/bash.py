@@ -184,6 +184,8 @@ class Command:
 class Problem:
     line: int
     message: str
+    # "binary": not a text file; "syntax": bash the grammar cannot read; "" otherwise
+    kind: str = ""
 
 
 class _Budget(Exception):

@@ -323,12 +323,10 @@ def parse_recipe(path: str, text: str) -> Recipe:
             )
         )
         return recipe
-    if "\x00" in text:
+    binary = _binary_at(text)
+    if binary is not None:
         recipe.problems.append(
-            Problem(
-                text[: text.index("\x00")].count("\n") + 1,
-                "script contains NUL bytes; not a text file",
-            )
+            Problem(binary, "the file is not a text file (binary content); not analysed", "binary")
         )
         return recipe
     if "\ufffd" in text:
@@ -343,9 +341,14 @@ def parse_recipe(path: str, text: str) -> Recipe:
     root = tree.root_node
     _collect_comments(root, recipe, data)
     if root.has_error:
-        line = _first_error_line(root)
+        line, what = _first_error(root, data)
+        line = min(line, max(1, len(text.splitlines())))
         recipe.problems.append(
-            Problem(line, "bash syntax the parser cannot read; values after it may be missed")
+            Problem(
+                line,
+                f"bash syntax error on line {line}: {what}; values after it may be missed",
+                "syntax",
+            )
         )
     launches: list[Launch] = []
     runs: dict[tuple[Any, ...], Run] = {}
@@ -478,16 +481,52 @@ def _collect_comments(root: Any, recipe: Recipe, data: bytes) -> None:
         recipe.comments[node.start_point.row + 1] = text
 
 
-def _first_error_line(root: Any) -> int:
+def _binary_at(text: str) -> int | None:
+    """The line where binary content starts: a NUL byte, or mostly undecodable or
+    control characters in the first 8 KiB (a compiled file, an image); else None."""
+    if "\x00" in text:
+        return text[: text.index("\x00")].count("\n") + 1
+    head = text[:8192]
+    odd = sum(1 for ch in head if ch == "\ufffd" or (ch < " " and ch not in "\t\n\r\f\v\x1b"))
+    if head and odd * 10 > len(head):
+        return 1
+    return None
+
+
+def _first_error(root: Any, data: bytes) -> tuple[int, str]:
+    """(line, what) of the first syntax error tree-sitter names, as precisely as it
+    can: a missing token is reported where its construct opens, an unexpected one
+    where it stands."""
     stack = [root]
     while stack:
         node = stack.pop()
-        if node.type == "ERROR" or node.is_missing:
-            return int(node.start_point.row) + 1
+        if node.is_missing:
+            opener = node.parent
+            if opener is None or opener.type == "program":
+                return int(node.start_point.row) + 1, f"missing `{node.type}` here"
+            line = int(opener.start_point.row) + 1
+            kind = str(opener.type).replace("_", " ")
+            return line, f"missing `{node.type}` to close the {kind} that starts here"
+        if node.type == "ERROR":
+            inner = [c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing]
+            if inner:
+                stack.extend(reversed(inner))
+                continue
+            # complete statements the parser kept, then the token it could not place
+            at = node
+            kids = list(node.children)
+            if kids and kids[0].is_named:
+                stray = [c for c in kids[1:] if not c.is_named]
+                if stray:
+                    at = stray[0]
+            line = int(at.start_point.row) + 1
+            token = data[at.start_byte : at.end_byte].split(b"\n", 1)[0].strip()
+            near = token.decode("utf-8", "replace")[:40]
+            return line, f"unexpected `{near}`" if near else "unexpected end of the script"
         stack.extend(
             reversed([c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing])
         )
-    return 1
+    return 1, "unreadable construct"
 
 
 __all__ = [

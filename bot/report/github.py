@@ -4,8 +4,12 @@
 
 Severity `error` maps to `::error`, `warning` to `::warning`, `info` to
 `::notice`. Data and property values are escaped as GitHub's toolkit does
-(`%`, CR and LF in data; additionally `:` and `,` in properties). A plain
-summary line follows the annotations.
+(`%`, CR and LF in data; additionally `:` and `,` in properties).
+
+GitHub shows at most 10 annotations of each level per step and drops the rest,
+so at most `MAX_PER_LEVEL` of each are printed, findings on lines the pull
+request changed first; then one plain line says how many were left out (as
+reviewdog does) and plain summary lines follow.
 """
 
 from __future__ import annotations
@@ -15,6 +19,7 @@ from bot.core.model import Finding
 from bot.report.text import bilingual, langs, summary_lines
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
+MAX_PER_LEVEL = 10
 
 
 def escape_data(text: str) -> str:
@@ -41,8 +46,30 @@ def annotation(f: Finding, lang: str = "both") -> str:
     return f"::{COMMAND[f.severity]} {head}::{escape_data(message)}"
 
 
-def render(report: Report, lang: str = "both") -> str:
-    """Workflow command lines for every finding, then the summary; ends with a newline."""
-    lines = [annotation(f, lang) for f in report.findings]
+def select(findings: list[Finding], limit: int = MAX_PER_LEVEL) -> tuple[list[Finding], int]:
+    """The findings to annotate (report order kept) and how many are left out:
+    per level, those on changed lines first, at most `limit`."""
+    chosen: set[int] = set()
+    for level in COMMAND:
+        of_level = [n for n, f in enumerate(findings) if f.severity == level]
+        of_level.sort(key=lambda n: 0 if findings[n].in_diff else 1)
+        chosen.update(of_level[:limit])
+    kept = [f for n, f in enumerate(findings) if n in chosen]
+    return kept, len(findings) - len(kept)
+
+
+def render(report: Report, lang: str = "both", *, limit: int = MAX_PER_LEVEL) -> str:
+    """Annotation lines (at most `limit` per level), a line counting the ones left
+    out, then the summary; ends with a newline."""
+    kept, omitted = select(report.findings, limit)
+    lines = [annotation(f, lang) for f in kept]
+    if omitted:
+        notes = {
+            "en": f"{omitted} more finding(s) not shown as annotations (GitHub shows at most "
+            f"{limit} per level); run `bot lint` for the full list",
+            "zh": f"另有 {omitted} 条问题未显示为注释（GitHub 每个级别最多显示 {limit} 条）；"
+            "运行 `bot lint` 查看完整列表",
+        }
+        lines.append(" / ".join(notes[code] for code in langs(lang)))
     lines.extend(summary_lines(report, lang))
     return "\n".join(lines) + "\n"

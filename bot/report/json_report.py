@@ -45,6 +45,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
         "message": _t(f.message),
         "fix": _t(f.fix),
         "suggestion": f.suggestion,
+        "proposal": f.proposal,
         "in_diff": f.in_diff,
         "fingerprint": f.fingerprint,
     }

@@ -1,7 +1,12 @@
 """SARIF 2.1.0 report, for GitHub code scanning and other SARIF viewers. Pure.
 
-One run; `tool.driver.rules` describes every rule of the registry plus any
-rule a finding names that the registry does not know. Results carry
+One run. `tool.driver.rules` describes each rule that a result names, once: its
+help (title, fix, rationale in both languages) and a `helpUri` to its section of
+the rule documentation; the examples stay in the docs, so a log of three findings
+stays a few kilobytes. Artifact URIs are percent-encoded paths relative to
+`%SRCROOT%`, which `run.originalUriBaseIds` resolves to the repository root when
+it is known. A suggestion becomes `fixes[].artifactChanges` (a replacement of the
+finding's whole lines, as ruff emits its fixes). Results carry
 `partialFingerprints["recipeReview/v1"]` (the finding's fingerprint), so code
 scanning tracks an alert across commits that only move lines.
 """
@@ -11,33 +16,59 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from typing import Any
+from urllib.parse import quote
 
 from bot import __version__
 from bot.core.engine import Report
 from bot.core.model import Finding, Rule
 from bot.core.registry import RuleModule, all_rules
-from bot.docs import render_rule_markdown
+from bot.docs import PROJECT_URL, RULES_URL, rule_url
 from bot.report.text import bilingual, langs
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "recipeReview/v1"
 TOOL = "recipe-review-bot"
-INFO_URI = "https://github.com/SemiAnalysisAI/InferenceX"
+INFO_URI = PROJECT_URL
+SRCROOT = "%SRCROOT%"
 
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
 
 
-def _descriptor(rule: Rule) -> dict[str, Any]:
-    help_text = [rule.title.en, rule.title.zh, "", rule.message.en, rule.message.zh]
+def encode_path(path: str) -> str:
+    """A relative `/`-separated path as a URI reference: every byte outside the
+    unreserved set and `/` percent-encoded (a space, `%`, `#`, `?`, non-ASCII)."""
+    return quote(path.replace("\\", "/"), safe="/-._~")
+
+
+def root_uri(root: str) -> str:
+    """`file:` URI of an absolute directory, ending with `/` as SARIF requires."""
+    path = root.replace("\\", "/")
+    if not path.startswith("/"):
+        path = "/" + path  # a Windows drive: file:///C:/...
+    uri = "file://" + quote(path, safe="/-._~:")
+    return uri if uri.endswith("/") else uri + "/"
+
+
+def _help(rule: Rule) -> dict[str, str]:
+    text = [f"{rule.title.en}", f"{rule.title.zh}"]
+    md = [f"**{rule.title.en}**  ", f"**{rule.title.zh}**"]
     if rule.fix is not None:
-        help_text += ["", f"Fix: {rule.fix.en}", f"修复：{rule.fix.zh}"]
-    help_text += ["", rule.rationale.en.strip(), "", rule.rationale.zh.strip()]
+        text += ["", f"Fix: {rule.fix.en}", f"修复：{rule.fix.zh}"]
+        md += ["", f"**Fix:** {rule.fix.en}  ", f"**修复：** {rule.fix.zh}"]
+    rationale = [rule.rationale.en.strip(), "", rule.rationale.zh.strip()]
+    text += ["", *rationale, "", f"Documentation: {rule_url(rule.id)}"]
+    md += ["", *rationale, "", f"[Documentation / 文档]({rule_url(rule.id)})"]
+    return {"text": "\n".join(text), "markdown": "\n".join(md)}
+
+
+def _descriptor(rule: Rule) -> dict[str, Any]:
     return {
         "id": rule.id,
         "name": rule.slug,
         "shortDescription": {"text": rule.title.en},
-        "fullDescription": {"text": f"{rule.rationale.en.strip()}\n\n{rule.rationale.zh.strip()}"},
-        "help": {"text": "\n".join(help_text), "markdown": render_rule_markdown(rule, level=2)},
+        "fullDescription": {"text": f"{rule.title.en} / {rule.title.zh}"},
+        "helpUri": rule_url(rule.id),
+        "help": _help(rule),
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
         "properties": {"tags": [rule.target], "title_zh": rule.title.zh},
     }
@@ -49,6 +80,7 @@ def _fallback_descriptor(f: Finding) -> dict[str, Any]:
         "name": f.slug,
         "shortDescription": {"text": f.title.en},
         "fullDescription": {"text": f"{f.title.en} / {f.title.zh}"},
+        "helpUri": RULES_URL,
         "help": {"text": f"{f.title.en}\n{f.title.zh}"},
         "defaultConfiguration": {"level": LEVEL[f.severity]},
         "properties": {"title_zh": f.title.zh},
@@ -63,6 +95,37 @@ def _message(f: Finding, lang: str) -> str:
     return text
 
 
+def _location(f: Finding) -> dict[str, Any]:
+    return {"uri": encode_path(f.path), "uriBaseId": SRCROOT}
+
+
+def _fix(f: Finding, lang: str) -> dict[str, Any]:
+    """The suggestion as a SARIF fix: the finding's whole lines replaced (deleted when
+    the suggestion is empty)."""
+    assert f.suggestion is not None
+    inserted = f.suggestion + "\n" if f.suggestion else ""
+    what = f.fix if f.fix is not None else f.title
+    return {
+        "description": {"text": bilingual(what, lang)},
+        "artifactChanges": [
+            {
+                "artifactLocation": _location(f),
+                "replacements": [
+                    {
+                        "deletedRegion": {
+                            "startLine": f.span.line,
+                            "startColumn": 1,
+                            "endLine": f.span.last_line + 1,
+                            "endColumn": 1,
+                        },
+                        "insertedContent": {"text": inserted},
+                    }
+                ],
+            }
+        ],
+    }
+
+
 def _result(f: Finding, index: int, lang: str) -> dict[str, Any]:
     region: dict[str, Any] = {"startLine": f.span.line, "startColumn": max(1, f.span.col)}
     if f.span.end_line is not None:
@@ -74,36 +137,43 @@ def _result(f: Finding, index: int, lang: str) -> dict[str, Any]:
         "ruleIndex": index,
         "level": LEVEL[f.severity],
         "message": {"text": _message(f, lang)},
-        "locations": [
-            {
-                "physicalLocation": {
-                    "artifactLocation": {"uri": f.path, "uriBaseId": "%SRCROOT%"},
-                    "region": region,
-                }
-            }
-        ],
+        "locations": [{"physicalLocation": {"artifactLocation": _location(f), "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
         "properties": {"slug": f.slug},
     }
     if f.suggestion is not None:
-        result["properties"]["suggestion"] = f.suggestion
+        result["fixes"] = [_fix(f, lang)]
+    if f.proposal is not None:
+        result["properties"]["proposal"] = f.proposal
     return result
 
 
 def sarif_dict(
-    report: Report, lang: str = "both", rules: Sequence[RuleModule | Rule] | None = None
+    report: Report,
+    lang: str = "both",
+    rules: Sequence[RuleModule | Rule] | None = None,
+    *,
+    root: str | None = None,
 ) -> dict[str, Any]:
+    """The SARIF log. `root`: absolute path of the repository root (`%SRCROOT%`)."""
     langs(lang)
-    known = [
-        r.rule if isinstance(r, RuleModule) else r
-        for r in (rules if rules is not None else all_rules())
-    ]
-    descriptors = [_descriptor(rule) for rule in known]
-    index = {rule.id: n for n, rule in enumerate(known)}
+    known = {
+        rule.id: rule
+        for rule in (
+            r.rule if isinstance(r, RuleModule) else r
+            for r in (rules if rules is not None else all_rules())
+        )
+    }
+    descriptors: list[dict[str, Any]] = []
+    index: dict[str, int] = {}
     for f in report.findings:
         if f.rule not in index:
             index[f.rule] = len(descriptors)
-            descriptors.append(_fallback_descriptor(f))
+            rule = known.get(f.rule)
+            descriptors.append(_descriptor(rule) if rule else _fallback_descriptor(f))
+    base: dict[str, Any] = {"description": {"text": "The repository root"}}
+    if root is not None:
+        base["uri"] = root_uri(root)
     return {
         "$schema": SCHEMA,
         "version": "2.1.0",
@@ -118,6 +188,7 @@ def sarif_dict(
                         "rules": descriptors,
                     }
                 },
+                "originalUriBaseIds": {SRCROOT: base},
                 "columnKind": "unicodeCodePoints",
                 "results": [_result(f, index[f.rule], lang) for f in report.findings],
                 "properties": {"filesChecked": len(report.files), "suppressed": report.suppressed},
@@ -127,7 +198,13 @@ def sarif_dict(
 
 
 def render(
-    report: Report, lang: str = "both", *, rules: Sequence[RuleModule | Rule] | None = None
+    report: Report,
+    lang: str = "both",
+    *,
+    rules: Sequence[RuleModule | Rule] | None = None,
+    root: str | None = None,
 ) -> str:
     """The report as a SARIF 2.1.0 log, ending with a newline."""
-    return json.dumps(sarif_dict(report, lang, rules), ensure_ascii=False, indent=2) + "\n"
+    return (
+        json.dumps(sarif_dict(report, lang, rules, root=root), ensure_ascii=False, indent=2) + "\n"
+    )

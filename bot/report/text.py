@@ -108,7 +108,15 @@ def _finding(f: Finding, lang: str, color: bool) -> list[str]:
     if f.suggestion is not None:
         names = {"en": "suggestion:", "zh": "建议改为："}
         lines.append("  " + _paint(" / ".join(names[c] for c in codes), "dim", color))
-        lines.extend("  | " + part for part in f.suggestion.splitlines() or [""])
+        if f.suggestion:
+            lines.extend("  | " + part for part in f.suggestion.splitlines())
+        else:
+            deleted = {"en": "(delete the line)", "zh": "（删除该行）"}
+            lines.append("  | " + " ".join(deleted[c] for c in codes))
+    if f.proposal is not None:
+        names = {"en": "proposed addition:", "zh": "建议添加："}
+        lines.append("  " + _paint(" / ".join(names[c] for c in codes), "dim", color))
+        lines.extend("  | " + part for part in f.proposal.splitlines())
     return lines
 
 

@@ -17,11 +17,12 @@ from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
 from bot.core.engine import Context, Report, lint
 from bot.core.model import T
 from bot.core.registry import all_rules
+from bot.docs import RULES_URL
 from bot.github.tree import GitHubTree
 from bot.github.types import Comment, Gateway, Posted, PullFile, PullInfo, Status
 from bot.review import render
 
-DOCS_URL = "https://github.com/recipe-review-bot/recipe-review-bot/blob/main/docs/rules.md"
+DOCS_URL = RULES_URL
 
 
 @dataclass(frozen=True)
@@ -75,6 +76,7 @@ def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetim
         mode="pr",
         change=change,
         review_date=today,
+        repository=pull.repo,
     )
     return Outcome(pull, lint(ctx, paths=sorted(changed)), ctx=ctx)
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from bot.core.model import SEVERITY_RANK, Finding, T
 from bot.github.types import Comment, PullFile, ReviewComment, Status
@@ -124,6 +124,20 @@ def truncate(body: str, limit: int = MAX_BODY) -> str:
     return body[: max(0, keep)] + note + "\n" + markers
 
 
+def suggestion_block(suggestion: str) -> list[str]:
+    """A GitHub suggestion block replacing the commented lines with `suggestion`.
+
+    An empty suggestion is a deletion and renders as an empty block: a blank line
+    inside the fence would replace the line with an empty one, and after a
+    trailing `\\` an empty line ends the command and drops every later flag. The
+    fence is longer than any backtick run in the text, so it cannot close early.
+    """
+    runs = [len(m) for m in re.findall(r"`{3,}", suggestion)]
+    fence = "`" * max([3, *(n + 1 for n in runs)])
+    body = suggestion.split("\n") if suggestion else []
+    return [f"{fence}suggestion", *body, fence]
+
+
 def comment_body(f: Finding, rationale: T | None, docs_url: str) -> str:
     anchor = f"{docs_url}#{f.rule.lower()}" if docs_url else ""
     rule = f"[`{f.rule}` {f.slug}]({anchor})" if anchor else f"`{f.rule}` {f.slug}"
@@ -137,7 +151,10 @@ def comment_body(f: Finding, rationale: T | None, docs_url: str) -> str:
     if f.fix is not None:
         parts += ["", f"**Fix:** {f.fix.en}", "", f"**修复：** {f.fix.zh}"]
     if f.suggestion is not None:
-        parts += ["", "```suggestion", f.suggestion, "```"]
+        parts += ["", *suggestion_block(f.suggestion)]
+    if f.proposal is not None:
+        fence = "`" * max([3, *(len(m) + 1 for m in re.findall(r"`{3,}", f.proposal))])
+        parts += ["", "**Proposed addition / 建议添加：**", "", fence, f.proposal, fence]
     if rationale is not None:
         parts += [
             "",
@@ -294,11 +311,16 @@ def plan_review(
             start = (
                 f.line if last > f.line and all(n in ok for n in range(f.line, last + 1)) else None
             )
+            shown = f
+            if last > f.line and start is None and f.suggestion is not None:
+                # the suggestion replaces every line of the finding; on a one-line
+                # comment GitHub would replace only the first
+                shown = replace(f, suggestion=None)
             comment = ReviewComment(
                 path=f.path,
                 line=last if start is not None else f.line,
                 start_line=start,
-                body=comment_body(f, rationale.get(f.rule), docs_url),
+                body=comment_body(shown, rationale.get(f.rule), docs_url),
             )
             plan.inline.append((f, comment))
         else:

@@ -4,6 +4,9 @@ The payload is judged by the same `classify` as a live delivery (so an ignored
 action is reported as ignored), then the review pipeline runs once, directly (no
 queue), against the configured GitHub (`GITHUB_API_URL` may point at a fake). With
 --dry-run the gateway is wrapped in `DryRunGateway` and the writes are printed.
+With --local-repo DIR (and --dry-run) the reads come from that local clone
+instead (`LocalGitGateway`): the payload's base and head SHAs must be in it, and
+no GitHub access or credentials are needed.
 
 Exit status: 0 reviewed, dry run printed, or the delivery is ignored; 1 GitHub
 failed; 2 usage or input error.
@@ -37,6 +40,7 @@ class ReplayOptions:
     installation: int | None = None
     config: str | None = None
     format: str = "text"
+    local_repo: str | None = None
 
 
 def load_payload(path: str, index: int | None) -> Any:
@@ -62,6 +66,39 @@ def load_payload(path: str, index: int | None) -> Any:
     if index not in (None, 0):
         raise ReplayError(f"{path} holds one payload; --index {index} is out of range")
     return payload
+
+
+def _local_factory(repo_dir: str, payload: Any) -> GatewayFactory:
+    """A factory of `LocalGitGateway`s holding the payload's pull request."""
+    from bot.github.localgit import LocalGitGateway
+    from bot.github.types import PullInfo
+    from bot.sources import SourceError, resolve_ref
+
+    pr = payload.get("pull_request") if isinstance(payload, dict) else None
+    repo = (payload.get("repository") or {}).get("full_name") if isinstance(payload, dict) else None
+    if not isinstance(pr, dict) or not isinstance(repo, str):
+        raise ReplayError("the payload has no pull_request or repository.full_name")
+    head, base = pr.get("head") or {}, pr.get("base") or {}
+    try:
+        head_sha = resolve_ref(repo_dir, str(head.get("sha") or ""))
+        base_sha = resolve_ref(repo_dir, str(base.get("sha") or ""))
+    except SourceError as exc:
+        raise ReplayError(
+            f"--local-repo {repo_dir}: {exc} (fetch the pull request first)"
+        ) from None
+    info = PullInfo(
+        repo=repo,
+        number=int(pr.get("number") or payload.get("number") or 0),
+        head_sha=head_sha,
+        base_sha=base_sha,
+        base_ref=str(base.get("ref") or base_sha),
+        head_ref=str(head.get("ref") or head_sha),
+        author=str((pr.get("user") or {}).get("login") or "unknown"),
+        draft=bool(pr.get("draft")),
+        state=str(pr.get("state") or "open"),
+        html_url=str(pr.get("html_url") or ""),
+    )
+    return lambda installation: LocalGitGateway(repo_dir, {info.number: info})
 
 
 def replay(
@@ -92,6 +129,10 @@ def replay(
         out.write(f"ignored: {decision.reason}\n")
         return 0
     pull = decision.pull
+    if options.local_repo is not None:
+        if not options.dry_run:
+            raise ReplayError("--local-repo reads local git and writes nothing: add --dry-run")
+        gateways = _local_factory(options.local_repo, payload)
     if gateways is None and settings.credentials is None:
         raise ReplayError(
             "no GitHub credentials: set GITHUB_TOKEN, or GITHUB_APP_ID with "

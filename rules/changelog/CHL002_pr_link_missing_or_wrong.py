@@ -196,8 +196,7 @@ RULE = Rule(
 
 
 def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
-    section = ctx.knowledge.section("changelog") or {}
-    prefix = str(section.get("pr_link_prefix") or DEFAULT_PREFIX)
+    prefix = ctx.pr_link_prefix(DEFAULT_PREFIX)
     base = None
     if ctx.base is not None:
         base = ctx.parsed("changelog", changelog.path, parse_changelog, tree=ctx.base)

@@ -290,8 +290,7 @@ def check(change: ChangeSet, ctx: Any) -> Iterator[Finding]:
             )
     if not missing:
         return
-    section = ctx.knowledge.section("changelog") or {}
-    prefix = str(section.get("pr_link_prefix") or DEFAULT_PREFIX)
+    prefix = ctx.pr_link_prefix(DEFAULT_PREFIX)
     pr = ctx.pr if ctx.pr is not None else change.pr
     proposal = _proposal([item for item, _ in missing], prefix, pr)
     keys = _ticks([item.entry.key for item, _ in missing])
@@ -301,7 +300,7 @@ def check(change: ChangeSet, ctx: Any) -> Iterator[Finding]:
             Span(item.entry.start_line),
             f"uncovered {item.entry.key}",
             variant="added" if status == "added" else None,
-            suggestion=proposal,
+            proposal=proposal,
             key=item.entry.key,
             keys=keys,
         )

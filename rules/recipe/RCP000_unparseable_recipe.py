@@ -22,6 +22,18 @@ RULE = Rule(
         en="Fix the bash syntax, or split unusual constructs out of the launch path",
         zh="修正 bash 语法，或将特殊写法移出服务启动路径",
     ),
+    variants={
+        "binary": T(
+            en="Not a text file: {problem}",
+            zh="不是文本文件：{problem}",
+        ),
+    },
+    variant_fixes={
+        "binary": T(
+            en="Commit the recipe as a UTF-8 bash script, or move this file out of the recipe paths",
+            zh="将配方提交为 UTF-8 编码的 bash 脚本，或将此文件移出配方路径",
+        ),
+    },
     rationale=T(
         en=(
             "Every other recipe rule reads the launch command the bot resolves from the script. "
@@ -61,4 +73,10 @@ RULE = Rule(
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     for problem in recipe.problems:
-        yield RULE.hit(recipe.path, Span(problem.line), problem.message, problem=problem.message)
+        yield RULE.hit(
+            recipe.path,
+            Span(problem.line),
+            problem.message,
+            variant="binary" if problem.kind == "binary" else None,
+            problem=problem.message,
+        )

@@ -138,12 +138,14 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             cond_en = f"harms the EVAL_ONLY run when {agent} is selected"
             cond_zh = f"当选择 {agent} 时会损害 EVAL_ONLY 评估"
         lines = recipe.lines
-        line = lines[parser.span.line - 1] if 0 < parser.span.line <= len(lines) else ""
+        no = parser.span.line
+        line = lines[no - 1] if 0 < no <= len(lines) else ""
+        prev = lines[no - 2] if 1 < no <= len(lines) else None
         yield RULE.hit(
             recipe.path,
             parser.span,
             f"{flag} {parser.text}",
-            suggestion=drop_flag(line, flag, parser.text),
+            suggestion=drop_flag(line, flag, parser.text, prev),
             severity=ERROR if multi_turn else WARNING,
             flag=flag,
             parser=parser.text,

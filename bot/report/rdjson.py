@@ -1,0 +1,70 @@
+"""Reviewdog Diagnostic Format (rdjson), for `reviewdog -f=rdjson`. Pure.
+
+    {"source": {"name": "recipe-review-bot", "url": ...},
+     "diagnostics": [{"message", "location": {"path", "range": {"start", "end"}},
+                      "severity": "ERROR" | "WARNING" | "INFO",
+                      "code": {"value": "RCP001", "url": <rule docs>},
+                      "suggestions": [{"range", "text"}]}]}
+
+Lines and columns are 1-based; a range's end is exclusive. A suggestion replaces
+the finding's whole lines (from column 1 of its first line to column 1 of the
+line after its last), so reviewdog posts it as a GitHub suggestion; an empty
+text deletes the lines. `diagnostics` follow the report's order.
+"""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from bot.core.engine import Report
+from bot.core.model import Finding
+from bot.docs import PROJECT_URL, rule_url
+from bot.report.text import bilingual, langs
+
+SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
+
+
+def _message(f: Finding, lang: str) -> str:
+    text = bilingual(f.message, lang)
+    if f.fix is not None:
+        fixes = {"en": f"Fix: {f.fix.en}", "zh": f"修复：{f.fix.zh}"}
+        text += "\n" + "\n".join(fixes[code] for code in langs(lang))
+    return text
+
+
+def diagnostic(f: Finding, lang: str = "both") -> dict[str, Any]:
+    start = {"line": f.span.line, "column": max(1, f.span.col)}
+    rng: dict[str, Any] = {"start": start}
+    if f.span.end_col is not None:
+        rng["end"] = {"line": f.span.last_line, "column": f.span.end_col}
+    elif f.span.end_line is not None:
+        rng["end"] = {"line": f.span.end_line + 1, "column": 1}
+    out: dict[str, Any] = {
+        "message": _message(f, lang),
+        "location": {"path": f.path, "range": rng},
+        "severity": SEVERITY[f.severity],
+        "code": {"value": f.rule, "url": rule_url(f.rule)},
+    }
+    if f.suggestion is not None:
+        out["suggestions"] = [
+            {
+                "range": {
+                    "start": {"line": f.span.line, "column": 1},
+                    "end": {"line": f.span.last_line + 1, "column": 1},
+                },
+                "text": f.suggestion + "\n" if f.suggestion else "",
+            }
+        ]
+    out["original_output"] = f"{f.path}:{f.span.line}:{f.span.col}: {f.rule} {f.slug}"
+    return out
+
+
+def render(report: Report, lang: str = "both") -> str:
+    """The report as one rdjson document, ending with a newline."""
+    langs(lang)
+    data = {
+        "source": {"name": "recipe-review-bot", "url": PROJECT_URL},
+        "diagnostics": [diagnostic(f, lang) for f in report.findings],
+    }
+    return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
