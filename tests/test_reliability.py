@@ -491,3 +491,45 @@ def test_no_credential_reaches_a_log_line_or_the_database(fake_github: Any, tmp_
     for canary in (token, secret, jwt_canary, "Q2FuYXJ5UEVN", ant):
         assert canary not in text, canary
         assert canary.encode() not in database, canary
+
+
+# ----------------------------------------------------------------------------- writes answered 502
+
+
+def test_writes_answered_502_after_being_applied_duplicate_nothing(
+    fake_github: Any, tmp_path: Path
+) -> None:
+    """20 % of GitHub writes are applied and then answered 502 (the response lost): the
+    retried reviews post every review, comment and status exactly once."""
+    from review_rig import audit, delivery, open_pulls
+
+    from bot.server.settings import load_settings
+
+    fake_github.add_token("chaos-token", "recipe-bot")
+    settings = load_settings(
+        {
+            "BOT_WEBHOOK_SECRET": SECRET.decode(),
+            "GITHUB_API_URL": fake_github.url,
+            "GITHUB_TOKEN": "chaos-token",
+            "BOT_DB": str(tmp_path / "chaos.sqlite3"),
+            "BOT_WRITE_INTERVAL": "0",
+            "BOT_POLL_SECONDS": "0.02",
+            "BOT_RETRY_BASE_SECONDS": "0",
+            "BOT_MAX_ATTEMPTS": "30",
+        }
+    )
+    numbers = range(1, 9)
+    open_pulls(fake_github, numbers)
+    fake_github.chaos(0.2, seed=12)
+    app = create_app(settings)
+    service: Service = app.state.service
+    with LiveServer(app, settings) as server, httpx.Client(timeout=10) as client:
+        for n in numbers:
+            body = delivery(fake_github, "opened", n)
+            r = client.post(server.url + "/webhook", content=body, headers=signed_headers(body))
+            assert r.status_code == 202
+        wait_for(lambda: service.queue.stats().jobs["done"] == len(numbers), timeout=60)
+    result = audit(fake_github, numbers)
+    assert fake_github.chaos_hits >= 3  # the chaos really happened
+    assert result.lost == [] and result.duplicates == 0, result.line()
+    assert result.reviews == len(numbers)
