@@ -341,6 +341,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeGitHub
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client killed mid-request (the SIGKILL battery): nothing to report
+        super().handle_error(request, client_address)
+
 
 class FakeGitHub:
     """The fake. Use as a context manager (or `start()`/`stop()`)."""

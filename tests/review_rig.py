@@ -11,6 +11,7 @@ in a row for one commit and context.
 from __future__ import annotations
 
 from collections import Counter
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from itertools import pairwise
 from typing import Any
@@ -73,7 +74,7 @@ def delivery(fake: FakeGitHub, action: str, number: int) -> bytes:
     return encode(payload(fake, action, number))
 
 
-def audit(fake: FakeGitHub, numbers: range, bot: str = "recipe-bot") -> Audit:
+def audit(fake: FakeGitHub, numbers: Sequence[int], bot: str = "recipe-bot") -> Audit:
     repo = fake.repo(REPO)
     out = Audit(pulls=len(numbers))
     for n in numbers:
@@ -96,16 +97,18 @@ def audit(fake: FakeGitHub, numbers: range, bot: str = "recipe-bot") -> Audit:
         out.duplicate_inline += sum(c - 1 for c in prints.values())
         heads_seen = {pull.head_sha} | {r.get("commit_id") for r in mine}
         for sha in heads_seen:
-            ours = [
+            mine_here = [
                 s
                 for s in reversed(repo.statuses.get(sha, []))  # oldest first
-                if s["context"] == CONTEXT and s["creator"]["login"] == bot
+                if s["creator"]["login"] == bot
             ]
-            out.statuses += len(ours)
-            for a, b in pairwise(ours):
-                key = ("state", "description", "target_url")
-                if all(a.get(k) == b.get(k) for k in key):
-                    out.duplicate_statuses += 1
+            out.statuses += len(mine_here)
+            for context in {s["context"] for s in mine_here}:  # the review's and sign-off's
+                ours = [s for s in mine_here if s["context"] == context]
+                for a, b in pairwise(ours):
+                    key = ("state", "description", "target_url")
+                    if all(a.get(k) == b.get(k) for k in key):
+                        out.duplicate_statuses += 1
         if not any(
             s["context"] == CONTEXT and s["creator"]["login"] == bot
             for s in repo.statuses.get(pull.head_sha, [])
