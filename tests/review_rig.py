@@ -10,6 +10,8 @@ in a row for one commit and context.
 
 from __future__ import annotations
 
+import datetime
+import itertools
 from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -68,10 +70,19 @@ def push(fake: FakeGitHub, number: int, salt: int) -> str:
     return fake.push(REPO, number, files)
 
 
+_SEQ = itertools.count()
+_EPOCH = datetime.datetime(2026, 11, 30, 10, 0, tzinfo=datetime.UTC)
+
+
 def delivery(fake: FakeGitHub, action: str, number: int) -> bytes:
+    """A signed-ready `pull_request` body for PR `number`'s current head, with an
+    `updated_at` later than every earlier one (as GitHub's are: newer pushes, later times)."""
     from tests.webhook_fakes import encode
 
-    return encode(payload(fake, action, number))
+    body = payload(fake, action, number)
+    stamp = _EPOCH + datetime.timedelta(seconds=next(_SEQ))
+    body["pull_request"]["updated_at"] = stamp.strftime("%Y-%m-%dT%H:%M:%SZ")
+    return encode(body)
 
 
 def audit(fake: FakeGitHub, numbers: Sequence[int], bot: str = "recipe-bot") -> Audit:
