@@ -270,7 +270,7 @@ def test_silent_and_half_header_clients_are_dropped(live: Callable[..., Live]) -
     half.sendall(_head(10)[:40])
     for sock in (silent, half):
         _, data = _closed_after(sock)
-        assert 0.4 < time.monotonic() - started < 2.0 and data == b""
+        assert 0.4 < time.monotonic() - started < 3.0 and data == b""
         sock.close()
 
 
@@ -279,7 +279,7 @@ def test_a_stalled_or_trickling_body_gets_408_and_is_dropped(live: Callable[...,
     stalled = bot.connect()
     stalled.sendall(_head(1000) + b"{" * 10)
     took, data = _closed_after(stalled)
-    assert 0.4 < took < 2.0 and data.startswith(b"HTTP/1.1 408")
+    assert 0.4 < took < 3.0 and data.startswith(b"HTTP/1.1 408")
     stalled.close()
 
     trickle = bot.connect()
@@ -298,7 +298,7 @@ def test_a_stalled_or_trickling_body_gets_408_and_is_dropped(live: Callable[...,
             continue
         except (BrokenPipeError, ConnectionResetError):
             break
-    assert time.monotonic() - started < 2.0 and answer.startswith(b"HTTP/1.1 408")
+    assert time.monotonic() - started < 3.0 and answer.startswith(b"HTTP/1.1 408")
     trickle.close()
     assert bot.queue.stats().deliveries == 0
 
@@ -318,14 +318,14 @@ def test_deadline_rearms_after_a_response_and_idle_keepalive_closes(
     assert first.startswith(b"HTTP/1.1 200")
     sock.sendall(head[:30])  # a second request that never completes its headers
     took, _ = _closed_after(sock)
-    assert took < 2.0
+    assert took < 3.0
     sock.close()
     idle = bot.connect()
     idle.sendall(head + body)
     idle.settimeout(5)
     assert idle.recv(4096).startswith(b"HTTP/1.1 200")
     took, _ = _closed_after(idle)  # kept alive, then closed when idle
-    assert took < 2.0
+    assert took < 3.0
     idle.close()
 
 
@@ -344,7 +344,7 @@ def test_valid_deliveries_are_acked_while_100_slow_clients_hang(
         started = time.monotonic()
         assert bot.post(body, signed_headers(body, "ping")).status_code == 200
         times.append(time.monotonic() - started)
-    assert max(times) < 0.5, times
+    assert max(times) < 1.5, times  # well under the 3 s the slow ones get
     for s in slow:
         _closed_after(s, 8)
         s.close()
