@@ -533,3 +533,26 @@ def test_writes_answered_502_after_being_applied_duplicate_nothing(
     assert fake_github.chaos_hits >= 3  # the chaos really happened
     assert result.lost == [] and result.duplicates == 0, result.line()
     assert result.reviews == len(numbers)
+
+
+def test_an_acking_process_and_a_reviewing_process_share_one_queue(tmp_path: Path) -> None:
+    """BOT_WORKERS=0: this `bot serve` only acknowledges (its ack path shares no CPU with
+    reviews); a second one on the same SQLite file reviews what it stored."""
+    db = str(tmp_path / "shared.sqlite3")
+    github = MemoryGitHub()
+    github.open_pull(4, sha(4))
+    reviewer = IdempotentReviewer()
+    acking = replace(BASE, db_path=db, workers=0)
+    reviewing = replace(BASE, db_path=db, workers=1)
+    front = create_app(acking, gateways=lambda i: github, reviewer=IdempotentReviewer())
+    back = create_app(reviewing, gateways=lambda i: github, reviewer=reviewer)
+    assert front.state.service.pool is None
+    with LiveServer(front, acking) as a, LiveServer(back, reviewing), httpx.Client() as c:
+        body = encode(pr_payload("opened", 4, sha(4)))
+        assert (
+            c.post(a.url + "/webhook", content=body, headers=signed_headers(body)).status_code
+            == 202
+        )
+        assert c.get(a.url + "/readyz").status_code == 200
+        wait_for(lambda: github.reviewed_heads(4) == [sha(4)], timeout=10)
+    assert [run[3] for run in reviewer.runs] == [sha(4)]

@@ -228,7 +228,7 @@ def create_app(
     metrics = Metrics()
     identity = Identity(settings.self_login, settings.github_app_slug)
     pool: WorkerPool | None = None
-    if start_workers:
+    if start_workers and settings.workers > 0:  # 0: another process on the queue reviews
         pool = WorkerPool(
             queue,
             gateways=gateways or github_factory(settings),

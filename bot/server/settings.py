@@ -67,7 +67,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("BOT_DB", "path", DEFAULT_DB, "SQLite queue file (WAL mode), relative to the cwd"),
     Option("BOT_HOST", "str", "127.0.0.1", "address `bot serve` binds (--host wins)"),
     Option("BOT_PORT", "int", "8080", "port `bot serve` listens on (--port wins)"),
-    Option("BOT_WORKERS", "int", "2", "review worker threads"),
+    Option(
+        "BOT_WORKERS",
+        "int",
+        "2",
+        "review worker threads (0: only acknowledge; another `bot serve` on BOT_DB reviews)",
+    ),
     Option("BOT_LEASE_SECONDS", "float", "300", "a job's lease; renewed while its worker lives"),
     Option("BOT_MAX_ATTEMPTS", "int", "5", "attempts before a job is dead-lettered"),
     Option("BOT_RETRY_BASE_SECONDS", "float", "10", "first retry delay; doubles per attempt"),
@@ -289,7 +294,7 @@ def _validate(s: Settings) -> None:
     checks = [
         (s.github_api_url.startswith(("https://", "http://")), "GITHUB_API_URL is not a URL"),
         (0 < s.port < 65536, "BOT_PORT must be 1-65535"),
-        (1 <= s.workers <= 64, "BOT_WORKERS must be 1-64"),
+        (0 <= s.workers <= 64, "BOT_WORKERS must be 0-64"),
         (s.lease_seconds >= 1, "BOT_LEASE_SECONDS must be at least 1"),
         (1 <= s.max_attempts <= 100, "BOT_MAX_ATTEMPTS must be 1-100"),
         (s.retry_base_seconds >= 0, "BOT_RETRY_BASE_SECONDS must not be negative"),
