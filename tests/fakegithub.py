@@ -16,8 +16,9 @@ the app's public key) with installations and expiring installation tokens.
 
 Every request is recorded in `fake.requests` (method, path, query, json body,
 headers, status answered). Failures are injected with `fail_next` (any status,
-optionally after applying the request) and `rate_limit_next` (403/429 with a
-rate-limit message and `Retry-After`).
+optionally after applying the request), `rate_limit_next` (403/429 with a
+rate-limit message and `Retry-After`) and `chaos` (a fraction of all writes
+answered 502 after being applied).
 
 Only what the bot uses is implemented; shapes follow the real API closely
 enough for PyGithub and for code reading the JSON.
@@ -340,6 +341,13 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
     fake: FakeGitHub
 
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        import sys
+
+        if isinstance(sys.exc_info()[1], ConnectionError):
+            return  # a client killed mid-request (the SIGKILL battery): nothing to report
+        super().handle_error(request, client_address)
+
 
 class FakeGitHub:
     """The fake. Use as a context manager (or `start()`/`stop()`)."""
@@ -368,6 +376,8 @@ class FakeGitHub:
         self.teams: dict[tuple[str, str], dict[str, str]] = {}  # (org, slug) -> login -> state
         self.hidden_team_orgs: set[str] = set()  # membership reads answer 403
         self.crashes: list[Exception] = []  # exceptions inside the fake (tests may assert none)
+        self._chaos: tuple[float, Any, int, tuple[str, ...], str] | None = None
+        self.chaos_hits = 0
         self._lock = threading.RLock()
         self._ids = itertools.count(1001)
         self._token_ids = itertools.count(1)
@@ -634,6 +644,23 @@ class FakeGitHub:
                 )
             )
 
+    def chaos(
+        self,
+        fraction: float,
+        *,
+        seed: int = 0,
+        status: int = 502,
+        methods: tuple[str, ...] = ("POST", "PATCH", "PUT", "DELETE"),
+        path_regex: str = ".*",
+    ) -> None:
+        """From now on answer `fraction` of the matching writes with `status` *after*
+        applying them (GitHub did the work; the response was lost). Deterministic for
+        a seed; `chaos(0)` stops it. Each injected answer is counted in `chaos_hits`."""
+        import random
+
+        with self._lock:
+            self._chaos = (fraction, random.Random(seed), status, methods, path_regex)
+
     def rate_limit_next(
         self,
         method: str = "*",
@@ -723,6 +750,11 @@ class FakeGitHub:
             self._send(h, record, status, payload, extra)
 
     def _take_failure(self, method: str, path: str) -> Failure | None:
+        if self._chaos is not None:
+            fraction, rng, status, methods, regex = self._chaos
+            if method in methods and re.search(regex, path) and rng.random() < fraction:
+                self.chaos_hits += 1
+                return Failure(method, regex, status, True, {}, {"message": "Server Error"}, 1)
         for f in self.failures:
             if f.matches(method, path):
                 f.times -= 1

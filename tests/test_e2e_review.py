@@ -10,6 +10,7 @@ changelog entry without pr-link.
 from __future__ import annotations
 
 import datetime
+import time
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -136,8 +137,12 @@ def test_signed_webhook_gives_one_bilingual_review(
     # the same delivery again, and a second delivery for the same head: nothing new
     assert deliver(server, "pull_request", payload(fake, "opened", 1), "d-1") in (200, 202)
     assert deliver(server, "pull_request", payload(fake, "reopened", 1), "d-2") == 202
-    wait_for(lambda: len(repo.statuses[pull.head_sha]) >= 2, timeout=20)
+    # the second review reads the head's status, finds its own, identical, and writes none
+    status_reads = f"/commits/{pull.head_sha}/statuses"
+    wait_for(lambda: len(fake.calls("GET", status_reads)) >= 2, timeout=20)
+    time.sleep(0.2)
     assert len(repo.reviews[1]) == 1 and len(repo.review_comments[1]) == 3
+    assert len(repo.statuses[pull.head_sha]) == 1
 
     # the author fixes everything: comments resolved, summary says so, status green
     new_head = fake.push(REPO, 1, fixed_files(head))

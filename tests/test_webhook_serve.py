@@ -95,7 +95,7 @@ def test_config_file_and_environment_precedence(tmp_path: Path) -> None:
         ({"BOT_WEBHOOK_SECRET": "s", "GITHUB_APP_ID": "1"}, "needs both"),
         ({**BASE, "BOT_WEBHOOK_SECRET": "", "BOT_WEBHOOK_SECRET_PREVIOUS": "o"}, "is not"),
         ({**BASE, "BOT_WORKERS": "many"}, "BOT_WORKERS: not a number"),
-        ({**BASE, "BOT_WORKERS": "0"}, "BOT_WORKERS must be"),
+        ({**BASE, "BOT_WORKERS": "-1"}, "BOT_WORKERS must be"),
         ({**BASE, "BOT_REVIEW_DRAFTS": "maybe"}, "not a boolean"),
         ({**BASE, "GITHUB_API_URL": "api.github.com"}, "not a URL"),
         ({**BASE, "BOT_LOG_LEVEL": "loud"}, "BOT_LOG_LEVEL"),

@@ -276,9 +276,10 @@ def signed_headers(
 
 
 class LiveServer:
-    """`app` served by uvicorn in a thread on 127.0.0.1; lifespan (workers) included."""
+    """`app` served by uvicorn in a thread on 127.0.0.1; lifespan (workers) included.
+    With `settings`, under `bot.server.app.uvicorn_config` (what `bot serve` runs)."""
 
-    def __init__(self, app: Any) -> None:
+    def __init__(self, app: Any, settings: Any = None) -> None:
         # proto=IPPROTO_TCP, or asyncio skips TCP_NODELAY on accepted sockets (40 ms
         # delayed-ACK stalls); uvicorn binding host:port itself gets this right.
         self.sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM, socket.IPPROTO_TCP)
@@ -286,7 +287,12 @@ class LiveServer:
         self.sock.bind(("127.0.0.1", 0))
         self.port = self.sock.getsockname()[1]
         self.url = f"http://127.0.0.1:{self.port}"
-        config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
+        if settings is not None:  # exactly what `bot serve` runs (deadlines, keep-alive)
+            from bot.server.app import uvicorn_config
+
+            config = uvicorn_config(app, settings, log_level="warning", access_log=False)
+        else:
+            config = uvicorn.Config(app, log_level="warning", lifespan="on", access_log=False)
         self.server = uvicorn.Server(config)
         self.thread = threading.Thread(
             target=self.server.run, kwargs={"sockets": [self.sock]}, daemon=True

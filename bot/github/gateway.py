@@ -25,6 +25,8 @@ Failures:
 - Writes are paced `seconds_between_writes` apart and wait out the last
   `Retry-After` seen. Sleeping goes through the injectable `sleep`.
 - Every error reaching the caller is a `GitHubError(message, status, retry_after)`.
+- `set_status` reads the commit's current status for the context first and writes
+  nothing when it is identical, so statuses are as idempotent as comments.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ import time
 import urllib.parse
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import jwt
@@ -69,6 +71,7 @@ MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
 MAX_LIST_ITEMS = 10_000  # comments, reviews: a bound against runaway pagination
 MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
 MAX_CHECK_RUNS = 1_000  # per commit: a bound against runaway pagination
+MAX_STATUSES_READ = 1_000  # GitHub keeps at most 1,000 statuses per commit and context
 MAX_FILE_BYTES = 50 * 1024 * 1024
 STATUS_DESCRIPTION_MAX = 140  # GitHub rejects longer commit status descriptions
 SECONDARY_RATE_WAIT = 60.0  # GitHub: "wait at least one minute" when no Retry-After
@@ -927,11 +930,32 @@ class PyGithubGateway:
         url = f"/repos/{repo}/pulls/comments/{int(comment_id)}"
         self._write(repo, "PATCH", url, {"body": body})
 
+    def commit_status(self, repo: str, sha: str, context: str) -> Status | None:
+        """The current status of `context` on commit `sha` (the newest one GitHub lists
+        for it), or None when it has none."""
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/commits/{_q(sha)}/statuses"
+        for item in self._pages(repo, url, MAX_STATUSES_READ):
+            if item.get("context") == context:
+                target = item.get("target_url")
+                return Status(
+                    state=_text(item, "state"),
+                    context=context,
+                    description=_text(item, "description"),
+                    target_url=target if isinstance(target, str) and target else None,
+                )
+        return None
+
     def set_status(self, repo: str, sha: str, status: Status) -> None:
+        """Set `status` on `sha`, unless the commit already shows exactly it for this
+        context (a retry after a crash or a 502 that GitHub applied posts nothing)."""
         repo = _check_repo(repo)
         description = status.description
         if len(description) > STATUS_DESCRIPTION_MAX:
             description = description[: STATUS_DESCRIPTION_MAX - 1] + "…"
+        wanted = replace(status, description=description, target_url=status.target_url or None)
+        if self.commit_status(repo, sha, status.context) == wanted:
+            return
         payload: dict[str, Any] = {
             "state": status.state,
             "context": status.context,

@@ -20,17 +20,20 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Mapping
-from typing import Any
+from collections.abc import AsyncIterator, Collection, Mapping
+from dataclasses import replace
+from typing import IO, Any
 
 from fastapi import FastAPI, Request
 from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
+from bot.redact import RedactingFormatter, Redactor
 from bot.server.gateways import GatewayFactory, github_factory
+from bot.server.ingress import check_record
 from bot.server.metrics import Gauge, Metrics
-from bot.server.queue import DeliveryRecord, JobQueue, SQLiteQueue
+from bot.server.queue import DeliveryRecord, JobQueue, RejectedRecord, SQLiteQueue
 from bot.server.settings import Settings, load_settings
 from bot.server.webhook import (
     Decision,
@@ -55,6 +58,9 @@ from bot.server.worker import (
 
 log = logging.getLogger("bot.server")
 
+# headers GitHub sends once; a second copy (which one wins?) is refused with 400
+SINGLE_HEADERS = ("x-hub-signature-256", "x-github-event", "x-github-delivery", "content-type")
+
 
 class Service:
     """The app's state and the synchronous half of the webhook (runs in a worker thread)."""
@@ -74,9 +80,18 @@ class Service:
         self.metrics = metrics
         self.identity = identity
         self.pool = pool
+        self.redact = settings_redactor(settings)
 
-    def handle_webhook(self, headers: Mapping[str, str], body: bytes) -> tuple[int, dict[str, Any]]:
-        """(HTTP status, JSON answer) for one delivery; `headers` has lower-case names."""
+    def handle_webhook(
+        self, headers: Mapping[str, str], body: bytes, *, repeated: Collection[str] = ()
+    ) -> tuple[int, dict[str, Any]]:
+        """(HTTP status, JSON answer) for one delivery; `headers` has lower-case names,
+        `repeated` the lower-case names of headers the request carried more than once."""
+        twice = [h for h in SINGLE_HEADERS if h in repeated]
+        if twice:
+            self.metrics.deliveries.inc("unverified", "duplicate_header")
+            log.warning("rejected a delivery carrying %s more than once", ", ".join(twice))
+            return 400, {"error": f"header {twice[0]} given more than once"}
         problem = verify_signature(
             headers.get("x-hub-signature-256"), body, self.settings.webhook_secrets
         )
@@ -123,12 +138,23 @@ class Service:
             size=len(body),
             signoff=decision.signoff,  # a sign-off job (alone, or beside the review)
         )
+        record = replace(record, reason=self.redact(record.reason)[:500])
+        rejected = check_record(record)
+        if rejected is not None:
+            record = _as_malformed(record, rejected)
         try:
-            ingested = self.queue.ingest(record)
+            try:
+                ingested = self.queue.ingest(record)
+            except RejectedRecord as exc:  # this delivery's values; its batch committed
+                log.warning("delivery %s: stored as malformed: %s", delivery, exc)
+                record = _as_malformed(record, f"cannot be stored: {exc}")
+                ingested = self.queue.ingest(record)
         except Exception:
             self.metrics.deliveries.inc(event, "error")
             log.exception("delivery %s: could not be persisted", delivery)
             return 503, {"error": "could not persist the delivery; redeliver it"}
+        if record.kind == "malformed":
+            decision = Decision("malformed", record.reason, decision.action)
         outcome = (
             "requeued"
             if ingested.requeued
@@ -205,7 +231,7 @@ def create_app(
     metrics = Metrics()
     identity = Identity(settings.self_login, settings.github_app_slug)
     pool: WorkerPool | None = None
-    if start_workers:
+    if start_workers and settings.workers > 0:  # 0: another process on the queue reviews
         pool = WorkerPool(
             queue,
             gateways=gateways or github_factory(settings),
@@ -220,6 +246,7 @@ def create_app(
             signoffer=signoffer
             or (service_signoffer(settings) if settings.signoff_enabled else None),
             adviser=adviser if adviser is not None else service_adviser(settings),
+            redact=settings_redactor(settings),
         )
     service = Service(settings, queue, metrics, identity, pool)
     _attach_gauges(service)
@@ -256,22 +283,37 @@ def create_app(
     @app.post("/webhook")
     async def webhook(request: Request) -> Response:
         started = time.perf_counter()
+        declared = request.headers.get("content-length")
+        if declared is not None and (not declared.isdigit() or int(declared) > cap):
+            return _too_large(service, cap)
+        body = bytearray()
         try:
-            declared = request.headers.get("content-length")
-            if declared is not None and (not declared.isdigit() or int(declared) > cap):
-                return _too_large(service, cap)
-            body = bytearray()
-            try:
+            async with asyncio.timeout(settings.body_timeout):
                 async for chunk in request.stream():
                     body += chunk
                     if len(body) > cap:
                         return _too_large(service, cap)
-            except ClientDisconnect:  # nobody to answer; nothing was stored
-                return Response(status_code=400)
-            headers = {k.lower(): v for k, v in request.headers.items()}
-            status, answer = await run_in_threadpool(service.handle_webhook, headers, bytes(body))
+        except TimeoutError:  # a slow or stalled client: drop it, store nothing
+            service.metrics.deliveries.inc("unverified", "too_slow")
+            return JSONResponse(
+                {"error": f"body not received within {settings.body_timeout:g} s"},
+                status_code=408,
+                headers={"Connection": "close"},
+            )
+        except ClientDisconnect:  # nobody to answer; nothing was stored
+            return Response(status_code=400)
+        seen: set[str] = set()
+        repeated: set[str] = set()
+        for key, _ in request.headers.items():
+            low = key.lower()
+            (repeated if low in seen else seen).add(low)
+        headers = {k.lower(): v for k, v in request.headers.items()}
+        try:
+            status, answer = await run_in_threadpool(
+                service.handle_webhook, headers, bytes(body), repeated=repeated
+            )
             return JSONResponse(answer, status_code=status)
-        finally:
+        finally:  # the ack: from the headers to the answer, for deliveries received whole
             metrics.ack_seconds.observe(time.perf_counter() - started)
 
     @app.get("/healthz")
@@ -291,6 +333,29 @@ def create_app(
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
     return app
+
+
+def _as_malformed(record: DeliveryRecord, reason: str) -> DeliveryRecord:
+    """`record` stored as a malformed delivery: no pull request, no job, `reason` kept."""
+    delivery = record.delivery_id
+    if not valid_delivery_id(delivery):
+        delivery = f"invalid-{record.body_sha256[:32]}"
+    return replace(
+        record,
+        delivery_id=delivery,
+        kind="malformed",
+        reason=reason[:500],
+        pull=None,
+        signoff=None,
+        size=max(0, min(record.size, 2**53 - 1)),
+    )
+
+
+def settings_redactor(settings: Settings) -> Redactor:
+    """Redaction of the credentials `settings` holds (and of every known token shape)."""
+    return Redactor(
+        [*settings.webhook_secrets, settings.github_token, settings.github_app_private_key]
+    )
 
 
 def _too_large(service: Service, cap: int) -> JSONResponse:
@@ -344,18 +409,47 @@ def serve(settings: Settings) -> int:
     """Run the service under uvicorn until interrupted."""
     import uvicorn
 
-    logging.basicConfig(
-        level=settings.log_level.upper(),
-        format="%(asctime)s %(levelname)s %(name)s: %(message)s",
-    )
+    configure_logging(settings)
     app = create_app(settings)
-    uvicorn.run(
-        app,
-        host=settings.host,
-        port=settings.port,
-        log_level=settings.log_level,
-        server_header=False,
-        proxy_headers=False,
-        timeout_graceful_shutdown=30,
-    )
+    uvicorn.Server(uvicorn_config(app, settings)).run()
     return 0
+
+
+LOG_FORMAT = "%(asctime)s %(levelname)s %(name)s: %(message)s"
+
+
+def configure_logging(settings: Settings, stream: IO[str] | None = None) -> logging.Handler:
+    """One root handler whose every line is redacted (`bot.redact`); uvicorn's loggers
+    propagate to it (`uvicorn_config` passes `log_config=None`)."""
+    handler = logging.StreamHandler(stream)
+    handler.setFormatter(RedactingFormatter(LOG_FORMAT, redactor=settings_redactor(settings)))
+    root = logging.getLogger()
+    for old in list(root.handlers):
+        root.removeHandler(old)
+    root.addHandler(handler)
+    root.setLevel(settings.log_level.upper())
+    return handler
+
+
+def uvicorn_config(app: Any, settings: Settings, **overrides: Any) -> Any:
+    """The uvicorn configuration `bot serve` runs with: h11 with header and body
+    deadlines (`bot.server.deadlines`), the keep-alive timeout, no server header,
+    logging left to `configure_logging`. Tests pass `overrides` (e.g. `port=0`)."""
+    import uvicorn
+
+    from bot.server.deadlines import deadline_protocol
+
+    options: dict[str, Any] = {
+        "host": settings.host,
+        "port": settings.port,
+        "http": deadline_protocol(settings.header_timeout, settings.body_timeout),
+        "timeout_keep_alive": settings.keepalive_timeout,
+        "log_config": None,
+        "log_level": settings.log_level,
+        "server_header": False,
+        "proxy_headers": False,
+        "timeout_graceful_shutdown": 30,
+        "lifespan": "on",
+    }
+    options.update(overrides)
+    return uvicorn.Config(app, **options)

@@ -118,7 +118,8 @@ class Metrics:
         self.deliveries = Counter(
             "bot_webhook_deliveries_total",
             "Webhook deliveries by event and outcome (queued, collapsed, superseded, ignored, "
-            "ping, malformed, duplicate, requeued, unauthorized, too_large, error).",
+            "ping, malformed, duplicate, requeued, unauthorized, duplicate_header, too_large, "
+            "too_slow, error).",
             ("event", "outcome"),
         )
         self.ack_seconds = Histogram(

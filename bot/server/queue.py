@@ -23,7 +23,10 @@ moves its head to the newest one seen, so a burst of `synchronize` events become
 one review of the newest head. A delivery older than the newest head seen, whose
 newest head is already reviewed, starts nothing (`superseded`).
 
-Concurrent ingests share one transaction (group commit: one fsync per batch).
+Concurrent ingests share one transaction (group commit: one fsync per batch). Each
+delivery runs in its own savepoint: one that cannot be stored (`RejectedRecord`, after
+`bot.server.ingress.check_record` or a failed insert) is rolled back alone and the rest
+of the batch commits.
 Every write runs in `BEGIN IMMEDIATE`, so several processes may share the file.
 Time comes from the injected `clock`, so tests can expire leases.
 """
@@ -41,6 +44,7 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from bot.server.ingress import check_record
 from bot.server.webhook import PullEvent, SignoffRequest
 
 SCHEMA_VERSION = 2
@@ -185,6 +189,11 @@ class QueueError(Exception):
     pass
 
 
+class RejectedRecord(QueueError):
+    """This delivery cannot be stored as it is (a value out of range, say); the other
+    deliveries of its batch are unaffected. The caller stores it as `malformed`."""
+
+
 class _Slot:
     """One caller of `ingest` waiting for its batch."""
 
@@ -284,6 +293,9 @@ class SQLiteQueue:
         cost one fsync, not 20. One caller at a time leads: it commits everything pending,
         then promotes the first caller that arrived meanwhile to lead the next batch.
         """
+        problem = check_record(record)
+        if problem is not None:
+            raise RejectedRecord(problem)
         slot = _Slot(record)
         with self._pending_lock:
             self._pending.append(slot)
@@ -312,9 +324,11 @@ class SQLiteQueue:
                     db.execute("SAVEPOINT one")
                     try:
                         slot.result = self._ingest_one(db, slot.record, now)
-                    except sqlite3.Error as exc:  # this delivery only
+                    except (sqlite3.OperationalError, MemoryError):
+                        raise  # the database itself (locked, full, I/O): the whole batch
+                    except Exception as exc:  # this delivery's data: this delivery only
                         db.execute("ROLLBACK TO one")
-                        slot.error = exc
+                        slot.error = RejectedRecord(f"{type(exc).__name__}: {exc}"[:300])
                     db.execute("RELEASE one")
         except BaseException as exc:  # the transaction failed: nothing in the batch is stored
             for slot in batch:

@@ -67,7 +67,12 @@ OPTIONS: tuple[Option, ...] = (
     Option("BOT_DB", "path", DEFAULT_DB, "SQLite queue file (WAL mode), relative to the cwd"),
     Option("BOT_HOST", "str", "127.0.0.1", "address `bot serve` binds (--host wins)"),
     Option("BOT_PORT", "int", "8080", "port `bot serve` listens on (--port wins)"),
-    Option("BOT_WORKERS", "int", "2", "review worker threads"),
+    Option(
+        "BOT_WORKERS",
+        "int",
+        "2",
+        "review worker threads (0: only acknowledge; another `bot serve` on BOT_DB reviews)",
+    ),
     Option("BOT_LEASE_SECONDS", "float", "300", "a job's lease; renewed while its worker lives"),
     Option("BOT_MAX_ATTEMPTS", "int", "5", "attempts before a job is dead-lettered"),
     Option("BOT_RETRY_BASE_SECONDS", "float", "10", "first retry delay; doubles per attempt"),
@@ -101,6 +106,21 @@ OPTIONS: tuple[Option, ...] = (
         "seconds between GitHub writes per installation (GitHub's advice; 0: unpaced)",
     ),
     Option("BOT_MAX_BODY_BYTES", "int", str(25 * MIB), "largest webhook body accepted (413 above)"),
+    Option(
+        "BOT_HEADER_TIMEOUT",
+        "float",
+        "5",
+        "seconds a client has to send its request headers (then the connection is closed)",
+    ),
+    Option(
+        "BOT_BODY_TIMEOUT",
+        "float",
+        "5",
+        "seconds a client has to send the whole body after its headers (408, then closed)",
+    ),
+    Option(
+        "BOT_KEEPALIVE_TIMEOUT", "float", "5", "seconds an idle keep-alive connection stays open"
+    ),
     Option("BOT_RETENTION_DAYS", "float", "30", "finished deliveries and jobs kept this long"),
     Option("BOT_LOG_LEVEL", "str", "info", "debug | info | warning | error"),
     Option(
@@ -166,6 +186,9 @@ class Settings:
     signoff_template_ref: str | None = None
     write_interval: float = 1.0
     max_body_bytes: int = 25 * MIB
+    header_timeout: float = 5.0
+    body_timeout: float = 5.0
+    keepalive_timeout: float = 5.0
     retention_days: float = 30.0
     log_level: str = "info"
     # the advisor's variables as given (`bot.advisor.client.advisor_settings` reads them);
@@ -288,6 +311,9 @@ def load_settings(
         signoff_template_ref=values["BOT_SIGNOFF_TEMPLATE_REF"] or None,
         write_interval=values["BOT_WRITE_INTERVAL"],
         max_body_bytes=values["BOT_MAX_BODY_BYTES"],
+        header_timeout=values["BOT_HEADER_TIMEOUT"],
+        body_timeout=values["BOT_BODY_TIMEOUT"],
+        keepalive_timeout=values["BOT_KEEPALIVE_TIMEOUT"],
         retention_days=values["BOT_RETENTION_DAYS"],
         log_level=values["BOT_LOG_LEVEL"].lower(),
         advisor_env=tuple(
@@ -311,7 +337,7 @@ def _validate(s: Settings) -> None:
     checks = [
         (s.github_api_url.startswith(("https://", "http://")), "GITHUB_API_URL is not a URL"),
         (0 < s.port < 65536, "BOT_PORT must be 1-65535"),
-        (1 <= s.workers <= 64, "BOT_WORKERS must be 1-64"),
+        (0 <= s.workers <= 64, "BOT_WORKERS must be 0-64"),
         (s.lease_seconds >= 1, "BOT_LEASE_SECONDS must be at least 1"),
         (1 <= s.max_attempts <= 100, "BOT_MAX_ATTEMPTS must be 1-100"),
         (s.retry_base_seconds >= 0, "BOT_RETRY_BASE_SECONDS must not be negative"),
@@ -319,6 +345,9 @@ def _validate(s: Settings) -> None:
         (s.poll_seconds > 0, "BOT_POLL_SECONDS must be positive"),
         (0 <= s.write_interval <= 60, "BOT_WRITE_INTERVAL must be 0-60"),
         (1024 <= s.max_body_bytes <= 100 * MIB, "BOT_MAX_BODY_BYTES must be 1 KiB-100 MiB"),
+        (0 < s.header_timeout <= 300, "BOT_HEADER_TIMEOUT must be in (0, 300]"),
+        (0 < s.body_timeout <= 300, "BOT_BODY_TIMEOUT must be in (0, 300]"),
+        (0 < s.keepalive_timeout <= 300, "BOT_KEEPALIVE_TIMEOUT must be in (0, 300]"),
         (s.retention_days > 0, "BOT_RETENTION_DAYS must be positive"),
         (bool(s.status_context.strip()), "BOT_STATUS_CONTEXT is empty"),
         (bool(s.signoff_status_context.strip()), "BOT_SIGNOFF_STATUS_CONTEXT is empty"),

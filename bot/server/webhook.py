@@ -26,12 +26,12 @@ from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
+from bot.server.ingress import valid_id, valid_repo
 from bot.signoff.detect import has_phrase, has_reuse_sweep
 
 SIGNATURE_PREFIX = "sha256="
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
-_REPO = re.compile(r"[A-Za-z0-9_.-]{1,100}/[A-Za-z0-9_.-]{1,100}")
 _DELIVERY = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
 _EVENT = re.compile(r"[a-z_]{1,64}")  # event and action names
 
@@ -270,7 +270,7 @@ def signoff_event(event: str, payload: dict[str, Any]) -> dict[str, Any]:
         "event": event,
         "action": _str(payload, "action"),
         "kind": ITEM_KINDS[event],
-        "id": item_id if isinstance(item_id, int) and not isinstance(item_id, bool) else None,
+        "id": item_id if valid_id(item_id) else None,
         "author": author,
         "author_type": _str(item.get("user"), "type")[:20],
         "sender": sender,
@@ -315,8 +315,8 @@ def _classify_signoff(
     if not isinstance(number, int) or isinstance(number, bool) or not 0 < number < 2**31:
         return Decision("malformed", f"{event}: the pull request number is not a positive integer")
     repo = _str(payload.get("repository"), "full_name")
-    if not _REPO.fullmatch(repo):
-        return Decision("malformed", "no owner/name repository in the payload")
+    if not valid_repo(repo):
+        return Decision("malformed", "no valid owner/name repository in the payload")
     if pr.get("state", "open") != "open":
         return Decision("ignore", "pull request is not open", action)
     if pr.get("draft") is True:
@@ -331,10 +331,10 @@ def _classify_signoff(
     relevant = summary["signoff"] or summary["was_signoff"] or summary["forged"] or summary["reuse"]
     if not relevant:
         return Decision("ignore", "not a sign-off", action)
-    installation = payload.get("installation")
-    inst_id = installation.get("id") if isinstance(installation, dict) else None
-    if not isinstance(inst_id, int) or isinstance(inst_id, bool) or inst_id <= 0:
-        inst_id = None
+    try:
+        inst_id = _installation_id(payload)
+    except Malformed as exc:
+        return Decision("malformed", str(exc), action)
     request = SignoffRequest(repo, number, inst_id, head_sha, summary)
     return Decision("signoff", f"{event}.{action}", action, None, request)
 
@@ -353,12 +353,9 @@ def _pull_event(payload: dict[str, Any], sender: str) -> PullEvent:
     base = pr.get("base")
     repo = _str(base.get("repo") if isinstance(base, dict) else None, "full_name")
     repo = repo or _str(payload.get("repository"), "full_name")
-    if not _REPO.fullmatch(repo):
-        raise Malformed("no owner/name repository in the payload")
-    installation = payload.get("installation")
-    inst_id = installation.get("id") if isinstance(installation, dict) else None
-    if not isinstance(inst_id, int) or isinstance(inst_id, bool) or inst_id <= 0:
-        inst_id = None
+    if not valid_repo(repo):
+        raise Malformed("no valid owner/name repository in the payload")
+    inst_id = _installation_id(payload)
     updated = _timestamp(_str(pr, "updated_at"))
     return PullEvent(
         repo=repo,
@@ -371,10 +368,23 @@ def _pull_event(payload: dict[str, Any], sender: str) -> PullEvent:
     )
 
 
+def _installation_id(payload: dict[str, Any]) -> int | None:
+    """`installation.id`: None when absent; an integer out of range is malformed (it
+    cannot be stored, and no installation has it)."""
+    installation = payload.get("installation")
+    inst_id = installation.get("id") if isinstance(installation, dict) else None
+    if inst_id is None or isinstance(inst_id, bool) or not isinstance(inst_id, int):
+        return None
+    if not valid_id(inst_id):
+        raise Malformed("installation.id is out of range")
+    return inst_id
+
+
 def _timestamp(text: str) -> float | None:
     if not text or len(text) > 40:
         return None
     try:
-        return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
-    except ValueError:
+        stamp = datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+    except (ValueError, OverflowError, OSError):  # OverflowError: year 9999 west of UTC
         return None
+    return stamp if 0 <= stamp < 2**40 else None

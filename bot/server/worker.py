@@ -12,6 +12,9 @@ idempotent, so a retried or re-leased job never duplicates a comment. Outcomes:
   `max_attempts`, then `dead`;
 - non-transient `GitHubError` or `ConfigurationError` → `dead` at once.
 
+Every error and detail is redacted (`bot.redact`) before it is stored or logged: an
+upstream error body that echoes a token never reaches the database.
+
 A keeper thread renews the leases of running jobs every lease/3 seconds, so only
 a dead process loses its leases; it also prunes old rows once an hour.
 """
@@ -30,6 +33,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from bot.github.types import Gateway, GitHubError, Posted
+from bot.redact import redact
 from bot.server.gateways import ConfigurationError, GatewayFactory, Instrumented
 from bot.server.metrics import Metrics
 from bot.server.queue import ADVISE, QUEUED, SIGNOFF, DeliveryRecord, Job, JobQueue
@@ -190,8 +194,10 @@ class WorkerPool:
         retention_seconds: float = 30 * 86400.0,
         signoffer: Signoffer | None = None,
         adviser: Adviser | None = None,
+        redact: Callable[[str], str] = redact,
     ) -> None:
         self.queue = queue
+        self.redact = redact  # every error and detail stored or logged goes through it
         self.gateways = gateways
         self.reviewer = reviewer
         self.signoffer = signoffer  # None: sign-off jobs finish as skipped
@@ -296,7 +302,7 @@ class WorkerPool:
             log.exception("%s: %s failed", where, "sign-off" if job.kind == SIGNOFF else "review")
             self._failed(job, where, f"{type(exc).__name__}: {exc}", None, False)
         else:
-            skipped = "; ".join(posted.skipped)
+            skipped = self.redact("; ".join(posted.skipped))
             if self.queue.finish(job, reviewed=not posted.skipped, detail=skipped):
                 if posted.skipped:
                     self.metrics.jobs.inc("skipped")
@@ -372,7 +378,7 @@ class WorkerPool:
             if t.new:
                 self.metrics.signoff_tamper.inc(t.kind)
                 log.warning("%s: %s", where, t.log_line())
-        skipped = "; ".join(posted.skipped)
+        skipped = self.redact("; ".join(posted.skipped))
         if not self.queue.finish(job, reviewed=False, detail=skipped or posted.result):
             self.metrics.jobs.inc("lost")
             log.warning("%s: finished after its lease was lost", where)
@@ -397,6 +403,7 @@ class WorkerPool:
     def _failed(
         self, job: Job, where: str, error: str, retry_after: float | None, permanent: bool
     ) -> None:
+        error = self.redact(error)
         delay = self.retry.delay(job.attempts, retry_after)
         state = self.queue.fail(job, error, delay=delay, permanent=permanent)
         result = {None: "lost", QUEUED: "retry"}.get(state, state or "lost")
