@@ -381,6 +381,14 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
                 "id": r.id,
                 "slug": r.slug,
                 "severity": r.severity,
+                "conditions": [
+                    {
+                        "name": name,
+                        "severity": c.severity,
+                        "when": {"en": c.when.en, "zh": c.when.zh},
+                    }
+                    for name, c in r.conditions.items()
+                ],
                 "target": r.target,
                 "title": {"en": r.title.en, "zh": r.title.zh},
             }
@@ -399,6 +407,8 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
     slug_w = max(len(r.slug) for r in rules)
     for r in rules:
         out.write(f"{r.id}  {r.severity:<7}  {r.slug:<{slug_w}}  {r.title.en}\n")
+        for name, c in r.conditions.items():
+            out.write(f"{'':6}  {c.severity:<7}  {'':<{slug_w}}  when {c.when.en} ({name})\n")
     return 0
 
 

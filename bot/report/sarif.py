@@ -39,7 +39,15 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
         "fullDescription": {"text": f"{rule.rationale.en.strip()}\n\n{rule.rationale.zh.strip()}"},
         "help": {"text": "\n".join(help_text), "markdown": render_rule_markdown(rule, level=2)},
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
-        "properties": {"tags": [rule.target], "title_zh": rule.title.zh},
+        "properties": {
+            "tags": [rule.target],
+            "title_zh": rule.title.zh,
+            # the declared cases that report at another level than defaultConfiguration's
+            "severityConditions": [
+                {"name": name, "level": LEVEL[c.severity], "when": c.when.en}
+                for name, c in rule.conditions.items()
+            ],
+        },
     }
 
 

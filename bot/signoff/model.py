@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.core.model import Finding, T
+from bot.core.suppress import Silenced
 
 CheckStatus = Literal["pass", "fail", "na", "unknown", "human"]
 
@@ -122,3 +123,8 @@ class SignoffFacts:
     # the PR's benchmarks as the lint engine reads them; None: not linted, so the
     # conditional checks (recipe link, waiver, golden AL, ...) are `unknown`
     content: PrContent | None = None
+    # findings silenced by a suppression the PR adds or changes: the gate still sees them,
+    # and a row passes them only when the sign-off names the rule (id or slug)
+    silenced: tuple[Silenced, ...] = ()
+    # the repository's web address (`https://github.com/o/r`), to link findings; None: no links
+    repo_url: str | None = None

@@ -595,6 +595,7 @@ def _facts(
         reuse_sweeps=sweeps,
         added_paths=tuple(f.path for f in files if f.status == "added"),
         edited_by=records.edited_by(signoff),
+        repo_url=pull.html_url.rsplit("/pull/", 1)[0] if "/pull/" in pull.html_url else None,
     )
     outcome = lint_pull(gw, pull, files, today)
     if outcome.ctx is None or outcome.config_error is not None:

@@ -50,12 +50,13 @@ head is current is the caller's business.
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from types import MappingProxyType
 from typing import Any
 
 from bot.core.config import Knowledge
+from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import Finding, T
 from bot.signoff.codeowners import parse_codeowners
 from bot.signoff.detect import Signoff, absence_reason, find_signoff, links_in
@@ -182,21 +183,71 @@ def _is_bot(login: str, facts: SignoffFacts) -> bool:
     )
 
 
-def _blocking(findings: Iterable[Finding], rules: Sequence[str]) -> list[Finding]:
-    ids = {r.upper() for r in rules}
-    return [
-        f for f in findings if f.rule in ids and f.severity == "error" and f.in_diff is not False
-    ]
+def _gate(facts: SignoffFacts, rules: Sequence[str], signoff: Signoff) -> Gate:
+    """The one gate decision (`bot.core.gate`) over the rules behind a row."""
+    return decide(facts.findings, facts.silenced, rules=rules, acknowledgement=signoff.text)
 
 
-def _finding_reason(found: Sequence[Finding]) -> tuple[str, str]:
+def _link(facts: SignoffFacts, f: Finding) -> str:
+    where = f"{f.path}:{f.line}"
+    if facts.repo_url and facts.head_sha:
+        return f"[`{where}`]({facts.repo_url}/blob/{facts.head_sha}/{f.path}#L{f.line})"
+    return f"`{where}`"
+
+
+def _finding_reason(found: Sequence[Finding], facts: SignoffFacts | None = None) -> tuple[str, str]:
     first = found[0]
     more, more_zh = _more(len(found) - 1)
-    where = f"`{first.path}:{first.line}`"
+    where = _link(facts, first) if facts is not None else f"`{first.path}:{first.line}`"
     return (
         f"{where}: {first.message.en}{more}",
         f"{where}：{first.message.zh}{more_zh}",
     )
+
+
+def _gate_rows(name: str, gate: Gate, facts: SignoffFacts, rows: list[Check]) -> list[Check]:
+    """A row passes only when its rules report nothing on what the PR changed.
+
+    fail: an error on changed lines, or a suppression the PR adds that the sign-off does
+    not acknowledge; human: a warning on changed lines (linked), or an acknowledged
+    suppression. Either replaces the row's own pass or N/A.
+    """
+    if gate.state == "pass":
+        return rows
+    if gate.state == "fail":
+        if gate.errors:
+            en, zh = _finding_reason(gate.errors, facts)
+        else:
+            s = gate.unacknowledged[0]
+            by = suppressed_by(s)
+            en = (
+                f"{_link(facts, s.finding)}: {s.finding.message.en} — {by.en}; a CODEOWNER "
+                f"acknowledges it by naming `{s.finding.rule}` in the sign-off"
+            )
+            zh = (
+                f"{_link(facts, s.finding)}：{s.finding.message.zh} — {by.zh}；"
+                f"需要 CODEOWNER 在签署中写明 `{s.finding.rule}` 予以确认"
+            )
+        return [_check(name, "fail", en, zh)]
+    parts_en: list[str] = []
+    parts_zh: list[str] = []
+    if gate.warnings:
+        en, zh = _finding_reason(gate.warnings, facts)
+        parts_en.append(f"warning {en}")
+        parts_zh.append(f"警告 {zh}")
+    for s in gate.unacknowledged[:MAX_LISTED]:
+        by = suppressed_by(s)
+        parts_en.append(f"`{s.finding.rule}` at {_link(facts, s.finding)} {by.en}")
+        parts_zh.append(f"{_link(facts, s.finding)} 的 `{s.finding.rule}` {by.zh}")
+    for s in gate.acknowledged[:MAX_LISTED]:
+        by = suppressed_by(s)
+        parts_en.append(
+            f"`{s.finding.rule}` at {_link(facts, s.finding)} {by.en} (acknowledged in the sign-off)"
+        )
+        parts_zh.append(f"{_link(facts, s.finding)} 的 `{s.finding.rule}` {by.zh}（签署中已确认）")
+    row = _check(name, "human", "; ".join(parts_en), "；".join(parts_zh))
+    kept = [r for r in rows if r.name != name]
+    return [row, *kept]
 
 
 def _name(b: BenchmarkChange) -> str:
@@ -850,9 +901,10 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
     if content is None:
         return [_not_linted("waiver")]
     rules = cfg.rules.get("waiver", ())
-    errors = _blocking(facts.findings, rules)
+    gate = _gate(facts, rules, signoff)
+    errors = list(gate.errors) if gate.state == "fail" else []
     ids = {r.upper() for r in rules}
-    older = [f for f in facts.findings if f.rule in ids and f not in errors]
+    older = [f for f in facts.findings if f.rule in ids and f.in_diff is False]
     wdir = cfg.waiver_dir
     filed = [p for p in facts.added_paths if p.startswith(wdir + "/") and p.endswith(".md")]
     own = f"{wdir}/{facts.pr}.md" if facts.pr is not None else None
@@ -863,10 +915,9 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
     unread += list(content.unread)
     what, what_zh = "engine patches", "推理引擎补丁"
     out: list[Check] = []
-    if errors:
-        en, zh = _finding_reason(errors)
-        out.append(_check("waiver", "fail", en, zh))
-    elif filed:
+    if gate.state == "fail":
+        return _gate_rows("waiver", gate, facts, [])
+    if filed:
         waiver = filed[0]
         tail = "/".join(waiver.split("/")[-2:])  # "waiver/2600.md"
         if tail not in signoff.text:
@@ -922,8 +973,9 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
     if unread and not errors:
         en, zh = _unread_reason(unread, what, what_zh)
         out.append(_check("waiver-unread", "human", en, zh))
+    out = _gate_rows("waiver", gate, facts, out)
     if older and not errors:
-        en, zh = _finding_reason(older)
+        en, zh = _finding_reason(older, facts)
         out.append(
             _check(
                 "patch-preexisting",
@@ -1027,14 +1079,19 @@ def _relevant(kind: str, b: BenchmarkChange) -> bool:
     return True
 
 
-def _rule_check(spec: _RuleCheck, facts: SignoffFacts, cfg: Settings) -> list[Check]:
+def _rule_check(
+    spec: _RuleCheck, facts: SignoffFacts, cfg: Settings, signoff: Signoff
+) -> list[Check]:
     content = facts.content
     if content is None:
         return [_not_linted(spec.name)]
-    errors = _blocking(facts.findings, cfg.rules.get(spec.name, ()))
-    if errors:
-        en, zh = _finding_reason(errors)
-        return [_check(spec.name, "fail", en, zh)]
+    gate = _gate(facts, cfg.rules.get(spec.name, ()), signoff)
+    return _gate_rows(spec.name, gate, facts, _rule_rows(spec, facts, cfg, content))
+
+
+def _rule_rows(
+    spec: _RuleCheck, facts: SignoffFacts, cfg: Settings, content: PrContent
+) -> list[Check]:
     if spec.applies == "append-only":
         if not content.append_only:
             return [Check(spec.name, "na", spec.na)]
@@ -1092,8 +1149,8 @@ def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
     checks += _recipe_link(facts, signoff, cfg)
     by_name = {s.name: s for s in _RULE_CHECKS}
     for name in ("images", "deprecated", "architecture", "chat-template"):
-        checks += _rule_check(by_name[name], facts, cfg)
+        checks += _rule_check(by_name[name], facts, cfg, signoff)
     checks += _waiver(facts, signoff, cfg)
     for name in ("golden-al", "append-only"):
-        checks += _rule_check(by_name[name], facts, cfg)
+        checks += _rule_check(by_name[name], facts, cfg, signoff)
     return _verdict(facts, checks)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
 from bot.parse.golden import GoldenCurve
@@ -51,6 +51,16 @@ RULE = Rule(
     id="RCP003",
     slug="golden-al-mismatch",
     severity=ERROR,
+    conditions={
+        "thinking-inferred": Condition(
+            WARNING,
+            T(
+                en="the value is the golden AL of the other thinking mode and nothing in the "
+                "recipe sets the mode (the model's default decides it)",
+                zh="该值是另一种思考模式的黄金 AL，且配方中没有设置思考模式（由模型默认值决定）",
+            ),
+        ),
+    },
     target="recipe",
     title=T(en="Simulated acceptance differs from the golden AL", zh="模拟接受长度与黄金 AL 不符"),
     message=T(
@@ -307,7 +317,6 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
     expected = _expected(kind, al, k)
     setting = spec.simulation.setting
     name = setting.source.replace("env ", "").replace("--speculative-config ", "")
-    severity = ERROR if thinking.explicit else WARNING
     model = ctx.knowledge.model(recipe.model)
     if thinking.explicit:
         source_zh = thinking.source
@@ -338,7 +347,6 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
             setting.span,
             subject,
             variant="trt_off_by_one",
-            severity=severity,
             **params,
         )
     for oc in other:
@@ -350,7 +358,6 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 setting.span,
                 subject,
                 variant="wrong_curve",
-                severity=severity,
                 other=oc.file,
                 draft=draft,
                 **params,
@@ -365,7 +372,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 setting.span,
                 subject,
                 variant="thinking_not_set",
-                severity=severity,
+                condition="thinking-inferred",
                 model=name_,
                 flip=flip,
                 flip_word=flip,
@@ -374,7 +381,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 default_word_zh="开启" if thinking.mode == "on" else "关闭",
                 **params,
             )
-    return RULE.hit(recipe.path, setting.span, subject, severity=severity, **params)
+    return RULE.hit(recipe.path, setting.span, subject, **params)
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
