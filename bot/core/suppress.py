@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 
 from bot.core.model import Finding
 
-SUPPRESS_RE = re.compile(r"#\s*bot:\s*ignore\[([^\]\n]*)\]?(.*)$")
+SUPPRESS_RE = re.compile(r"#\s*bot:\s*ignore\[([^\]\n]*)\]?(.*)$", re.I)
 # a reason is words, not punctuation alone
 _REASON_RE = re.compile(r"[^\W_]{2,}", re.UNICODE)
 # what a suppression comment may not silence: the suppression checks themselves
@@ -76,7 +76,7 @@ def parse_suppressions(
 ) -> list[Suppression]:
     """The suppression comments of `text`; `resolve` maps an id or slug to a rule id."""
     out: list[Suppression] = []
-    if "bot:" not in text:
+    if "bot:" not in text and "bot:" not in text.lower():
         return out
     for no, line in enumerate(text.splitlines(), 1):
         m = SUPPRESS_RE.search(line)

@@ -132,8 +132,10 @@ RULE = Rule(
             "`SGLANG_SIMULATE_ACC_LEN` = AL, TensorRT-LLM "
             "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL − 1 (it excludes the bonus token), "
             "ATOM `--spec-decode-acceptance-length` = AL or `--spec-decode-acceptance-rate` = "
-            "(AL − 1)/K. When nothing in the recipe sets the thinking mode and it follows from the "
-            "model's default, the finding is a warning: a client could still switch it."
+            "(AL − 1)/K. A value that matches no golden AL of the model at all is an error whatever "
+            "the thinking mode. Only a value that is the other thinking mode's golden AL, while "
+            "nothing in the recipe sets the mode and it follows from the model's default, is a "
+            "warning: a client could still switch the mode."
         ),
         zh=(
             "AgentX 公平性规则（golden_al_distribution/README.md）：开启合成接受后，每个模型、思考模式与草稿"
@@ -143,7 +145,8 @@ RULE = Rule(
             "vLLM `synthetic_acceptance_length` = AL，SGLang `SGLANG_SIMULATE_ACC_LEN` = AL，TensorRT-LLM "
             "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL − 1（不含 bonus token），ATOM "
             "`--spec-decode-acceptance-length` = AL 或 `--spec-decode-acceptance-rate` = (AL − 1)/K。"
-            "若配方未设置思考模式、由模型默认值推断，则报告为警告，因为客户端仍可能切换模式。"
+            "与该模型任何黄金 AL 都不符的值，无论思考模式如何都报告为错误；只有当该值恰是另一种思考模式的黄金 AL、"
+            "且配方未设置思考模式（由模型默认值推断）时才报告为警告，因为客户端仍可能切换模式。"
         ),
     ),
     bad=(
