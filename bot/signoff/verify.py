@@ -51,7 +51,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
+from functools import lru_cache
 from types import MappingProxyType
 from typing import Any
 
@@ -75,6 +76,7 @@ from bot.signoff.template import (
     Match,
     Template,
     TemplateItem,
+    fill_zh,
     match_items,
     parse_template,
     words,
@@ -116,8 +118,25 @@ class Settings:
     codeowners_path: str = ".github/CODEOWNERS"
     threshold: float = DEFAULT_THRESHOLD
     write: frozenset[str] = frozenset({"admin", "maintain", "write"})
-    benchmark_runs: tuple[str, ...] = ("single-node */",)
-    eval_runs: tuple[str, ...] = ("eval /",)
+    benchmark_runs: tuple[str, ...] = (
+        "single-node */",
+        "agentic /",
+        "multi-node 1k1k /",
+        "multi-node 8k1k /",
+        "multi-node agentic /",
+    )
+    eval_runs: tuple[str, ...] = (
+        "eval /",
+        "agentic eval /",
+        "multi-node eval /",
+        "multi-node agentic eval /",
+    )
+    exclude_runs: tuple[str, ...] = ("canary /",)
+    unreadable_teams: str = "org-member"
+    exclude_author: bool = False
+    disapprove: tuple[str, ...] = ()
+    withdraw: tuple[str, ...] = ()
+    item_zh: tuple[tuple[str, str], ...] = ()
     recipe_links: tuple[str, ...] = DEFAULT_RECIPE_LINKS
     recipe_engines: frozenset[str] = frozenset({"vllm", "sglang"})
     rules: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_RULES))
@@ -126,7 +145,8 @@ class Settings:
 
     @classmethod
     def from_knowledge(cls, knowledge: Knowledge) -> Settings:
-        table: Mapping[str, Any] = knowledge.section("signoff") or {}
+        # the shipped knowledge holds the defaults; a partial table overrides them key by key
+        table: Mapping[str, Any] = {**_shipped_signoff(), **(knowledge.section("signoff") or {})}
         runs: Mapping[str, Any] = table.get("check_runs") or {}
         waiver = (knowledge.section("engine_patching") or {}).get("waiver_dir", "docs/waiver")
         rules = dict(DEFAULT_RULES)
@@ -140,6 +160,12 @@ class Settings:
             write=frozenset(str(p).lower() for p in table.get("write_permissions") or cls.write),
             benchmark_runs=tuple(runs.get("benchmark") or cls.benchmark_runs),
             eval_runs=tuple(runs.get("eval") or cls.eval_runs),
+            exclude_runs=tuple(runs.get("exclude") or cls.exclude_runs),
+            unreadable_teams=str(table.get("unreadable_teams", cls.unreadable_teams)),
+            exclude_author=bool(table.get("exclude_author", False)),
+            disapprove=tuple((table.get("disapproval") or {}).get("phrases") or ()),
+            withdraw=tuple((table.get("disapproval") or {}).get("withdraw") or ()),
+            item_zh=tuple((str(x["pattern"]), str(x["zh"])) for x in table.get("item_zh") or ()),
             recipe_links=tuple(table.get("recipe_links") or DEFAULT_RECIPE_LINKS),
             recipe_engines=frozenset(table.get("recipe_engines") or cls.recipe_engines),
             rules=rules,
@@ -150,6 +176,14 @@ class Settings:
             ),
             waiver_dir=str(waiver).strip("/"),
         )
+
+
+@lru_cache(maxsize=1)
+def _shipped_signoff() -> Mapping[str, Any]:
+    from bot.core.config import build_config
+
+    table: Mapping[str, Any] = build_config(None).knowledge.section("signoff") or {}
+    return table
 
 
 # ------------------------------------------------------------------ helpers
@@ -347,6 +381,13 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
             f"{_at(signer)} is a bot account; a bot's sign-off never counts",
             f"{_at(signer)} 是机器人账号；机器人的签署一律无效",
         )
+    if cfg.exclude_author and _same_login(signer, facts.pr_author):
+        return _check(
+            "owner",
+            "fail",
+            f"{_at(signer)} opened this PR; the repository does not let the author sign off",
+            f"{_at(signer)} 是本 PR 的作者；此仓库不允许作者本人签署",
+        )
     if facts.codeowners_text is None:
         return _check(
             "owner",
@@ -419,6 +460,14 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
             f"{_at(signer)} has `{permission}` access; a sign-off needs write access",
             f"{_at(signer)} 只有 `{permission}` 权限；签署需要写权限",
         )
+    via_org = ""
+    org_ok = cfg.unreadable_teams == "org-member" and facts.signer_org_member is True
+    if org_ok and (unreadable or codeowner is None):
+        teams_shown = ", ".join(sorted({t for _, ts in unreadable for t in ts} | set(any_unknown)))
+        via_org = teams_shown
+        specific += [p for p, _ in unreadable]
+        unreadable = []
+        codeowner = True
     if unreadable:
         path, teams = unreadable[0]
         shown = ", ".join(teams)
@@ -445,20 +494,27 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
             f"could not verify {_at(signer)}'s permission on the repository",
             f"无法核实 {_at(signer)} 在仓库中的权限",
         )
+    note_en = note_zh = ""
+    if via_org:
+        note_en = (
+            f" (membership of {via_org} is not readable with the bot's token; counted as an "
+            "owner as a member of the organisation, as the repository's verifier does)"
+        )
+        note_zh = f"（机器人的令牌无法读取 {via_org} 的成员；按仓库验证器的做法，以组织成员身份计为所有者）"
     if specific:
         more, more_zh = _more(len(specific) - 1)
         return _check(
             "owner",
             "pass",
-            f"{_at(signer)} owns `{specific[0]}`{more} and has `{permission}` access",
-            f"{_at(signer)} 是 `{specific[0]}`{more_zh} 的所有者，拥有 `{permission}` 权限",
+            f"{_at(signer)} owns `{specific[0]}`{more} and has `{permission}` access{note_en}",
+            f"{_at(signer)} 是 `{specific[0]}`{more_zh} 的所有者，拥有 `{permission}` 权限{note_zh}",
         )
     return _check(
         "owner",
         "pass",
         f"{_at(signer)} is a CODEOWNER, the changed paths have no specific owner, "
-        f"and has `{permission}` access",
-        f"{_at(signer)} 是 CODEOWNER，变更的路径没有特定所有者，且拥有 `{permission}` 权限",
+        f"and has `{permission}` access{note_en}",
+        f"{_at(signer)} 是 CODEOWNER，变更的路径没有特定所有者，且拥有 `{permission}` 权限{note_zh}",
     )
 
 
@@ -500,20 +556,65 @@ def _distinctive(template: Template, item: TemplateItem) -> set[str]:
     return {w for w in own - others if len(w) >= 4 and not w.isdigit()}
 
 
+_NEGATION = re.compile(
+    r"\b(?:not|never|no longer)\b|n't\b|\bcannot\b|未确认|未核实|没有确认|尚未|并未", re.I
+)
+# words that give a reason by themselves ("N/A: no agentic config", "不适用")
+_REASON_WORDS = re.compile(
+    r"\bn/?a\b|not applicable|does(?:n't| not) apply|\bbecause\b|\bsince\b|\bdue to\b|"
+    r"\bno\s+\w+|\bonly\b|\bwaived?\b|\bexception\b|不适用|因为|由于|无需|没有|仅|例外",
+    re.I,
+)
+_URLISH = re.compile(r"https?://\S+|\[[^\]]*\]\([^)]*\)")
+_PROSE_WORD = re.compile(r"[A-Za-z]{2,}|[\u3400-\u9fff]")
+
+
+def _negated(item: TemplateItem, given: str) -> bool:
+    """A checked box whose words deny the item ("[x] NOT verified ...", "not MERGED")."""
+    own = max(len(_NEGATION.findall(item.text)), len(_NEGATION.findall(item.zh)))
+    return len(_NEGATION.findall(given)) > own
+
+
+def _gives_reason(text: str) -> bool:
+    """Whether `text` says why, not just what: a reason word, or a few words of prose.
+
+    A bare link, "Sweep passed" or a number gives no reason.
+    """
+    plain = _URLISH.sub(" ", text)
+    if _REASON_WORDS.search(plain):
+        return True
+    prose = _PROSE_WORD.findall(plain)
+    latin = [w for w in prose if w.isascii()]
+    return len(latin) >= 4 or len(prose) - len(latin) >= 6
+
+
+def _names_item(template: Template, item: TemplateItem, line: str) -> str | None:
+    """The rest of `line` when it names `item` by number or by its own wording, else None."""
+    number = re.escape(item.number)
+    ref = re.search(
+        rf"(?:\b(?:item|check|no\.?)\s*#?|#|第|条目)\s*{number}(?![\d.])\s*(?:项|条)?"
+        rf"|^\s*\(?{number}\)?\s*[:：]",
+        line,
+        re.I,
+    )
+    if ref is not None:
+        return line[: ref.start()] + " " + line[ref.end() :]
+    own = _distinctive(template, item)
+    hits = own & set(words(line))
+    if hits:
+        return line
+    return None
+
+
 def _explained(template: Template, m: Match, signoff: Signoff) -> bool:
-    if m.signoff is not None and m.signoff.note.strip():
+    """An unchecked item is explained only by text that names it and gives a reason."""
+    if m.signoff is not None and m.signoff.note.strip() and _gives_reason(m.signoff.note):
         return True
-    text = signoff.explanations
-    if not text.strip():
-        return False
-    number = re.escape(m.item.number)
-    if re.search(
-        rf"(?:item|check|#|no\.?|第|条目)\s*{number}(?![\d.])|^\s*\(?{number}[.)](?!\d)",
-        text,
-        re.I | re.M,
-    ):
-        return True
-    return bool(_distinctive(template, m.item) & set(words(text)))
+    for line in signoff.explanations.splitlines():
+        rest = _names_item(template, m.item, line)
+        if rest is not None and _gives_reason(rest):
+            return True
+    return False
 
 
 def _quote(item: TemplateItem, limit: int = 60) -> tuple[str, str]:
@@ -547,10 +648,18 @@ def _template(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Chec
                 f"无法核实清单：`{path}` 中没有包含签署语句的模板块",
             )
         ]
+    template = fill_zh(template, cfg.item_zh)
     matches = match_items(template, signoff.items, cfg.threshold)
     missing = [m.item for m in matches if m.signoff is None]
     conditions = dict(_conditions(facts.content, cfg))
-    unchecked = [m for m in matches if m.signoff is not None and not m.signoff.checked]
+    negated = [
+        m
+        for m in matches
+        if m.signoff is not None and m.signoff.checked and _negated(m.item, m.signoff.text)
+    ]
+    unchecked = [
+        m for m in matches if m.signoff is not None and (not m.signoff.checked or m in negated)
+    ]
     not_applicable: list[TemplateItem] = []
     open_items: list[Match] = []
     for m in unchecked:
@@ -662,7 +771,41 @@ def _group(runs: Sequence[CheckRun], patterns: Sequence[str]) -> _Group:
     return _Group("green", count=green)
 
 
+_JOB_NAME = re.compile(r"^\s+name:\s*[\"']?(?P<name>[^\"'\n#]*?\s/)\s*[\"']?\s*(?:#.*)?$", re.M)
+
+
+def sweep_jobs(workflow: str | None, cfg: Settings) -> tuple[tuple[str, ...], tuple[str, ...]]:
+    """(benchmark, eval) check-run name prefixes: the sweep workflow's job names.
+
+    Every job `name: ... /` of the base branch's workflow (`single-node 1k1k /`,
+    `agentic /`, `multi-node 8k1k /`, `eval /`, `multi-node agentic eval /`, ...);
+    evals are the names with "eval", `exclude` drops smoke jobs. Without the
+    workflow, or when it names none, the knowledge defaults.
+    """
+    if not workflow:
+        return cfg.benchmark_runs, cfg.eval_runs
+    excluded = {x.strip().lower() for x in cfg.exclude_runs}
+    names: list[str] = []
+    for m in _JOB_NAME.finditer(workflow[:500_000]):
+        name = " ".join(m.group("name").split())
+        if "${{" in name or name.lower() in excluded or name in names:
+            continue
+        names.append(name)
+    bench = tuple(n for n in names if "eval" not in n.lower())
+    evals = tuple(n for n in names if "eval" in n.lower())
+    if not bench or not evals:
+        return cfg.benchmark_runs, cfg.eval_runs
+    return bench, evals
+
+
+def _runs_label(patterns: Sequence[str]) -> str:
+    shown = "/".join(f"`{p}`" for p in patterns[:2])
+    return shown + (f" (+{len(patterns) - 2})" if len(patterns) > 2 else "")
+
+
 def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
+    bench_runs, eval_runs = sweep_jobs(facts.sweep_workflow_text, cfg)
+    cfg = replace(cfg, benchmark_runs=bench_runs, eval_runs=eval_runs)
     if facts.pr_commits is None or facts.check_runs is None:
         if facts.pr_commits is None:
             what, what_zh = "the PR's commits were", "本 PR 的提交"
@@ -674,8 +817,7 @@ def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
             f"could not verify the sweep: {what} not available",
             f"无法核实扫描：未能获取{what_zh}",
         )
-    bench_label = ", ".join(f"`{p}`" for p in cfg.benchmark_runs)
-    eval_label = ", ".join(f"`{p}`" for p in cfg.eval_runs)
+    bench_label, eval_label = _runs_label(cfg.benchmark_runs), _runs_label(cfg.eval_runs)
     detail_en = detail_zh = ""
     for sha in reversed(facts.pr_commits):
         runs = [r for r in facts.check_runs if r.head_sha == sha]
@@ -1086,7 +1228,75 @@ def _rule_check(
     if content is None:
         return [_not_linted(spec.name)]
     gate = _gate(facts, cfg.rules.get(spec.name, ()), signoff)
+    claim = _exception_claim(signoff) if spec.name == "images" else None
+    if gate.state == "fail" and gate.errors and not gate.unacknowledged and claim is not None:
+        # checks 6 (images) and 9/10 (engine order) allow exceptions for new hardware and
+        # new architectures: the bot cannot judge one, so it lists the claim for the human
+        en, zh = _finding_reason(gate.errors, facts)
+        return [
+            _check(
+                spec.name,
+                "human",
+                f"the sign-off claims an exception (“{claim[:160]}”); check it against {en}",
+                f"签署中声明了例外（“{claim[:160]}”）；请对照核实：{zh}",
+            )
+        ]
     return _gate_rows(spec.name, gate, facts, _rule_rows(spec, facts, cfg, content))
+
+
+_EXCEPTION = re.compile(
+    r"\bexception\b|\bexempt|\bnew hardware\b|\bnew (?:model )?architecture|例外|新硬件|新模型架构",
+    re.I,
+)
+
+
+def _exception_claim(signoff: Signoff) -> str | None:
+    """The sign-off's line claiming an image or engine-order exception, with a reason."""
+    for line in signoff.explanations.splitlines():
+        if _EXCEPTION.search(line) and _gives_reason(line):
+            return " ".join(line.split())
+    return None
+
+
+def _disapproval(facts: SignoffFacts, cfg: Settings) -> list[Check]:
+    """policy-bot's disapproval: a phrase by someone with write access blocks until withdrawn."""
+    if not cfg.disapprove:
+        return []
+    if facts.comments is None:
+        return [
+            _check(
+                "disapproval",
+                "unknown",
+                "could not verify that nobody disapproved: the PR's comments were not available",
+                "无法核实是否有人反对：未能获取本 PR 的评论",
+            )
+        ]
+
+    def says(body: str, phrases: Sequence[str]) -> bool:
+        low = body.lower()
+        return any(p.lower() in low for p in phrases)
+
+    standing: dict[str, str] = {}
+    for c in facts.comments:
+        if _same_login(c.author, facts.bot_login):
+            continue
+        key = c.author.lower()
+        if cfg.withdraw and says(c.body, cfg.withdraw):
+            standing.pop(key, None)
+        elif says(c.body, cfg.disapprove) and (c.permission or "").lower() in cfg.write:
+            standing[key] = c.author
+    if standing:
+        who = ", ".join(_at(a) for a in standing.values())
+        undo = ", ".join(f"`{w}`" for w in cfg.withdraw) or "-"
+        return [
+            _check(
+                "disapproval",
+                "fail",
+                f"{who} disapproved this PR; it is blocked until they withdraw with {undo}",
+                f"{who} 反对此 PR；在其以 {undo} 撤回之前保持阻止",
+            )
+        ]
+    return [_check("disapproval", "pass", "no standing disapproval", "没有未撤回的反对")]
 
 
 def _rule_rows(
@@ -1135,6 +1345,7 @@ def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
     if signoff is None:
         return _verdict(facts, [_absent(facts.body)])
     checks: list[Check] = [_detected(facts, signoff), _signed(facts, signoff), _owner(facts, cfg)]
+    checks += _disapproval(facts, cfg)
     checks += _template(facts, signoff, cfg)
     checks.append(_ci(facts, cfg))
     checks.append(
@@ -1154,3 +1365,137 @@ def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
     for name in ("golden-al", "append-only"):
         checks += _rule_check(by_name[name], facts, cfg, signoff)
     return _verdict(facts, checks)
+
+
+# ------------------------------------------------------------------ several sign-offs
+
+
+@dataclass(frozen=True)
+class OwnerGroup:
+    """The paths one CODEOWNERS line owns among those the PR changes."""
+
+    line: int
+    owners: tuple[str, ...]
+    paths: tuple[str, ...]
+
+
+def owner_groups(facts: SignoffFacts) -> list[OwnerGroup]:
+    """The CODEOWNERS groups the PR's changed paths fall in (catch-all paths: line 0)."""
+    if facts.codeowners_text is None:
+        return []
+    owners = parse_codeowners(facts.codeowners_text)
+    by_line: dict[int, tuple[tuple[str, ...], list[str]]] = {}
+    for path in facts.changed_paths:
+        rule = owners.rule_for(path)
+        if rule is None or rule.catch_all or not rule.owners:
+            by_line.setdefault(0, ((), []))[1].append(path)
+        else:
+            by_line.setdefault(rule.line, (rule.owners, []))[1].append(path)
+    return [OwnerGroup(line, o, tuple(p)) for line, (o, p) in sorted(by_line.items())]
+
+
+def _owns(facts: SignoffFacts, group: OwnerGroup, cfg: Settings) -> bool:
+    """Whether `facts.signer` owns `group` (directly, through a readable team, or as the
+    repository's verifier counts an organisation member whose team cannot be read)."""
+    if facts.codeowners_text is None:
+        return False
+    me = facts.signer.lower()
+    member = {k.lower(): v for k, v in facts.team_membership.items()}
+    org_ok = cfg.unreadable_teams == "org-member" and facts.signer_org_member is True
+    owners = parse_codeowners(facts.codeowners_text)
+    names = group.owners
+    if group.line == 0:  # catch-all: any CODEOWNER
+        if me in {u.lower() for u in owners.all_users()}:
+            return True
+        names = tuple(owners.all_teams())
+    for name in names:
+        if not name.startswith("@"):
+            continue
+        if "/" not in name:
+            if name[1:].lower() == me:
+                return True
+            continue
+        state = member.get(name.lower())
+        if state is True or (state is None and org_ok):
+            return True
+    return False
+
+
+def _valid_signer(v: Verdict) -> bool:
+    """A sign-off whose own rows pass apart from who owns what."""
+    ok = ("pass", "na", "human")
+    for c in v.checks:
+        if c.name == "owner":
+            continue
+        if c.name in ("signoff", "signed", "template", "disapproval") and c.status not in ok:
+            return False
+    return True
+
+
+def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdict:
+    """The verdict over every live sign-off on one head, in the order posted.
+
+    The newest decides every row but ownership: a PR touching the files of several
+    CODEOWNERS groups passes when each group has a valid sign-off (its own rows pass and
+    its signer owns the group, with write access), combined across sign-off comments; the
+    owner row names the groups still missing.
+    """
+    if not signoffs:
+        raise ValueError("verify_all needs at least one sign-off")
+    cfg = Settings.from_knowledge(knowledge)
+    newest = signoffs[-1]
+    verdict = verify(newest, knowledge)
+    rows = {c.name: c for c in verdict.checks}
+    owner = rows.get("owner")
+    groups = owner_groups(newest)
+    if owner is None or owner.status == "pass" or not groups:
+        return verdict
+    covered: dict[int, str] = {}
+    seen: set[str] = set()
+    for facts in reversed(signoffs):
+        if facts.signer.lower() in seen:
+            continue  # a signer's newest sign-off speaks for them
+        seen.add(facts.signer.lower())
+        if facts is not newest:
+            facts = replace(facts, findings=newest.findings, content=newest.content)
+        own = verify(facts, knowledge) if facts is not newest else verdict
+        permission = (facts.signer_permission or "").lower()
+        if not _valid_signer(own) or permission not in cfg.write or _is_bot(facts.signer, facts):
+            continue
+        if cfg.exclude_author and _same_login(facts.signer, facts.pr_author):
+            continue
+        for g in groups:
+            if g.line not in covered and _owns(facts, g, cfg):
+                covered[g.line] = facts.signer
+    if len(covered) < len(groups) and owner.status != "fail":
+        return verdict  # unknown stays unknown: combining cannot verify what one could not
+    if len(covered) < len(groups):
+        missing = [g for g in groups if g.line not in covered]
+        shown = "; ".join(
+            (
+                f"`{g.paths[0]}` ({', '.join(g.owners)}, CODEOWNERS line {g.line})"
+                if g.line
+                else f"`{g.paths[0]}` (any CODEOWNER)"
+            )
+            for g in missing[:MAX_LISTED]
+        )
+        have = ", ".join(f"line {k} by {_at(v)}" for k, v in sorted(covered.items()) if k) or "none"
+        check = _check(
+            "owner",
+            "fail",
+            f"groups still missing a CODEOWNER sign-off: {shown} (covered: {have})",
+            f"以下归属组仍缺少 CODEOWNER 签署：{shown}（已覆盖：{have}）",
+        )
+    else:
+        have = ", ".join(
+            f"{_at(v)} ({'catch-all' if k == 0 else f'CODEOWNERS line {k}'})"
+            for k, v in sorted(covered.items())
+        )
+        check = _check(
+            "owner",
+            "pass",
+            f"every CODEOWNERS group of the changed paths has a valid sign-off: {have}",
+            f"变更路径的每个 CODEOWNERS 归属组都有有效签署：{have}",
+        )
+    checks = tuple(check if c.name == "owner" else c for c in verdict.checks)
+    return _verdict(newest, list(checks))
