@@ -1448,8 +1448,9 @@ def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdic
     rows = {c.name: c for c in verdict.checks}
     owner = rows.get("owner")
     groups = owner_groups(newest)
-    if owner is None or owner.status == "pass" or not groups:
-        return verdict
+    signers = {f.signer.lower() for f in signoffs}
+    if owner is None or owner.status == "pass" or not groups or len(signers) < 2:
+        return verdict  # one signer: their own owner row says best what is wrong
     covered: dict[int, str] = {}
     seen: set[str] = set()
     for facts in reversed(signoffs):
@@ -1467,8 +1468,10 @@ def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdic
         for g in groups:
             if g.line not in covered and _owns(facts, g, cfg):
                 covered[g.line] = facts.signer
-    if len(covered) < len(groups) and owner.status != "fail":
-        return verdict  # unknown stays unknown: combining cannot verify what one could not
+    if len(covered) < len(groups) and (owner.status != "fail" or not covered):
+        # unknown stays unknown (combining cannot verify what one could not), and with no
+        # group covered the newest signer's own reason is the clearest
+        return verdict
     if len(covered) < len(groups):
         missing = [g for g in groups if g.line not in covered]
         shown = "; ".join(
