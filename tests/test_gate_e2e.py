@@ -20,9 +20,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from bot.rules.recipe import RCP003_golden_al_mismatch as rcp003
 
 from bot.review import render
-from bot.rules.recipe import RCP003_golden_al_mismatch as rcp003
 from bot.server.app import create_app
 from bot.server.queue import SQLiteQueue
 from bot.server.settings import load_settings
