@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import io
 import json
+import re
 from pathlib import Path
 
 import pytest
@@ -313,3 +314,34 @@ def test_one_decision_for_status_and_summary(
     summary = render.summary_body(findings, [], [], "b" * 40)
     if findings:
         assert render.GATE_LINE[state][1] in summary
+
+
+# ------------------------------------------------------------------ every wording in its record
+
+RCP000_INPUTS = {
+    "too_large": "#!/usr/bin/env bash\n" + "# x\n" * 300_000,
+    "nul": "#!/usr/bin/env bash\necho a\x00b\n",
+    "not_utf8": "#!/usr/bin/env bash\necho \ufffd\n",
+    None: '#!/usr/bin/env bash\nif [ "$X" = 1 ; then\n  echo\nfi\n',
+    "eval": '#!/usr/bin/env bash\neval "$CMD"\nvllm serve "$MODEL" &\n',
+}
+
+
+@pytest.mark.parametrize("variant", list(RCP000_INPUTS), ids=lambda v: str(v))
+def test_every_rcp000_problem_is_a_named_variant(variant: str | None) -> None:
+    path = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h100.sh"
+    report = _lint({path: RCP000_INPUTS[variant]})
+    (f,) = [f for f in report.findings if f.rule == "RCP000"]
+    rule = get_rule("RCP000")
+    assert rule is not None
+    template = rule.rule.variants[variant] if variant else rule.rule.message
+    assert f.message.zh.split("{")[0][:6] == template.zh.split("{")[0][:6]
+    prose = re.sub(r"`[^`]*`", "", f.message.zh)
+    assert not re.search(r"[A-Za-z]{3,} [a-z]{3,}", prose), f.message.zh
+
+
+def test_parser_details_are_quoted_values_in_both_languages() -> None:
+    report = _lint({"perf-changelog.yaml": "- config-keys: [a\n  b: {\n"})
+    (f,) = [f for f in report.findings if f.rule == "CHL000"]
+    assert "the parser reports `" in f.message.en and "解析器报告 `" in f.message.zh
+    assert not re.search(r"[A-Za-z]{3,} [a-z]{3,}", re.sub(r"`[^`]*`", "", f.message.zh))

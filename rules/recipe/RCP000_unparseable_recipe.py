@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 
 from bot.core.engine import Context
@@ -15,9 +16,50 @@ RULE = Rule(
     target="recipe",
     title=T(en="Recipe could not be fully analysed", zh="配方脚本无法完整分析"),
     message=T(
-        en="The script could not be fully analysed: {problem}",
-        zh="脚本无法完整分析：{problem}",
+        en="The script could not be fully analysed: bash syntax the parser cannot read, so "
+        "values after it may be missed",
+        zh="脚本无法完整分析：此处有解析器无法读取的 bash 语法，之后的取值可能缺失",
     ),
+    # every problem the recipe parser reports, by name (see `_VARIANTS` below)
+    variants={
+        "too_large": T(
+            en="The script is {size} bytes, over the {limit}-byte limit, and is not analysed",
+            zh="脚本大小为 {size} 字节，超过 {limit} 字节的上限，未作分析",
+        ),
+        "nul": T(
+            en="The script contains NUL bytes, so it is not a text file and is not analysed",
+            zh="脚本包含 NUL 字节，不是文本文件，未作分析",
+        ),
+        "not_utf8": T(
+            en="The script is not valid UTF-8 (or contains U+FFFD), so values on this line may "
+            "be wrong",
+            zh="脚本不是合法的 UTF-8（或包含 U+FFFD），此行的取值可能有误",
+        ),
+        "too_complex": T(
+            en="The script is too complex to analyse fully; the analysis stopped early",
+            zh="脚本过于复杂，无法完整分析；分析已提前停止",
+        ),
+        "too_deep": T(
+            en="The script is nested too deeply to analyse",
+            zh="脚本嵌套过深，无法分析",
+        ),
+        "too_many_paths": T(
+            en="More than {limit} paths run through the script; some branches are not analysed",
+            zh="脚本中的执行路径超过 {limit} 条；部分分支未作分析",
+        ),
+        "array_too_long": T(
+            en="The array `{name}` grows past {limit} elements, so its value is not tracked",
+            zh="数组 `{name}` 超过 {limit} 个元素，其取值不再跟踪",
+        ),
+        "eval": T(
+            en="`eval` runs text the bot does not interpret, so values after it may be missed",
+            zh="`eval` 执行的文本机器人不作解释，之后的取值可能缺失",
+        ),
+        "other": T(
+            en="The script could not be fully analysed; the parser reports `{detail}`",
+            zh="脚本无法完整分析；解析器报告 `{detail}`",
+        ),
+    },
     fix=T(
         en="Fix the bash syntax, or split unusual constructs out of the launch path",
         zh="修正 bash 语法，或将特殊写法移出服务启动路径",
@@ -59,6 +101,33 @@ RULE = Rule(
 )
 
 
+# the recipe parser's problems (bot/parse/recipe.py, bot/parse/bash.py) -> a variant and
+# its value-only parameters; anything else is `other`, quoting the parser
+_VARIANTS: tuple[tuple[str | None, re.Pattern[str]], ...] = (
+    (None, re.compile(r"^bash syntax the parser cannot read")),
+    (
+        "too_large",
+        re.compile(r"^script is (?P<size>[\d,]+) bytes, over the (?P<limit>[\d,]+)-byte"),
+    ),
+    ("nul", re.compile(r"^script contains NUL bytes")),
+    ("not_utf8", re.compile(r"^script is not valid UTF-8")),
+    ("too_complex", re.compile(r"^script too complex")),
+    ("too_deep", re.compile(r"^script nested too deeply")),
+    ("too_many_paths", re.compile(r"^more than (?P<limit>[\d,]+) paths through the script")),
+    ("array_too_long", re.compile(r"^array `(?P<name>[^`]+)` grows past (?P<limit>[\d,]+)")),
+    ("eval", re.compile(r"^`eval` runs text")),
+)
+
+
+def _variant(message: str) -> tuple[str | None, dict[str, str]]:
+    for variant, rx in _VARIANTS:
+        m = rx.match(message)
+        if m:
+            return variant, m.groupdict()
+    return "other", {"detail": message.replace("`", "'")[:300]}
+
+
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     for problem in recipe.problems:
-        yield RULE.hit(recipe.path, Span(problem.line), problem.message, problem=problem.message)
+        variant, params = _variant(problem.message)
+        yield RULE.hit(recipe.path, Span(problem.line), problem.message, variant=variant, **params)
