@@ -169,3 +169,20 @@ def test_an_unsuppressed_error_blocks_and_a_typo_suppression_is_reported(with_fi
     gate.sign("alice", signoff_body("alice", detail=LINK))
     line = next(x for x in gate.verdict().splitlines() if "**Golden acceptance length**" in x)
     assert line.startswith("❌") and "3.2" in line
+
+
+def test_an_owner_through_an_unreadable_team_counts_as_an_org_member(with_files: Any) -> None:
+    gate = with_files({"src/tool.py": "print(1)\n"})
+    gate.fake.hide_teams("octo")  # @octo/core membership answers 403
+    gate.sign("max", signoff_body("max"))
+    verdict = gate.verdict()
+    line = next(x for x in verdict.splitlines() if "**CODEOWNER**" in x)
+    assert line.startswith("✅") and "member of the organisation" in line
+    assert "**Verdict: PASS**" in verdict and gate.status()["state"] == "success"
+    # on another PR, someone in no team of the organisation stays unverified
+    other = with_files({"src/tool.py": "print(2)\n"})
+    other.fake.hide_teams("octo")
+    other.fake.set_permission(REPO, "eve", "write")
+    other.sign("eve", signoff_body("eve"))
+    line = next(x for x in other.verdict().splitlines() if "**CODEOWNER**" in x)
+    assert line.startswith("❔") and "not readable" in line

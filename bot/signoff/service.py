@@ -579,6 +579,16 @@ def _facts(
         for team in sorted(required_teams(codeowners, paths, signer=signer)):
             org, _, slug = team.lstrip("@").partition("/")
             teams[team] = gw.team_membership(repo, org, slug, signer) if slug else None
+
+    def org_member(login: str, member: Mapping[str, bool | None]) -> bool | None:
+        """For teams whose membership is unreadable: is `login` in the teams' organisation?"""
+        ask = getattr(gw, "org_membership", None)
+        orgs = sorted({t.lstrip("@").partition("/")[0] for t, v in member.items() if v is None})
+        if ask is None or not orgs:
+            return None
+        answers = [ask(repo, org, login) for org in orgs]
+        return True if any(a is True for a in answers) else (None if None in answers else False)
+
     commits = gw.pull_commits(repo, pull.number)
     runs: list[CheckRun] = []
     for sha in commits[-settings.max_commits :]:
@@ -617,6 +627,7 @@ def _facts(
             pull.base_ref,
         ),
         pr_author=pull.author,
+        signer_org_member=org_member(signer, teams),
     )
     disapproval = (table.get("disapproval") or {}).get("phrases") or []
     if disapproval:
@@ -649,6 +660,7 @@ def _facts(
                 signer_permission=permission(login),
                 team_membership=member,
                 edited_by=records.edited_by(other),
+                signer_org_member=org_member(login, member),
             )
         )
     out.append(facts)
