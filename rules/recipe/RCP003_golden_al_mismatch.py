@@ -66,11 +66,11 @@ RULE = Rule(
     message=T(
         en=(
             "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
-            "so the engine needs {expected} (thinking {mode_short}: {source})"
+            "so the engine needs {expected} (thinking {mode_short}: `{source}`)"
         ),
         zh=(
             "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
-            "引擎应设为 {expected}（思考模式 {mode_short}：{source}）"
+            "引擎应设为 {expected}（思考模式 {mode_short}：`{source}`）"
         ),
     ),
     fix=T(en="Set `{setting}` to {expected}", zh="将 `{setting}` 设为 {expected}"),
@@ -87,6 +87,27 @@ RULE = Rule(
         ),
     },
     variants={
+        "model_default": T(
+            en=(
+                "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
+                "so the engine needs {expected} (thinking {mode_short}: {model}'s default)"
+            ),
+            zh=(
+                "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
+                "引擎应设为 {expected}（思考模式 {mode_short}：{model} 的默认值）"
+            ),
+        ),
+        "thinking_unknown": T(
+            en=(
+                "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
+                "so the engine needs {expected} (the recipe sets no thinking mode and the model's "
+                "default is unknown)"
+            ),
+            zh=(
+                "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
+                "引擎应设为 {expected}（配方未设置思考模式，模型默认值未知）"
+            ),
+        ),
         "trt_off_by_one": T(
             en=(
                 "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={actual}` is the golden AL itself; "
@@ -321,12 +342,6 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
     setting = spec.simulation.setting
     name = setting.source.replace("env ", "").replace("--speculative-config ", "")
     model = ctx.knowledge.model(recipe.model)
-    if thinking.explicit:
-        source_zh = thinking.source
-    elif thinking.mode:
-        source_zh = f"{model.get('name', recipe.model)} 默认{'开启' if thinking.mode == 'on' else '关闭'}思考"
-    else:
-        source_zh = "配方未设置，模型默认值未知"
     params: dict[str, Any] = dict(
         setting=name,
         actual=setting.text,
@@ -337,8 +352,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
         k=k,
         al=_fmt(al),
         expected=_fmt(expected),
-        source=thinking.source if thinking.mode else "not set by the recipe; model default unknown",
-        source_zh=source_zh,
+        source=thinking.source,
     )
     subject = f"{name}={setting.text}"
     lines = recipe.lines
@@ -384,7 +398,16 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 default_word_zh="开启" if thinking.mode == "on" else "关闭",
                 **params,
             )
-    return RULE.hit(recipe.path, setting.span, subject, **params)
+    if thinking.explicit:
+        return RULE.hit(recipe.path, setting.span, subject, **params)
+    variant = "model_default" if thinking.mode else "thinking_unknown"
+    return RULE.hit(
+        recipe.path,
+        setting.span,
+        subject,
+        variant=variant,
+        **{**params, "model": model.get("name", recipe.model)},
+    )
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
