@@ -262,6 +262,8 @@ def test_rule_names_in_the_repository_config_are_validated() -> None:
         build_config("rules:\n  disable: [RCP999]\n", source=".recipe-bot.yml")
     with pytest.raises(ConfigError, match=r"rules.severity: unknown rule 'no-such-slug'"):
         build_config("rules:\n  severity: {no-such-slug: error}\n", source=".recipe-bot.yml")
+    with pytest.raises(ConfigError, match=r"knowledge.signoff.rules.images: unknown rule 'CFG099'"):
+        build_config("knowledge:\n  signoff:\n    rules:\n      images: [CFG003, CFG099]\n")
     config = build_config(
         "rules:\n  disable: [golden-al-mismatch, rcp002]\n  severity: {RCP007: error}\n"
     )

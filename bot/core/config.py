@@ -122,6 +122,11 @@ def build_config(repo_config_text: str | None, *, source: str = "defaults") -> C
     disabled = frozenset(
         _rule_id(str(r), source, "rules.disable") for r in rules_cfg.get("disable", []) or []
     )
+    # the rules the repository puts behind a sign-off row must exist too
+    own = ((user.get("knowledge") or {}).get("signoff") or {}).get("rules") or {}
+    for row, ids in own.items():
+        for rid in ids or []:
+            _rule_id(str(rid), source, f"knowledge.signoff.rules.{row}")
     for sev in severity.values():
         if sev not in SEVERITIES:  # pragma: no cover - schema enforces
             raise ConfigError(f"{source}: unknown severity {sev!r}")
