@@ -51,9 +51,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from functools import lru_cache
-from types import MappingProxyType
 from typing import Any
 
 from bot.core.config import Knowledge
@@ -72,7 +71,6 @@ from bot.signoff.model import (
     Verdict,
 )
 from bot.signoff.template import (
-    DEFAULT_THRESHOLD,
     Match,
     Template,
     TemplateItem,
@@ -82,108 +80,71 @@ from bot.signoff.template import (
     words,
 )
 
-DEFAULT_RULES: Mapping[str, tuple[str, ...]] = MappingProxyType(
-    {
-        "images": ("CFG003", "CFG004"),
-        "deprecated": ("CFG005",),
-        "architecture": ("RCP007",),
-        "chat-template": ("RCP009",),
-        "waiver": ("RCP008",),
-        "golden-al": ("RCP003", "RCP004", "RCP005", "RCP006"),
-        "append-only": ("CHL010",),
-    }
-)
-DEFAULT_RECIPE_LINKS = (
-    r"^https://github\.com/vllm-project/recipes/(?:pull/\d+|(?:blob|tree)/[^/\s]+/\S+)",
-    r"^https://github\.com/sgl-project/sglang/(?:pull/\d+|(?:blob|tree)/[^/\s]+/docs[^/\s]*/\S+)",
-    r"^https://recipes\.vllm\.ai/\S+",
-    r"^https://docs\.sglang\.(?:io|ai)/(?!cookbook/intro/?$)\S+",
-)
-DEFAULT_CONDITIONAL = (
-    ("speculative decoding PRs", "spec_decode"),
-    ("^For agentic workloads", "agentic_spec_decode"),
-    ("single-node vLLM/SGLang recipe", "single_node_recipe"),
-    ("upstream PR in the vLLM recipe repo", "single_node_recipe"),
-    ("append-only: true", "append_only"),
-    ("^If any of the above criteria", "another_unchecked"),
-)
 MAX_LISTED = 4  # items named in one reason
 
 
 @dataclass(frozen=True)
 class Settings:
-    """`knowledge.signoff`, with the defaults of `bot/knowledge/default.yaml`."""
+    """`knowledge.signoff`. Every default lives in `bot/knowledge/default.yaml`, none here."""
 
-    template_path: str = "docs/PR_REVIEW_CHECKLIST.md"
-    codeowners_path: str = ".github/CODEOWNERS"
-    threshold: float = DEFAULT_THRESHOLD
-    write: frozenset[str] = frozenset({"admin", "maintain", "write"})
-    benchmark_runs: tuple[str, ...] = (
-        "single-node */",
-        "agentic /",
-        "multi-node 1k1k /",
-        "multi-node 8k1k /",
-        "multi-node agentic /",
-    )
-    eval_runs: tuple[str, ...] = (
-        "eval /",
-        "agentic eval /",
-        "multi-node eval /",
-        "multi-node agentic eval /",
-    )
-    exclude_runs: tuple[str, ...] = ("canary /",)
-    unreadable_teams: str = "org-member"
-    exclude_author: bool = False
-    disapprove: tuple[str, ...] = ()
-    withdraw: tuple[str, ...] = ()
-    item_zh: tuple[tuple[str, str], ...] = ()
-    recipe_links: tuple[str, ...] = DEFAULT_RECIPE_LINKS
-    recipe_engines: frozenset[str] = frozenset({"vllm", "sglang"})
-    rules: Mapping[str, tuple[str, ...]] = field(default_factory=lambda: dict(DEFAULT_RULES))
-    conditional: tuple[tuple[str, str], ...] = DEFAULT_CONDITIONAL
-    waiver_dir: str = "docs/waiver"
+    template_path: str
+    codeowners_path: str
+    threshold: float
+    write: frozenset[str]
+    benchmark_runs: tuple[str, ...]
+    eval_runs: tuple[str, ...]
+    exclude_runs: tuple[str, ...]
+    unreadable_teams: str
+    exclude_author: bool
+    disapprove: tuple[str, ...]
+    withdraw: tuple[str, ...]
+    item_zh: tuple[tuple[str, str], ...]
+    recipe_links: tuple[str, ...]
+    recipe_engines: frozenset[str]
+    rules: Mapping[str, tuple[str, ...]]
+    conditional: tuple[tuple[str, str], ...]
+    waiver_dir: str
 
     @classmethod
     def from_knowledge(cls, knowledge: Knowledge) -> Settings:
         # the shipped knowledge holds the defaults; a partial table overrides them key by key
-        table: Mapping[str, Any] = {**_shipped_signoff(), **(knowledge.section("signoff") or {})}
-        runs: Mapping[str, Any] = table.get("check_runs") or {}
-        waiver = (knowledge.section("engine_patching") or {}).get("waiver_dir", "docs/waiver")
-        rules = dict(DEFAULT_RULES)
+        shipped, patching = _shipped()
+        table: Mapping[str, Any] = {**shipped, **(knowledge.section("signoff") or {})}
+        runs: Mapping[str, Any] = {**shipped["check_runs"], **(table.get("check_runs") or {})}
+        waiver = {**patching, **(knowledge.section("engine_patching") or {})}["waiver_dir"]
+        rules = {k: tuple(v or ()) for k, v in shipped["rules"].items()}
         rules.update({k: tuple(v or ()) for k, v in (table.get("rules") or {}).items()})
-        conditional = table.get("conditional_items")
-        owners = table.get("codeowners") or [".github/CODEOWNERS"]
+        disapproval: Mapping[str, Any] = table.get("disapproval") or {}
         return cls(
-            template_path=str(table.get("template", cls.template_path)),
-            codeowners_path=str(owners[0]),
-            threshold=float(table.get("match_threshold", DEFAULT_THRESHOLD)),
-            write=frozenset(str(p).lower() for p in table.get("write_permissions") or cls.write),
-            benchmark_runs=tuple(runs.get("benchmark") or cls.benchmark_runs),
-            eval_runs=tuple(runs.get("eval") or cls.eval_runs),
-            exclude_runs=tuple(runs.get("exclude") or cls.exclude_runs),
-            unreadable_teams=str(table.get("unreadable_teams", cls.unreadable_teams)),
-            exclude_author=bool(table.get("exclude_author", False)),
-            disapprove=tuple((table.get("disapproval") or {}).get("phrases") or ()),
-            withdraw=tuple((table.get("disapproval") or {}).get("withdraw") or ()),
+            template_path=str(table["template"]),
+            codeowners_path=str((table.get("codeowners") or shipped["codeowners"])[0]),
+            threshold=float(table["match_threshold"]),
+            write=frozenset(str(p).lower() for p in table["write_permissions"]),
+            benchmark_runs=tuple(runs["benchmark"]),
+            eval_runs=tuple(runs["eval"]),
+            exclude_runs=tuple(runs.get("exclude") or ()),
+            unreadable_teams=str(table["unreadable_teams"]),
+            exclude_author=bool(table["exclude_author"]),
+            disapprove=tuple(disapproval.get("phrases") or ()),
+            withdraw=tuple(disapproval.get("withdraw") or ()),
             item_zh=tuple((str(x["pattern"]), str(x["zh"])) for x in table.get("item_zh") or ()),
-            recipe_links=tuple(table.get("recipe_links") or DEFAULT_RECIPE_LINKS),
-            recipe_engines=frozenset(table.get("recipe_engines") or cls.recipe_engines),
+            recipe_links=tuple(table["recipe_links"]),
+            recipe_engines=frozenset(table["recipe_engines"]),
             rules=rules,
-            conditional=(
-                tuple((str(c["pattern"]), str(c["when"])) for c in conditional)
-                if conditional is not None
-                else DEFAULT_CONDITIONAL
+            conditional=tuple(
+                (str(c["pattern"]), str(c["when"])) for c in table["conditional_items"]
             ),
             waiver_dir=str(waiver).strip("/"),
         )
 
 
 @lru_cache(maxsize=1)
-def _shipped_signoff() -> Mapping[str, Any]:
+def _shipped() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
+    """The shipped knowledge's `signoff` and `engine_patching` tables."""
     from bot.core.config import build_config
 
-    table: Mapping[str, Any] = build_config(None).knowledge.section("signoff") or {}
-    return table
+    knowledge = build_config(None).knowledge
+    return knowledge.section("signoff") or {}, knowledge.section("engine_patching") or {}
 
 
 # ------------------------------------------------------------------ helpers
