@@ -347,3 +347,20 @@ def test_parser_details_are_quoted_values_in_both_languages() -> None:
     (f,) = [f for f in report.findings if f.rule == "CHL000"]
     assert "the parser reports `" in f.message.en and "解析器报告 `" in f.message.zh
     assert not re.search(r"[A-Za-z]{3,} [a-z]{3,}", re.sub(r"`[^`]*`", "", f.message.zh))
+
+
+def test_a_deleted_entry_without_pr_link_has_its_own_variant() -> None:
+    from bot.rules.changelog import CHL005_historical_changelog_entry_deleted as chl005
+
+    second = chl005._SECOND.replace(
+        "  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2418\n", ""
+    )
+    base = {"perf-changelog.yaml": chl005._FIRST + "\n" + second + "\n" + chl005._THIRD}
+    head = {"perf-changelog.yaml": chl005._FIRST + "\n" + chl005._THIRD}
+    found = [f for f in _lint(head, base).findings if f.rule == "CHL005"]
+    assert [f.message.en for f in found] == [
+        "Merged entry for `minimaxm3-fp8-h200-vllm-agentic` (without a `pr-link`) was deleted"
+    ]
+    assert found[0].message.zh == (
+        "`minimaxm3-fp8-h200-vllm-agentic` 的已合并条目（没有 `pr-link`）被删除"
+    )
