@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -720,6 +720,14 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
                 "id": r.id,
                 "slug": r.slug,
                 "severity": r.severity,
+                "conditions": [
+                    {
+                        "name": name,
+                        "severity": c.severity,
+                        "when": {"en": c.when.en, "zh": c.when.zh},
+                    }
+                    for name, c in r.conditions.items()
+                ],
                 "target": r.target,
                 "title": {"en": r.title.en, "zh": r.title.zh},
             }
@@ -738,6 +746,8 @@ def cmd_rules(args: argparse.Namespace, out: TextIO) -> int:
     slug_w = max(len(r.slug) for r in rules)
     for r in rules:
         out.write(f"{r.id}  {r.severity:<7}  {r.slug:<{slug_w}}  {r.title.en}\n")
+        for name, c in r.conditions.items():
+            out.write(f"{'':6}  {c.severity:<7}  {'':<{slug_w}}  when {c.when.en} ({name})\n")
     return 0
 
 
@@ -898,8 +908,43 @@ def _add_signoff_commands(sub: argparse._SubParsersAction[Any]) -> None:
         epilog=SIGNOFF_EPILOG,
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
-    cp.add_argument("--body", required=True, metavar="FILE", help="the comment body ('-': stdin)")
-    cp.add_argument("--author", required=True, metavar="LOGIN", help="the comment's author")
+    cp.add_argument(
+        "--body",
+        required=True,
+        action="append",
+        metavar="FILE",
+        help="a sign-off comment body ('-': stdin); repeat with --author for several "
+        "sign-offs, in the order posted (the last is the newest)",
+    )
+    cp.add_argument(
+        "--author",
+        required=True,
+        action="append",
+        metavar="LOGIN[:PERMISSION]",
+        help="the author of the --body at the same position (an earlier signer's permission "
+        "after a colon; the newest signer's comes from --permission)",
+    )
+    cp.add_argument(
+        "--comment",
+        action="append",
+        metavar="FILE",
+        help="another comment on the PR (e.g. `/reuse-sweep-run 123`, a disapproval), in the "
+        "order posted; repeat with --comment-author",
+    )
+    cp.add_argument(
+        "--comment-author",
+        action="append",
+        metavar="LOGIN[:PERMISSION]",
+        help="the author of the --comment at the same position, and their permission",
+    )
+    cp.add_argument("--pr-author", metavar="LOGIN", help="who opened the PR")
+    cp.add_argument(
+        "--org-member",
+        action="store_true",
+        default=None,
+        help="the signer is a member of the owning teams' organisation (for teams whose "
+        "membership is not readable)",
+    )
     cp.add_argument("--repo", default=".", metavar="DIR", help="git checkout (default: .)")
     cp.add_argument("--base", required=True, metavar="REF", help="the PR's base branch")
     cp.add_argument("--head", default="HEAD", metavar="REF", help="the PR's head (default: HEAD)")
@@ -998,6 +1043,31 @@ def _reuse_sweeps(values: list[str] | None) -> tuple[Any, ...] | None:
     return tuple(out)
 
 
+def _posted_comments(files: list[str], authors: list[str]) -> list[Any]:
+    from bot.signoff.model import PostedComment
+
+    if len(files) != len(authors):
+        raise UsageError(
+            f"give one --comment-author per --comment ({len(files)} --comment, "
+            f"{len(authors)} --comment-author)"
+        )
+    out = []
+    for name, who in zip(files, authors, strict=True):
+        login, _, permission = who.partition(":")
+        login = login.strip().lstrip("@")
+        if not login:
+            raise UsageError("--comment-author is empty")
+        out.append(PostedComment(login, _read_body(name), permission.strip().lower() or None))
+    return out
+
+
+def _sweeps_in(comments: list[Any]) -> tuple[Any, ...]:
+    from bot.signoff.detect import has_reuse_sweep
+    from bot.signoff.model import ReuseSweep
+
+    return tuple(ReuseSweep(c.author, c.permission) for c in comments if has_reuse_sweep(c.body))
+
+
 def _first_text(tree: Tree, paths: Sequence[str]) -> str | None:
     for path in paths:
         data = tree.read(path)
@@ -1016,14 +1086,23 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     from bot.signoff.content import with_content
     from bot.signoff.model import SignoffFacts
     from bot.signoff.render import render_verdict_comment
-    from bot.signoff.verify import verify
+    from bot.signoff.verify import verify_all
     from bot.sources import _git  # the PR's commits: `git rev-list`
 
-    body = _read_body(args.body)
+    if len(args.body) != len(args.author):
+        raise UsageError(
+            f"give one --author per --body ({len(args.body)} --body, {len(args.author)} --author)"
+        )
+    signed = []
+    for name, who in zip(args.body, args.author, strict=True):
+        login, _, perm = who.partition(":")
+        login = login.strip().lstrip("@")
+        if not login:
+            raise UsageError("--author is empty")
+        signed.append((_read_body(name), login, perm.strip().lower() or None))
+    body, author, _ = signed[-1]
+    comments = _posted_comments(args.comment or [], args.comment_author or [])
     repo: str = args.repo
-    author = args.author.strip().lstrip("@")
-    if not author:
-        raise UsageError("--author is empty")
     head_sha = resolve_ref(repo, args.head)
     base_sha = resolve_ref(repo, args.base)
     fork = merge_base(repo, args.base, args.head)
@@ -1081,14 +1160,43 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             team_membership=membership,
             pr_commits=tuple(commits),
             check_runs=_load_check_runs(args.check_runs, head_sha) if args.check_runs else None,
-            reuse_sweeps=_reuse_sweeps(args.reuse_sweep),
+            reuse_sweeps=_reuse_sweeps(args.reuse_sweep)
+            if args.reuse_sweep is not None or not comments
+            else _sweeps_in(comments),
             edited_by=args.edited_by,
+            sweep_workflow_text=_first_text(
+                base_tip,
+                [
+                    str(
+                        (table.get("check_runs") or {}).get("workflow")
+                        or ".github/workflows/run-sweep.yml"
+                    )
+                ],
+            ),
+            pr_author=args.pr_author,
+            comments=tuple(comments) if args.comment else None,
+            signer_org_member=args.org_member,
         )
         facts = with_content(facts, ctx, report)
+        everyone = [
+            replace(
+                facts,
+                signer=login,
+                body=text,
+                signer_is_bot=login.lower().endswith("[bot]"),
+                # the options describe the newest signer; the others' permission is unknown
+                signer_permission=perm,
+                team_membership={},
+                edited_by=None,
+                signer_org_member=None,
+            )
+            for text, login, perm in signed[:-1]
+        ]
+        everyone.append(facts)
     finally:
         for tree in closers:
             tree.close()
-    verdict = verify(facts, config.knowledge)
+    verdict = verify_all(everyone, config.knowledge)
     if args.format == "json":
         out.write(json.dumps(verdict.as_json(), ensure_ascii=False, indent=2) + "\n")
     else:

@@ -67,12 +67,20 @@ def render_rules_table(rules: Sequence[RuleModule | Rule] | None = None, link: s
     ]
     for rule in _rules(rules):
         rows.append(
-            f"| [{rule.id}]({link}#{anchor(rule)}) | `{rule.slug}` | {rule.severity} | "
+            f"| [{rule.id}]({link}#{anchor(rule)}) | `{rule.slug}` | {_severity_cell(rule)} | "
             f"{rule.target} | {_cell(rule.title.en)} | {_cell(rule.title.zh)} |"
         )
     if len(rows) == 2:
         rows.append("| | | | | No rules yet | 暂无规则 |")
     return "\n".join(rows)
+
+
+def _severity_cell(rule: Rule) -> str:
+    """The default severity and, for each declared condition, the severity it sets."""
+    if not rule.conditions:
+        return rule.severity
+    others = ", ".join(f"{c.severity} ({name})" for name, c in rule.conditions.items())
+    return _cell(f"{rule.severity}; {others}")
 
 
 def _examples(title: str, examples: Sequence[Example]) -> list[str]:
@@ -119,6 +127,11 @@ def render_rule_markdown(rule: Rule | RuleModule, level: int = 2) -> str:
         f"**{rule.title.zh}**",
         "",
         f"- Severity / 级别: `{rule.severity}` ({_SEVERITY_ZH.get(rule.severity, rule.severity)})",
+        *(
+            f"  - `{c.severity}` ({_SEVERITY_ZH.get(c.severity, c.severity)}) *{name}*: "
+            f"when {c.when.en} / {c.when.zh}"
+            for name, c in rule.conditions.items()
+        ),
         f"- Target / 检查对象: `{rule.target}`",
         f"- Suppress / 抑制: `# bot: ignore[{rule.id}] <reason>` on the line or the line above"
         " / 写在该行或上一行",

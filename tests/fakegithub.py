@@ -851,6 +851,13 @@ class FakeGitHub:
         m = re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)", path)
         if m and method == "GET":
             return self._team_membership(*(unquote(g) for g in m.groups()))
+        m = re.fullmatch(r"/orgs/([^/]+)/members/([^/]+)", path)
+        if m and method == "GET":
+            org, login = (unquote(g) for g in m.groups())
+            # an org member is anyone in one of its teams (GitHub: 204, else 404)
+            if any(o == org and login in team for (o, _), team in self.teams.items()):
+                return 204, None, {}
+            raise HTTPError(404, "Not Found")
 
         m = re.fullmatch(r"/repos/([^/]+)/([^/]+)(/.*)?", path)
         if not m:

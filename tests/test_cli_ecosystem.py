@@ -218,7 +218,8 @@ def _report(
         for i in range(1, n_errors + 1)
     ]
     findings += [
-        RULE.hit("b.sh", Span(i), f"w{i}", n=i, severity=WARNING) for i in range(1, n_warnings + 1)
+        replace(RULE.hit("b.sh", Span(i), f"w{i}", n=i), severity=WARNING)
+        for i in range(1, n_warnings + 1)
     ]
     return Report(findings=findings, files=["a.sh", "b.sh"])
 
@@ -243,7 +244,7 @@ def test_github_at_most_ten_per_level_changed_lines_first() -> None:
 
 def test_rdjson_shape_and_suggestions() -> None:
     f = RULE.hit("a b.sh", Span(3, 5, None, 9), "x", n=1, suggestion="    --x 1 \\")
-    g = RULE.hit("c.sh", Span(7, 1, 8), "y", n=2, severity=INFO, suggestion="")
+    g = replace(RULE.hit("c.sh", Span(7, 1, 8), "y", n=2, suggestion=""), severity=INFO)
     data: dict[str, Any] = json.loads(rdjson.render(Report(findings=[f, g], files=["a"]), "en"))
     assert data["source"]["name"] == "recipe-review-bot"
     first, second = data["diagnostics"]

@@ -68,6 +68,6 @@ def test_unclosed_construct_is_reported_where_it_opens_never_past_the_end() -> N
 def test_binary_file_is_not_a_text_file(data: bytes) -> None:
     ((line, message, fix),) = rcp000(data.decode("utf-8", "replace"))
     assert line == 1
-    assert message.startswith("Not a text file:") and "not a text file" in message
+    assert message.startswith("Not a text file:") and "binary content" in message
     assert "bash syntax" not in message and "bash syntax" not in fix
     assert "UTF-8 bash script" in fix

@@ -13,7 +13,7 @@ import pytest
 
 from bot.core.config import load_schema
 from bot.core.engine import Report
-from bot.core.model import ERROR, INFO, WARNING, Example, Rule, Span, T
+from bot.core.model import ERROR, INFO, WARNING, Condition, Example, Rule, Span, T
 from bot.report import github, json_report, sarif, text
 
 RULE_A = Rule(
@@ -35,6 +35,7 @@ RULE_B = Rule(
     id="CHL901",
     slug="test-missing-pr-link",
     severity=WARNING,
+    conditions={"test": Condition(INFO, T(en="a test says so", zh="测试如此规定"))},
     target="changelog",
     title=T(en="Missing pr-link", zh="缺少 pr-link"),
     message=T(en="Entry has no `pr-link`, 100% sure: a,b", zh="条目缺少 `pr-link`"),
@@ -53,7 +54,7 @@ def make_report() -> Report:
         ),
         RULE_A.hit("benchmarks/x.sh", Span(9, 1), "--reasoning-parser m4", parser="m4"),
         RULE_B.hit("perf-changelog.yaml", Span(12, 3, 14), "entry 7"),
-        RULE_B.hit("perf-changelog.yaml", Span(20), "entry 8", severity=INFO),
+        RULE_B.hit("perf-changelog.yaml", Span(20), "entry 8", condition="test"),
     ]
     return Report(findings=findings, files=["benchmarks/x.sh", "perf-changelog.yaml"], suppressed=2)
 

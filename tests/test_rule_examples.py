@@ -81,7 +81,9 @@ def run_example(rm: RuleModule, ex: Example) -> tuple[set[tuple[str, int]], set[
         change=change,
         review_date=date.fromisoformat(ex.review_date) if ex.review_date else None,
     )
-    report = lint(ctx, paths=[ex.path], rules=[rm])
+    # the suppression rules judge other rules' findings, so every rule runs for them
+    rules = all_rules() if rm.rule.target == "suppression" else [rm]
+    report = lint(ctx, paths=[ex.path], rules=rules)
     actual = {(f.path, f.span.line) for f in report.findings if f.rule == rm.rule.id}
     return {(ex.path, line) for line in marked}, actual
 

@@ -242,3 +242,72 @@ def test_a_body_without_a_signoff_is_a_rejection_not_an_error(
     code, out, _ = run(capsys, *base_args(repo, body), "--format", "json")
     assert code == 1
     assert [c["name"] for c in json.loads(out)["checks"]] == ["signoff"]
+
+
+def test_several_signoffs_and_other_comments_reproduce_the_service_offline(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Repeated --body/--author pairs combine CODEOWNERS groups; --comment pairs carry
+    `/reuse-sweep-run` in the repository's exact syntax."""
+    if shutil.which("git") is None:  # pragma: no cover
+        pytest.skip("git is not installed")
+    root = tmp_path / "two"
+    root.mkdir()
+    git(root, "init", "-q", "-b", "main")
+    write(root, ".github/CODEOWNERS", "* @org/core\nbenchmarks/ @alice\ntools/ @bob\n")
+    write(root, "docs/PR_REVIEW_CHECKLIST.md", TEMPLATE_DOC)
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "base")
+    git(root, "checkout", "-q", "-b", "pr")
+    write(root, RECIPE, RECIPE_TEXT)
+    write(root, "tools/report.py", "print('x')\n")
+    git(root, "add", "-A")
+    git(root, "commit", "-q", "-m", "recipe and a tool")
+    head = git(root, "rev-parse", "pr")
+    alice = tmp_path / "alice.md"
+    alice.write_text(filled(detail=LINK), encoding="utf-8")
+    bob = tmp_path / "bob.md"
+    bob.write_text(filled(login="bob", detail=LINK), encoding="utf-8")
+    reuse = tmp_path / "reuse.md"
+    reuse.write_text("/reuse-sweep-run 29784780049\n", encoding="utf-8")
+    chatter = tmp_path / "chatter.md"
+    chatter.write_text("/reuse-sweep-run now please\n", encoding="utf-8")
+    common = [
+        "--repo", str(root), "--base", "main", "--head", "pr", "--pr", "2600",
+        "--permission", "write", "--teams", "", "--check-runs", runs_file(tmp_path, head),
+        "--format", "json",
+    ]  # fmt: skip
+
+    def verdict(*extra: str) -> dict[str, Any]:
+        code, out, err = run(capsys, "signoff", "check", *extra, *common)
+        assert code in (0, 1), err
+        return checks(out)
+
+    only_alice = verdict(
+        "--body", str(alice), "--author", "alice",
+        "--comment", str(reuse), "--comment-author", "max:maintain",
+    )  # fmt: skip
+    assert only_alice["owner"]["status"] == "fail"
+    assert "`tools/report.py`" in only_alice["owner"]["reason"]["en"]
+    assert only_alice["reuse-sweep"]["status"] == "pass"
+
+    both = verdict(
+        "--body", str(bob), "--author", "bob:write",
+        "--body", str(alice), "--author", "alice",
+        "--comment", str(reuse), "--comment-author", "max:maintain",
+    )  # fmt: skip
+    assert both["owner"]["status"] == "pass" and "@bob" in both["owner"]["reason"]["en"]
+    assert all(c["status"] in ("pass", "na", "human") for c in both.values()), both
+
+    wrong = verdict(
+        "--body", str(bob), "--author", "bob:write",
+        "--body", str(alice), "--author", "alice",
+        "--comment", str(chatter), "--comment-author", "max:maintain",
+    )  # fmt: skip
+    assert wrong["reuse-sweep"]["status"] == "fail"
+
+    code, _, err = run(
+        capsys, "signoff", "check", "--body", str(alice), "--body", str(bob),
+        "--author", "alice", *common,
+    )  # fmt: skip
+    assert code == 2 and "one --author per --body" in err

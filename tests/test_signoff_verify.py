@@ -244,8 +244,8 @@ DEFECTS: dict[str, tuple[dict[str, object], dict[str, str], str]] = {
     "sweep only on a rebased-out commit": (
         {"check_runs": green("deadbeef" * 5)},
         {"ci-green": "fail"},
-        "No passing sweep/eval was found on any commit in this PR (no `single-node */` or "
-        "`eval /` check runs on the PR's commits)",
+        "No passing sweep/eval was found on any commit in this PR (no `single-node */`/"
+        "`agentic /` (+3) or `eval /`/`agentic eval /` (+2) check runs on the PR's commits)",
     ),
     "evals skipped": (
         {
@@ -257,7 +257,7 @@ DEFECTS: dict[str, tuple[dict[str, object], dict[str, str], str]] = {
         },
         {"ci-green": "fail"},
         "No passing sweep/eval was found on any commit in this PR "
-        f"(`{HEAD[:7]}`: every `eval /` run was skipped)",
+        f"(`{HEAD[:7]}`: every `eval /`/`agentic eval /` (+2) run was skipped)",
     ),
     "an eval failed": (
         {"check_runs": (*green(), CheckRun("eval / y", "completed", "failure", HEAD))},

@@ -78,6 +78,19 @@ class Config:
     source: str = "defaults"
 
 
+def _rule_id(name: str, source: str, where: str) -> str:
+    """The rule id `name` (an id or a slug) names; an unknown one is a clear error."""
+    from bot.core.registry import all_rules, resolve_rule
+
+    rid = resolve_rule(str(name))
+    if rid is None:
+        known = ", ".join(rm.rule.id for rm in all_rules())
+        raise ConfigError(
+            f"{source}: {where}: unknown rule {name!r} (not a rule id or slug; known ids: {known})"
+        )
+    return rid
+
+
 def default_knowledge_text() -> str:
     return resources.files("bot.knowledge").joinpath("default.yaml").read_text(encoding="utf-8")
 
@@ -102,7 +115,18 @@ def build_config(repo_config_text: str | None, *, source: str = "defaults") -> C
     _validate(knowledge, "knowledge.schema.json", f"{source}: knowledge")
     paths = deep_merge(knowledge.get("paths", {}), user.get("paths", {}) or {})
     rules_cfg = user.get("rules", {}) or {}
-    severity = {k.upper(): v for k, v in (rules_cfg.get("severity", {}) or {}).items()}
+    severity = {
+        _rule_id(k, source, "rules.severity"): v
+        for k, v in (rules_cfg.get("severity", {}) or {}).items()
+    }
+    disabled = frozenset(
+        _rule_id(str(r), source, "rules.disable") for r in rules_cfg.get("disable", []) or []
+    )
+    # the rules the repository puts behind a sign-off row must exist too
+    own = ((user.get("knowledge") or {}).get("signoff") or {}).get("rules") or {}
+    for row, ids in own.items():
+        for rid in ids or []:
+            _rule_id(str(rid), source, f"knowledge.signoff.rules.{row}")
     for sev in severity.values():
         if sev not in SEVERITIES:  # pragma: no cover - schema enforces
             raise ConfigError(f"{source}: unknown severity {sev!r}")
@@ -112,7 +136,7 @@ def build_config(repo_config_text: str | None, *, source: str = "defaults") -> C
         changelog=str(paths.get("changelog", "perf-changelog.yaml")),
         golden_dir=str(paths.get("golden", "golden_al_distribution")),
         master_configs=tuple(paths.get("master_configs", ())),
-        disabled=frozenset(r.upper() for r in rules_cfg.get("disable", []) or []),
+        disabled=disabled,
         severity=severity,
         knowledge=Knowledge(knowledge),
         source=source,

@@ -7,7 +7,6 @@ parsed becomes a finding, never an exception.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
@@ -16,10 +15,16 @@ from typing import Any
 from bot.core.changeset import ChangeSet
 from bot.core.config import Config
 from bot.core.model import SEVERITY_RANK, Finding
-from bot.core.registry import RuleModule, all_rules
+from bot.core.registry import RuleModule, all_rules, resolve_rule
+from bot.core.suppress import (
+    UNSUPPRESSIBLE,
+    Silenced,
+    Suppression,
+    SuppressionScan,
+    parse_suppressions,
+    suppressing,
+)
 from bot.core.tree import Tree, glob_match
-
-SUPPRESS_RE = re.compile(r"#\s*bot:\s*ignore\[([A-Za-z0-9_,\s-]+)\]")
 
 _PARSE_CACHE: dict[tuple[str, str], Any] = {}
 _PARSE_CACHE_MAX = 4096
@@ -144,32 +149,15 @@ def route(path: str, config: Config) -> str | None:
     return None
 
 
-def suppressed_ids(text: str) -> dict[int, set[str]]:
-    """Line number -> rule ids suppressed there (`# bot: ignore[ID, ...] reason`)."""
-    out: dict[int, set[str]] = {}
-    if "bot:" not in text:
-        return out
-    for no, line in enumerate(text.splitlines(), 1):
-        m = SUPPRESS_RE.search(line)
-        if m:
-            ids = {x.strip().upper() for x in m.group(1).split(",") if x.strip()}
-            out.setdefault(no, set()).update(ids)
-    return out
-
-
-def _is_suppressed(f: Finding, marks: dict[int, set[str]], slugs: dict[str, str]) -> bool:
-    for line in (f.span.line, f.span.line - 1, f.span.last_line):
-        ids = marks.get(line, set())
-        if f.rule in ids or f.slug.upper() in ids or "ALL" in ids:
-            return True
-    return False
-
-
 @dataclass
 class Report:
     findings: list[Finding]
     files: list[str]
     suppressed: int = 0
+    # findings silenced by a suppression the PR adds or changes: out of `findings`,
+    # but the gate (bot.core.gate) still counts them
+    silenced: list[Silenced] = field(default_factory=list)
+    suppressions: list[Suppression] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out = {"error": 0, "warning": 0, "info": 0}
@@ -214,33 +202,85 @@ def lint(
                 raw.extend(_run(rm, ctx.change, ctx))
     findings: list[Finding] = []
     suppressed = 0
-    marks_by_path: dict[str, dict[int, set[str]]] = {}
+    silenced: list[Silenced] = []
+    marks_by_path: dict[str, list[Suppression]] = {}
     lines_by_path: dict[str, list[str]] = {}
+
+    def marks_of(path: str) -> list[Suppression]:
+        if path not in marks_by_path:
+            source = ctx.text(path) or ""
+            marks = parse_suppressions(path, source, resolve_rule)
+            if ctx.change is not None:
+                for s in marks:
+                    s.added_by_pr = ctx.change.touches_line(path, s.line, s.line)
+            marks_by_path[path] = marks
+            lines_by_path[path] = source.splitlines()
+        return marks_by_path[path]
+
+    for path in files:
+        marks_of(path)
     for finding in raw:
-        if finding.path not in marks_by_path:
-            source = ctx.text(finding.path) or ""
-            marks_by_path[finding.path] = suppressed_ids(source)
-            lines_by_path[finding.path] = source.splitlines()
+        marks = marks_of(finding.path)
         lines = lines_by_path[finding.path]
         if finding.line_text is None and 0 < finding.span.line <= len(lines):
             finding = replace(finding, line_text=lines[finding.span.line - 1][:400])
-        if _is_suppressed(finding, marks_by_path[finding.path], {}):
+        waiver = suppressing(finding, marks)
+        if waiver is not None:
+            waiver.used.add(finding.rule)
             suppressed += 1
+            if waiver.added_by_pr:
+                author = ctx.change.author if ctx.change is not None else None
+                silenced.append(Silenced(_finish(finding, ctx), waiver, author))
             continue
-        override = config.severity.get(finding.rule)
-        if override:
-            finding = replace(finding, severity=override)
-        if ctx.change is not None:
-            finding = replace(
-                finding,
-                in_diff=ctx.change.touches_line(
-                    finding.path, finding.span.line, finding.span.last_line
-                ),
-            )
-        findings.append(finding)
+        findings.append(_finish(finding, ctx))
+    everything = [s for path in sorted(marks_by_path) for s in marks_by_path[path]]
+    checks = [
+        r for r in rules if r.rule.target == "suppression" and r.rule.id not in config.disabled
+    ]
+    if checks and everything:
+        ran = _ran(files, rules, ctx)
+        scan = SuppressionScan(everything, ran)
+        for rm in checks:
+            findings.extend(_finish(f, ctx) for f in _run(rm, scan, ctx))
     findings = _dedupe(findings)
     findings.sort(key=Finding.sort_key)
-    return Report(findings=findings, files=files, suppressed=suppressed)
+    return Report(
+        findings=findings,
+        files=files,
+        suppressed=suppressed,
+        silenced=silenced,
+        suppressions=everything,
+    )
+
+
+def _finish(finding: Finding, ctx: Context) -> Finding:
+    """The repository's severity override and, in PR mode, whether the PR touched the lines."""
+    override = ctx.config.severity.get(finding.rule)
+    if override:
+        finding = replace(finding, severity=override)
+    if ctx.change is not None:
+        finding = replace(
+            finding,
+            in_diff=ctx.change.touches_line(
+                finding.path, finding.span.line, finding.span.last_line
+            ),
+        )
+    return finding
+
+
+def _ran(files: list[str], rules: list[RuleModule], ctx: Context) -> dict[str, frozenset[str]]:
+    """The rule ids that ran on each linted path."""
+    out: dict[str, frozenset[str]] = {}
+    for path in files:
+        kind = route(path, ctx.config)
+        out[path] = frozenset(
+            rm.rule.id
+            for rm in rules
+            if rm.rule.id not in ctx.config.disabled
+            and rm.rule.id not in UNSUPPRESSIBLE
+            and (rm.rule.target == kind or (rm.rule.target == "change" and ctx.change is not None))
+        )
+    return out
 
 
 def _run(rm: RuleModule, parsed: Any, ctx: Context) -> Iterator[Finding]:

@@ -13,6 +13,8 @@ Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 
+SEVERITY_ZH: dict[str, str] = {"error": "错误", "warning": "警告", "info": "提示"}
+
 ERROR: Severity = "error"
 WARNING: Severity = "warning"
 INFO: Severity = "info"
@@ -120,11 +122,19 @@ class Finding:
 
 
 @dataclass(frozen=True)
+class Condition:
+    """A declared case in which a rule reports at another severity than its default."""
+
+    severity: Severity
+    when: T  # no placeholders: shown as is by `bot rules`, `bot explain`, the docs, SARIF
+
+
+@dataclass(frozen=True)
 class Rule:
     id: str
     slug: str
     severity: Severity
-    target: Literal["recipe", "changelog", "master_config", "change"]
+    target: Literal["recipe", "changelog", "master_config", "change", "suppression"]
     title: T
     message: T
     rationale: T
@@ -134,6 +144,29 @@ class Rule:
     # Alternative wordings for special cases of the same defect, keyed by name.
     variants: Mapping[str, T] = field(default_factory=dict)
     variant_fixes: Mapping[str, T] = field(default_factory=dict)
+    # Every case that raises or lowers `severity`, by name. A finding's severity is the
+    # default or one of these: `hit(condition=NAME)`; nothing else can set it.
+    conditions: Mapping[str, Condition] = field(default_factory=dict)
+
+    def severity_of(self, condition: str | None) -> Severity:
+        if condition is None:
+            return self.severity
+        if condition not in self.conditions:
+            raise KeyError(f"{self.id}: undeclared severity condition {condition!r}")
+        return self.conditions[condition].severity
+
+    def severity_summary(self) -> T:
+        """`warning (error when …)`: the default and every declared condition."""
+        if not self.conditions:
+            return T(en=self.severity, zh=SEVERITY_ZH[self.severity])
+        en = "; ".join(f"{c.severity} when {c.when.en}" for c in self.conditions.values())
+        zh = "；".join(
+            f"{c.when.zh}时为{SEVERITY_ZH[c.severity]}" for c in self.conditions.values()
+        )
+        return T(
+            en=f"{self.severity} ({en})",
+            zh=f"{SEVERITY_ZH[self.severity]}（{zh}）",
+        )
 
     def hit(
         self,
@@ -142,18 +175,21 @@ class Rule:
         subject: str,
         *,
         variant: str | None = None,
-        severity: Severity | None = None,
+        condition: str | None = None,
         suggestion: str | None = None,
         proposal: str | None = None,
         **params: Any,
     ) -> Finding:
         """Build a finding of this rule with its message filled in."""
+        if "severity" in params:
+            raise TypeError(f"{self.id}: a severity is declared as a Condition, not passed")
+        severity = self.severity_of(condition)
         message = self.variants[variant] if variant else self.message
         fix = self.variant_fixes.get(variant, self.fix) if variant else self.fix
         return Finding(
             rule=self.id,
             slug=self.slug,
-            severity=severity or self.severity,
+            severity=severity,
             path=path,
             span=span,
             title=self.title,

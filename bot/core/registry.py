@@ -61,6 +61,12 @@ def load_rules(package_name: str = "bot.rules") -> list[RuleModule]:
             raise RegistryError(
                 f"{module.__name__}: file name must be {expected_module_name(rule)}.py"
             )
+        for name, cond in rule.conditions.items():
+            if not SLUG_RE.match(name) or cond.severity == rule.severity:
+                raise RegistryError(
+                    f"{module.__name__}: condition {name!r} must be kebab-case and change "
+                    f"the severity (default {rule.severity})"
+                )
         if rule.id in found:
             raise RegistryError(f"duplicate rule id {rule.id} in {module.__name__}")
         found[rule.id] = RuleModule(rule=rule, check=check, module=module.__name__)
@@ -77,9 +83,15 @@ def all_rules() -> list[RuleModule]:
     return _CACHE
 
 
+def resolve_rule(name: str) -> str | None:
+    """The rule id that `name` (an id, any case, or a slug) names; None if none does."""
+    rm = get_rule(name.strip())
+    return rm.rule.id if rm is not None else None
+
+
 def get_rule(rule_id: str) -> RuleModule | None:
     key = rule_id.upper()
     for rm in all_rules():
-        if rm.rule.id == key or rm.rule.slug == rule_id:
+        if rm.rule.id == key or rm.rule.slug == rule_id.lower():
             return rm
     return None

@@ -861,6 +861,24 @@ class PyGithubGateway:
             return False
         return None
 
+    def org_membership(self, repo: str, org: str, user: str) -> bool | None:
+        """Is `user` a member of `org`? None when GitHub will not say (a 302 to the public
+        list for a requester outside the org, 403, another permanent error)."""
+        repo = _check_repo(repo)
+        if not _SLUG.fullmatch(org):
+            return None
+        if not _LOGIN.fullmatch(user):
+            return False
+        try:
+            self._get(repo, f"/orgs/{_q(org)}/members/{_q(user)}")
+        except GitHubError as err:
+            if err.status == 404:
+                return False
+            if err.transient:
+                raise
+            return None
+        return True
+
     def pull_commits(self, repo: str, number: int) -> list[str]:
         repo = _check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/commits"

@@ -70,7 +70,15 @@ def _descriptor(rule: Rule) -> dict[str, Any]:
         "helpUri": rule_url(rule.id),
         "help": _help(rule),
         "defaultConfiguration": {"level": LEVEL[rule.severity]},
-        "properties": {"tags": [rule.target], "title_zh": rule.title.zh},
+        "properties": {
+            "tags": [rule.target],
+            "title_zh": rule.title.zh,
+            # the declared cases that report at another level than defaultConfiguration's
+            "severityConditions": [
+                {"name": name, "level": LEVEL[c.severity], "when": c.when.en}
+                for name, c in rule.conditions.items()
+            ],
+        },
     }
 
 

@@ -114,7 +114,10 @@ def review_pull_request(
     mine = _mine(gw, repo, number, me)
     rationale: dict[str, T] = {rm.rule.id: rm.rule.rationale for rm in all_rules()}
     findings = outcome.report.findings
-    plan = render.plan_review(findings, files, mine, pull.head_sha, rationale, settings.docs_url)
+    silenced = outcome.report.silenced
+    plan = render.plan_review(
+        findings, files, mine, pull.head_sha, rationale, settings.docs_url, silenced
+    )
     if outcome.config_error is not None:
         plan.summary = render.truncate(
             "## recipe-review\n\n"
@@ -148,7 +151,7 @@ def review_pull_request(
     if outcome.config_error is not None:
         status = Status("error", settings.status_context, "Invalid .recipe-bot.yml", url)
     else:
-        status = render.status_for(findings, settings.status_context, url)
+        status = render.status_for(findings, settings.status_context, url, silenced)
     gw.set_status(repo, pull.head_sha, status)
     posted.status = status
     return posted

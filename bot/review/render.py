@@ -14,7 +14,9 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 
+from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import SEVERITY_RANK, Finding, T
+from bot.core.suppress import Silenced
 from bot.github.types import Comment, PullFile, ReviewComment, Status
 
 MAX_BODY = 65_000  # GitHub rejects bodies of 65,536 characters and more
@@ -214,18 +216,56 @@ def counts_line(c: dict[str, int]) -> str:
     )
 
 
+GATE_LINE = {
+    "pass": ("✅", "Gate: PASS", "门禁：通过"),
+    "human": ("👀", "Gate: NEEDS A HUMAN", "门禁：需人工确认"),
+    "fail": ("❌", "Gate: BLOCKED", "门禁：阻止合并"),
+}
+
+
+def gate_lines(gate: Gate) -> list[str]:
+    """The gate's decision as the summary states it (the status uses the same `Gate`)."""
+    icon, en, zh = GATE_LINE[gate.state]
+    reason = gate.reason()
+    return [f"{icon} **{en}** — {reason.en}<br>**{zh}** — {reason.zh}"]
+
+
+def silenced_lines(silenced: Sequence[Silenced]) -> list[str]:
+    """ "Suppressed in this PR by @author: reason", one line per finding."""
+    if not silenced:
+        return []
+    out = ["", "**Suppressed in this PR / 本 PR 中的抑制：**", ""]
+    for s in silenced[:50]:
+        f, by = s.finding, suppressed_by(s)
+        out.append(
+            f"- {ICON.get(f.severity, '')} `{f.rule}` `{f.path}:{f.line}`: {f.message.en} — "
+            f"{by.en}<br>{f.message.zh} — {by.zh}"
+        )
+    out += [
+        "",
+        "A suppression added by the PR does not pass the gate: a CODEOWNER acknowledges it by "
+        "naming the rule id in the sign-off. / 本 PR 新增的抑制不能使门禁通过："
+        "需要 CODEOWNER 在签署中写明规则编号予以确认。",
+    ]
+    return out
+
+
 def summary_body(
     findings: Sequence[Finding],
     outside: Sequence[Finding],
     fixed: Sequence[list[str]],
     head_sha: str,
+    silenced: Sequence[Silenced] = (),
 ) -> str:
     c = counts(findings)
     title = "## recipe-review"
+    gate = decide(findings, silenced)
     if not findings:
         lines = [title, "", f"✅ No findings on `{head_sha[:7]}`. / `{head_sha[:7]}` 未发现问题。"]
+        if silenced:
+            lines += ["", *gate_lines(gate)]
     else:
-        lines = [title, "", f"**{counts_line(c)}** on `{head_sha[:7]}`", ""]
+        lines = [title, "", f"**{counts_line(c)}** on `{head_sha[:7]}`", "", *gate_lines(gate), ""]
         lines += _table(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f.sort_key())))
         if outside:
             lines += [
@@ -233,6 +273,7 @@ def summary_body(
                 f"{len(outside)} finding(s) are on lines this PR did not change, so they are listed "
                 f"here rather than inline. / {len(outside)} 条问题位于本 PR 未修改的行，故仅在此列出。",
             ]
+    lines += silenced_lines(silenced)
     if fixed:
         lines += ["", "**Fixed since the last push / 自上次推送以来已修复：**", ""]
         lines += [f"- ~~`{rule}` `{path}`: {title_en}~~" for rule, path, title_en in fixed]
@@ -261,14 +302,36 @@ def review_body(new_inline: int, outside: Sequence[Finding], head_sha: str) -> s
     return truncate("\n".join(lines))
 
 
-def status_for(findings: Sequence[Finding], context: str, target_url: str | None) -> Status:
+def status_for(
+    findings: Sequence[Finding],
+    context: str,
+    target_url: str | None,
+    silenced: Sequence[Silenced] = (),
+) -> Status:
+    """The commit status: the gate's decision (`bot.core.gate.decide`), as the summary states it.
+
+    fail -> `failure`; human (warnings on changed lines, or a suppression the PR adds)
+    -> `pending` "Needs a human", never `success`; pass -> `success`.
+    """
+    gate = decide(findings, silenced)
     c = counts(findings)
-    if c["error"]:
+    if gate.state == "fail":
         state = "failure"
-        desc = f"{c['error']} error(s), {c['warning']} warning(s)"
+        desc = f"{len(gate.errors)} error(s) on changed lines, {c['warning']} warning(s)"
+    elif gate.state == "human":
+        state = "pending"
+        parts = []
+        if gate.warnings:
+            parts.append(f"{len(gate.warnings)} warning(s) on changed lines")
+        if gate.unacknowledged:
+            parts.append(f"{len(gate.unacknowledged)} finding(s) suppressed in this PR")
+        desc = "Needs a human: " + ", ".join(parts)
+    elif findings:
+        state = "success"
+        desc = f"Nothing on changed lines; {len(findings)} finding(s) elsewhere"
     else:
         state = "success"
-        desc = f"No errors; {c['warning']} warning(s)" if c["warning"] else "No findings"
+        desc = "No findings"
     return Status(state=state, context=context, description=desc[:139], target_url=target_url)
 
 
@@ -292,6 +355,7 @@ def plan_review(
     head_sha: str,
     rationale: dict[str, T],
     docs_url: str,
+    silenced: Sequence[Silenced] = (),
 ) -> Plan:
     """Decide what to post. `mine` must hold only comments by the bot's own account."""
     plan = Plan()
@@ -341,5 +405,5 @@ def plan_review(
     outside_new = [f for f in plan.outside if not reviewed]
     if plan.inline or (outside_new and not reviewed):
         plan.review_body = review_body(len(plan.inline), plan.outside, head_sha)
-    plan.summary = summary_body(findings, plan.outside, plan.fixed, head_sha)
+    plan.summary = summary_body(findings, plan.outside, plan.fixed, head_sha, silenced)
     return plan

@@ -89,6 +89,10 @@ class DryRunGateway:
     def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
         return cast(SignoffGateway, self.inner).team_membership(repo, org, team_slug, user)
 
+    def org_membership(self, repo: str, org: str, user: str) -> bool | None:
+        inner = getattr(self.inner, "org_membership", None)
+        return inner(repo, org, user) if inner is not None else None
+
     def pull_commits(self, repo: str, number: int) -> list[str]:
         return cast(SignoffGateway, self.inner).pull_commits(repo, number)
 

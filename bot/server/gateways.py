@@ -121,6 +121,12 @@ class Delegating:
             "team_membership", lambda: self._signoff.team_membership(repo, org, team_slug, user)
         )
 
+    def org_membership(self, repo: str, org: str, user: str) -> bool | None:
+        inner = getattr(self._signoff, "org_membership", None)
+        if inner is None:
+            return None
+        return self._call("org_membership", lambda: inner(repo, org, user))  # type: ignore[no-any-return]
+
     def pull_commits(self, repo: str, number: int) -> list[str]:
         return self._call("pull_commits", lambda: self._signoff.pull_commits(repo, number))
 

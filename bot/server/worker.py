@@ -22,6 +22,7 @@ a dead process loses its leases; it also prunes old rows once an hour.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import logging
 import os
 import random
@@ -331,7 +332,9 @@ class WorkerPool:
         from bot.server.webhook import PullEvent
 
         record = DeliveryRecord(
-            delivery_id=f"advise:{job.repo}#{job.number}@{job.head_sha}",
+            # one id per head (redelivery-safe), in the ingress id alphabet (bot.server.ingress)
+            delivery_id="advise:"
+            + hashlib.sha256(f"{job.repo}#{job.number}@{job.head_sha}".encode()).hexdigest()[:40],
             event="advise",
             action=None,
             kind=ADVISE,

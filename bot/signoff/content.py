@@ -163,6 +163,7 @@ def with_content(facts: SignoffFacts, ctx: Context, report: Report | None) -> Si
         facts,
         content=pr_content(ctx),
         findings=tuple(report.findings) if report is not None else facts.findings,
+        silenced=tuple(report.silenced) if report is not None else facts.silenced,
         added_paths=added,
         changed_paths=changed,
     )

@@ -49,7 +49,8 @@ _DETAIL = re.compile(
 _SIGNED = re.compile(r"^[\W_]*signed(?:[\s-]*off)?(?:\s*by)?\s*\**\s*[:：](?P<value>.*)$", re.I)
 _LOGIN = re.compile(r"@?([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})")
 _MENTION = re.compile(r"(?<![\w/])@([A-Za-z0-9](?:[A-Za-z0-9]|-(?=[A-Za-z0-9])){0,38})")
-_REUSE = re.compile(r"^\s*/reuse-sweep-run(?:\s|$)")
+# exactly the repository's syntax (utils/find_reusable_sweep_run.py): the whole line
+_REUSE = re.compile(r"^\s*/reuse-sweep-run(?:\s+(\d+))?\s*$")
 _URL = re.compile(r"https?://[^\s<>()\[\]`'\"]+")
 
 

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 from bot.core.model import Finding, T
+from bot.core.suppress import Silenced
 
 CheckStatus = Literal["pass", "fail", "na", "unknown", "human"]
 
@@ -79,6 +80,15 @@ class ReuseSweep:
 
 
 @dataclass(frozen=True)
+class PostedComment:
+    """Another comment on the PR (not a sign-off), in the order posted."""
+
+    author: str
+    body: str
+    permission: str | None = None  # the author's permission; None unknown
+
+
+@dataclass(frozen=True)
 class BenchmarkChange:
     """One benchmark the PR adds or changes: a recipe script or a master-config entry."""
 
@@ -132,3 +142,15 @@ class SignoffFacts:
     # the PR's benchmarks as the lint engine reads them; None: not linted, so the
     # conditional checks (recipe link, waiver, golden AL, ...) are `unknown`
     content: PrContent | None = None
+    # findings silenced by a suppression the PR adds or changes: the gate still sees them,
+    # and a row passes them only when the sign-off names the rule (id or slug)
+    silenced: tuple[Silenced, ...] = ()
+    # the repository's web address (`https://github.com/o/r`), to link findings; None: no links
+    repo_url: str | None = None
+    # the base branch's `.github/workflows/run-sweep.yml`: which job names prove a sweep
+    sweep_workflow_text: str | None = None
+    pr_author: str | None = None
+    # the PR's other comments in the order posted (disapprovals); None: not read
+    comments: tuple[PostedComment, ...] | None = None
+    # whether the signer is a member of the organisation of the owning teams; None unknown
+    signer_org_member: bool | None = None

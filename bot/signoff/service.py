@@ -90,6 +90,7 @@ RECORD_RE = re.compile(r"<!-- codeowner-signoff-verify-record (\{.*?\}) -->", re
 FORGED_RE = re.compile(r"<!--\s*codeowner-signoff-verify|verdict\W{0,8}pass", re.I)
 CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
 TEMPLATE_PATH = "docs/PR_REVIEW_CHECKLIST.md"
+SWEEP_WORKFLOW = ".github/workflows/run-sweep.yml"
 TEMPLATE_ZH_PATH = "docs/PR_REVIEW_CHECKLIST_zh.md"
 # (knowledge `signoff.codeowners`, `signoff.template`, `signoff.template_zh` override these)
 MAX_RECORDS = 50  # withdrawals / tamper records kept per verdict comment
@@ -322,9 +323,9 @@ def _core() -> tuple[Any, Any, Any, Any]:
     from bot.signoff.codeowners import required_teams
     from bot.signoff.detect import find_signoff
     from bot.signoff.render import render_verdict_comment
-    from bot.signoff.verify import verify
+    from bot.signoff.verify import verify_all
 
-    return find_signoff, required_teams, verify, render_verdict_comment
+    return find_signoff, required_teams, verify_all, render_verdict_comment
 
 
 # --------------------------------------------------------------------------- the run
@@ -447,8 +448,17 @@ def _plan(
         verdict = Verdict("fail", head, newest.author, (Check("signoff", "fail", stale),))
     else:
         knowledge = _knowledge(gw, pull)
+        # every live sign-off on this head, oldest first: several CODEOWNERS groups
+        # combine across sign-offs; the newest decides every other row
+        live = [
+            c
+            for c in candidates
+            if (not cutoff or _after(c.at, cutoff)) and _stale(c, head, head_at, records) is None
+        ]
+        if newest not in live:
+            live.append(newest)
         facts = _facts(
-            gw, pull, newest, me, settings, records, comments, required_teams, knowledge, today
+            gw, pull, live, me, settings, records, comments, required_teams, knowledge, today
         )
         verdict = verify(facts, knowledge)
         posted.result = verdict.verdict
@@ -530,7 +540,7 @@ def _knowledge(gw: Gateway, pull: PullInfo) -> Any:
 def _facts(
     gw: SignoffGateway,
     pull: PullInfo,
-    signoff: Candidate,
+    signoffs: Sequence[Candidate],
     me: str,
     settings: SignoffSettings,
     records: Records,
@@ -538,11 +548,15 @@ def _facts(
     required_teams: Any,
     knowledge: Any,
     today: datetime.date,
-) -> SignoffFacts:
+) -> list[SignoffFacts]:
+    """The facts of each sign-off in `signoffs` (the last is the newest): what the PR
+    changes, its lint, CI and comments are read once; who signed is read per sign-off."""
     from bot.review.pipeline import lint_pull
     from bot.signoff.content import with_content
-    from bot.signoff.detect import has_reuse_sweep
+    from bot.signoff.detect import find_signoff, has_reuse_sweep
+    from bot.signoff.model import PostedComment
 
+    signoff = signoffs[-1]
     repo, signer = pull.repo, signoff.author
     files = gw.pull_files(repo, pull.number)
     paths = tuple(f.path for f in files)
@@ -567,6 +581,16 @@ def _facts(
         for team in sorted(required_teams(codeowners, paths, signer=signer)):
             org, _, slug = team.lstrip("@").partition("/")
             teams[team] = gw.team_membership(repo, org, slug, signer) if slug else None
+
+    def org_member(login: str, member: Mapping[str, bool | None]) -> bool | None:
+        """For teams whose membership is unreadable: is `login` in the teams' organisation?"""
+        ask = getattr(gw, "org_membership", None)
+        orgs = sorted({t.lstrip("@").partition("/")[0] for t, v in member.items() if v is None})
+        if ask is None or not orgs:
+            return None
+        answers = [ask(repo, org, login) for org in orgs]
+        return True if any(a is True for a in answers) else (None if None in answers else False)
+
     commits = gw.pull_commits(repo, pull.number)
     runs: list[CheckRun] = []
     for sha in commits[-settings.max_commits :]:
@@ -597,11 +621,52 @@ def _facts(
         reuse_sweeps=sweeps,
         added_paths=tuple(f.path for f in files if f.status == "added"),
         edited_by=records.edited_by(signoff),
+        repo_url=pull.html_url.rsplit("/pull/", 1)[0] if "/pull/" in pull.html_url else None,
+        sweep_workflow_text=_read_text(
+            gw,
+            repo,
+            str((table.get("check_runs") or {}).get("workflow") or SWEEP_WORKFLOW),
+            pull.base_ref,
+        ),
+        pr_author=pull.author,
+        signer_org_member=org_member(signer, teams),
     )
+    disapproval = (table.get("disapproval") or {}).get("phrases") or []
+    if disapproval:
+        facts = replace(
+            facts,
+            comments=tuple(
+                PostedComment(c.author, c.body, permission(c.author))
+                for c in comments
+                if c.author.lower() != me.lower() and find_signoff(c.body) is None
+            ),
+        )
     outcome = lint_pull(gw, pull, files, today)
     if outcome.ctx is None or outcome.config_error is not None:
-        return replace(facts, findings=tuple(outcome.report.findings))
-    return with_content(facts, outcome.ctx, outcome.report)
+        facts = replace(facts, findings=tuple(outcome.report.findings))
+    else:
+        facts = with_content(facts, outcome.ctx, outcome.report)
+    out: list[SignoffFacts] = []
+    for other in signoffs[:-1]:
+        login = other.author
+        member: dict[str, bool | None] = {}
+        if codeowners is not None:
+            for team in sorted(required_teams(codeowners, paths, signer=login)):
+                org, _, slug = team.lstrip("@").partition("/")
+                member[team] = gw.team_membership(repo, org, slug, login) if slug else None
+        out.append(
+            replace(
+                facts,
+                signer=login,
+                body=other.comment.body,
+                signer_permission=permission(login),
+                team_membership=member,
+                edited_by=records.edited_by(other),
+                signer_org_member=org_member(login, member),
+            )
+        )
+    out.append(facts)
+    return out
 
 
 # --------------------------------------------------------------------------- output

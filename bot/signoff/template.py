@@ -250,6 +250,26 @@ def _with_chinese(template: Template, zh_text: str) -> Template:
     return Template(items, template.weights)
 
 
+def fill_zh(template: Template, fallbacks: Sequence[tuple[str, str]]) -> Template:
+    """Chinese wording for every item: the Chinese document's, else the first fallback whose
+    pattern matches the English item, else (a nested item) its parent's."""
+    items: list[TemplateItem] = []
+    for i in template.items:
+        zh = i.zh
+        if not zh:
+            for pattern, text in fallbacks:
+                try:
+                    if re.search(pattern, i.short(10_000).replace("`", ""), re.I):
+                        zh = text
+                        break
+                except re.error:
+                    continue
+        if not zh and i.parent is not None:
+            zh = items[i.parent].zh
+        items.append(TemplateItem(i.index, i.number, i.text, i.level, i.parent, zh))
+    return Template(tuple(items), template.weights)
+
+
 # ------------------------------------------------------------------ matching
 
 

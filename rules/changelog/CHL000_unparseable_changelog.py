@@ -28,8 +28,8 @@ RULE = Rule(
         zh="changelog 无法解析",
     ),
     message=T(
-        en="Changelog is not valid YAML: {detail}",
-        zh="changelog 不是合法的 YAML：{detail}",
+        en="Changelog is not valid YAML; the parser reports `{detail}`",
+        zh="changelog 不是合法的 YAML；解析器报告 `{detail}`",
     ),
     fix=None,
     rationale=T(
@@ -199,6 +199,7 @@ def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
         variant = problem.kind if problem.kind in RULE.variants else None
         params: dict[str, Any] = dict(problem.params)
         params.setdefault("detail", problem.kind)
+        params["detail"] = str(params["detail"]).replace("`", "'")  # a quoted value
         subject = " ".join([problem.kind, *(f"{k}={v}" for k, v in sorted(params.items()))])
         yield RULE.hit(
             changelog.path,

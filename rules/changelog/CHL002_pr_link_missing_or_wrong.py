@@ -6,7 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Severity, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.changelog import Change, Changelog, entry_changes, parse_changelog
 
 DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
@@ -36,6 +36,15 @@ RULE = Rule(
     id="CHL002",
     slug="pr-link-missing-or-wrong",
     severity=ERROR,
+    conditions={
+        "merged": Condition(
+            WARNING,
+            T(
+                en="the entry is already merged history (not added by the change)",
+                zh="该条目已是合并的历史（不是本次变更添加的）",
+            ),
+        ),
+    },
     target="changelog",
     title=T(
         en="Changelog `pr-link` is missing or wrong",
@@ -245,10 +254,10 @@ def _check(
     else:
         return None
 
-    severity: Severity | None = None
+    condition: str | None = None
     if merged:
         variant = f"merged-{variant or 'malformed'}"
-        severity = WARNING
+        condition = "merged"
     subject = f"{KEY} {variant or 'malformed'} {link} {entry.label}"
     params: dict[str, Any] = {"link": link, "prefix": prefix, "expected": expected}
     if variant == "other-pr" and canonical is not None:
@@ -265,7 +274,7 @@ def _check(
         span = Span(line, end_line=end if end != line else None)
         suggestion = _replacement(lines, line, expected) if complete else None
     return RULE.hit(
-        path, span, subject, variant=variant, severity=severity, suggestion=suggestion, **params
+        path, span, subject, variant=variant, condition=condition, suggestion=suggestion, **params
     )
 
 

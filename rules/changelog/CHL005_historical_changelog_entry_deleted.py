@@ -93,6 +93,15 @@ RULE = Rule(
             en="{count} merged entries were deleted here, the first for `{keys}` ({link})",
             zh="此处删除了 {count} 个已合并条目，第一个是 `{keys}` 的条目（{link}）",
         ),
+        "no_link": T(
+            en="Merged entry for `{keys}` (without a `pr-link`) was deleted",
+            zh="`{keys}` 的已合并条目（没有 `pr-link`）被删除",
+        ),
+        "many_no_link": T(
+            en="{count} merged entries were deleted here, the first for `{keys}` (without a "
+            "`pr-link`)",
+            zh="此处删除了 {count} 个已合并条目，第一个是 `{keys}` 的条目（没有 `pr-link`）",
+        ),
     },
     bad=(
         Example(
@@ -144,9 +153,10 @@ def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
             changelog.path,
             Span(deletion.anchor),
             "deleted " + "\n".join(e.raw for e in deletion.entries),
-            variant="many" if count > 1 else None,
+            variant=("many" if count > 1 else None)
+            if link
+            else ("many_no_link" if count > 1 else "no_link"),
             keys=keys_text(first),
-            link=str(link) if link else "no pr-link",
-            link_zh=str(link) if link else "无 pr-link",
+            link=str(link or ""),
             count=count,
         )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.changelog import Changelog
 from bot.parse.changelog_diff import base_diff, history_hunks
 
@@ -43,6 +43,15 @@ RULE = Rule(
     id="CHL008",
     slug="historical-changelog-bytes-changed",
     severity=ERROR,
+    conditions={
+        "whitespace-beside-entry": Condition(
+            WARNING,
+            T(
+                en="only whitespace of the history changes, alongside a new entry",
+                zh="只改动了历史中的空白，且同时新增了条目",
+            ),
+        ),
+    },
     target="changelog",
     title=T(
         en="Merged changelog history changed outside its entries",
@@ -145,11 +154,11 @@ def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
     for hunk in history_hunks(diff):
         variant: str | None
         if hunk.text_removed:
-            variant, severity = "text", ERROR
+            variant, condition = "text", None
         elif not adds:
-            variant, severity = "only", ERROR
+            variant, condition = "only", None
         else:
-            variant, severity = None, WARNING
+            variant, condition = None, "whitespace-beside-entry"
         # the line above the hunk and the hunk itself name the place, not its line number
         context = "\n".join(lines[max(0, hunk.line - 2) : hunk.end_line])
         end = hunk.end_line if hunk.end_line != hunk.line else None
@@ -158,5 +167,5 @@ def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
             Span(hunk.line, end_line=end),
             f"{variant or 'whitespace'} {context}",
             variant=variant,
-            severity=severity,
+            condition=condition,
         )

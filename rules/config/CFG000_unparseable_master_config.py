@@ -35,8 +35,8 @@ RULE = Rule(
         zh="主配置文件无法解析",
     ),
     message=T(
-        en="Master config is not valid YAML: {detail}",
-        zh="主配置文件不是合法的 YAML：{detail}",
+        en="Master config is not valid YAML; the parser reports `{detail}`",
+        zh="主配置文件不是合法的 YAML；解析器报告 `{detail}`",
     ),
     fix=None,
     rationale=T(
@@ -182,5 +182,6 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
         variant = problem.kind if problem.kind in RULE.variants else None
         params: dict[str, Any] = dict(problem.params)
         params.setdefault("detail", problem.kind)
+        params["detail"] = str(params["detail"]).replace("`", "'")  # a quoted value
         subject = " ".join([problem.kind, *(f"{k}={v}" for k, v in sorted(params.items()))])
         yield RULE.hit(master.path, Span(problem.line), subject, variant=variant, **params)

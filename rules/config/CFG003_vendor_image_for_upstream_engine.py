@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Severity, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
@@ -60,6 +60,15 @@ RULE = Rule(
     id="CFG003",
     slug="vendor-image-for-upstream-engine",
     severity=ERROR,
+    conditions={
+        "merged-tree": Condition(
+            WARNING,
+            T(
+                en="a merged tree is linted (no base): an existing entry may be an approved exception",
+                zh="检查的是已合并的整棵树（没有 base）：现有条目可能是已批准的例外",
+            ),
+        ),
+    },
     target="master_config",
     title=T(
         en="vLLM/SGLang entry on an established SKU without an upstream image",
@@ -226,15 +235,15 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
     if base is None:
         # a merged tree: an entry there may be an approved exception
         for entry in master.entries.values():
-            yield from _check(master, entry, ctx, WARNING)
+            yield from _check(master, entry, ctx, "merged-tree")
         return
     for change in entry_changes(master, base):
         if change.changed("image", "framework", "runner"):
-            yield from _check(master, change.entry, ctx, ERROR)
+            yield from _check(master, change.entry, ctx, None)
 
 
 def _check(
-    master: MasterConfig, entry: MasterEntry, ctx: Any, severity: Severity
+    master: MasterConfig, entry: MasterEntry, ctx: Any, condition: str | None
 ) -> Iterator[Finding]:
     framework, image, runner = entry.get("framework"), entry.get("image"), entry.get("runner")
     if not (isinstance(framework, str) and isinstance(image, str) and isinstance(runner, str)):
@@ -252,7 +261,7 @@ def _check(
         master.path,
         Span(entry.key_lines.get("image", entry.start_line)),
         f"{entry.key} {image_repository(image)}",
-        severity=severity,
+        condition=condition,
         framework=framework,
         sku=sku.upper(),
         image=image,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from bot.core.model import ERROR, INFO, Example, Finding, Rule, Severity, Span, T
+from bot.core.model import ERROR, INFO, Condition, Example, Finding, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
@@ -82,6 +82,16 @@ RULE = Rule(
     id="CFG004",
     slug="other-engine-before-vllm-sglang",
     severity=ERROR,
+    conditions={
+        "merged-tree": Condition(
+            INFO,
+            T(
+                en="a merged tree is linted (no base): it has no submission order, and missing "
+                "coverage may be an approved exception",
+                zh="检查的是已合并的整棵树（没有 base）：没有提交顺序可言，缺少覆盖可能是已批准的例外",
+            ),
+        ),
+    },
     target="master_config",
     title=T(
         en="Additional engine submitted before vLLM/SGLang",
@@ -192,11 +202,11 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
     if base is None:
         # a merged tree has no order, only coverage: missing coverage may be an approved exception
         for entry in master.entries.values():
-            yield from _check(master, entry, ctx, heads, INFO)
+            yield from _check(master, entry, ctx, heads, "merged-tree")
         return
     for change in entry_changes(master, base):
         if change.changed("framework", "model-prefix", "runner"):
-            yield from _check(master, change.entry, ctx, [*base, *heads], ERROR)
+            yield from _check(master, change.entry, ctx, [*base, *heads], None)
 
 
 def _check(
@@ -204,7 +214,7 @@ def _check(
     entry: MasterEntry,
     ctx: Any,
     pool: Iterable[MasterConfig],
-    severity: Severity,
+    condition: str | None,
 ) -> Iterator[Finding]:
     framework, model, runner = (
         entry.get("framework"),
@@ -235,7 +245,7 @@ def _check(
         master.path,
         Span(entry.key_lines.get("framework", entry.start_line)),
         f"{entry.key} {framework} {model} {sku}",
-        severity=severity,
+        condition=condition,
         framework=framework,
         model=model,
         sku=sku.upper(),

@@ -10,9 +10,11 @@ from typing import Any
 
 from bot.core.model import (
     ERROR,
+    INFO,
     SEVERITIES,
     SEVERITY_RANK,
     WARNING,
+    Condition,
     Example,
     Finding,
     Rule,
@@ -91,6 +93,30 @@ RULE = Rule(
     id="CFG005",
     slug="deprecated-model-or-scenario",
     severity=ERROR,
+    conditions={
+        "knowledge-warning": Condition(
+            WARNING,
+            T(
+                en="the deprecation's knowledge entry sets `severity: warning` (a retirement "
+                "announced but not yet enacted)",
+                zh="知识库中该弃用条目设置了 `severity: warning`（已宣布但尚未执行的退役）",
+            ),
+        ),
+        "knowledge-info": Condition(
+            INFO,
+            T(
+                en="the deprecation's knowledge entry sets `severity: info`",
+                zh="知识库中该弃用条目设置了 `severity: info`",
+            ),
+        ),
+        "merged-tree": Condition(
+            WARNING,
+            T(
+                en="a merged tree is linted (no base): nothing is being submitted",
+                zh="检查的是已合并的整棵树（没有 base）：并无新的提交",
+            ),
+        ),
+    },
     target="master_config",
     title=T(
         en="Deprecated model or scenario submitted",
@@ -324,15 +350,18 @@ def _finding(
         variant = None
         line = entry.line_at(part.line_path)
     severity: Severity = item.severity or RULE.severity
+    condition: str | None = None
     if tree and SEVERITY_RANK[severity] > SEVERITY_RANK[WARNING]:
-        severity = WARNING
+        condition = "merged-tree"
+    elif severity != RULE.severity:
+        condition = f"knowledge-{severity}"
     where = "/".join(str(p) for p in part.path)
     return RULE.hit(
         master.path,
         Span(line),
         f"{entry.key} {item.scenario} {item.precision or ''} {item.spec or ''} {where}",
         variant=variant,
-        severity=severity,
+        condition=condition,
         model=model,
         scenario=item.scenario,
         precision=item.precision or "",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import drop_flag
 from bot.parse import facts
 from bot.parse.recipe import Recipe
@@ -15,7 +15,17 @@ _AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
 RULE = Rule(
     id="RCP001",
     slug="reasoning-parser-on-interleaved-thinking",
-    severity=ERROR,
+    severity=WARNING,
+    conditions={
+        "multi-turn-evals": Condition(
+            ERROR,
+            T(
+                en="the knowledge says agentic evals are multi-turn by default "
+                "(`agentic_eval.multi_turn_by_default`)",
+                zh="知识库声明智能体评估默认是多轮的（`agentic_eval.multi_turn_by_default`）",
+            ),
+        ),
+    },
     target="recipe",
     title=T(
         en="Reasoning parser strips interleaved thinking",
@@ -24,13 +34,27 @@ RULE = Rule(
     message=T(
         en=(
             "`{flag} {parser}` moves {model}'s think block out of `message.content`, "
-            "so a multi-turn agent loses it on the next turn ({condition})"
+            "so a multi-turn agent loses it on the next turn (harms the EVAL_ONLY run when "
+            "{agent} is selected)"
         ),
         zh=(
             "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
-            "多轮智能体在下一轮会丢失它（{condition}）"
+            "多轮智能体在下一轮会丢失它（当选择 {agent} 时会损害 EVAL_ONLY 评估）"
         ),
     ),
+    variants={
+        "multi_turn": T(
+            en=(
+                "`{flag} {parser}` moves {model}'s think block out of `message.content`, "
+                "so a multi-turn agent loses it on the next turn (agentic evals here run "
+                "{agent} by default)"
+            ),
+            zh=(
+                "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
+                "多轮智能体在下一轮会丢失它（此仓库的智能体评估默认运行 {agent}）"
+            ),
+        ),
+    },
     fix=T(
         en="Drop `{flag} {parser}`; keep `--tool-call-parser`",
         zh="删除 `{flag} {parser}`，保留 `--tool-call-parser`",
@@ -131,12 +155,6 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             continue
         seen.add((parser.span.line, parser.span.col))
         flag = parser.source if parser.source.startswith("--") else "reasoning_parser:"
-        if multi_turn:
-            cond_en = f"agentic evals here run {agent} by default"
-            cond_zh = f"此仓库的智能体评估默认运行 {agent}"
-        else:
-            cond_en = f"harms the EVAL_ONLY run when {agent} is selected"
-            cond_zh = f"当选择 {agent} 时会损害 EVAL_ONLY 评估"
         lines = recipe.lines
         no = parser.span.line
         line = lines[no - 1] if 0 < no <= len(lines) else ""
@@ -146,10 +164,10 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             parser.span,
             f"{flag} {parser.text}",
             suggestion=drop_flag(line, flag, parser.text, prev),
-            severity=ERROR if multi_turn else WARNING,
+            variant="multi_turn" if multi_turn else None,
+            condition="multi-turn-evals" if multi_turn else None,
             flag=flag,
             parser=parser.text,
             model=model.get("name", recipe.model),
-            condition=cond_en,
-            condition_zh=cond_zh,
+            agent=agent,
         )

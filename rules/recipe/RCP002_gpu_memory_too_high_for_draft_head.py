@@ -26,9 +26,19 @@ RULE = Rule(
         zh="显存占用比例过高，草稿头没有余量",
     ),
     message=T(
-        en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; {reason}",
-        zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；{reason}",
+        en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; the proven "
+        "spec-decode sibling `{sibling}` runs {limit}",
+        zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；已验证的投机解码配方 "
+        "`{sibling}` 使用 {limit}",
     ),
+    variants={
+        "default_limit": T(
+            en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; with a "
+            "separate draft model the `{engine}` limit is {limit}",
+            zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；使用独立草稿模型时 "
+            "`{engine}` 的上限为 {limit}",
+        ),
+    },
     fix=T(en="Set `{flag} {limit}`", zh="将其设为 `{flag} {limit}`"),
     rationale=T(
         en=(
@@ -162,15 +172,14 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         sibling = _limit_from_siblings(recipe, launch.engine, ctx)
         if sibling is not None:
             limit, where = sibling
-            reason_en = f"the proven spec-decode sibling `{where}` runs {limit:.2f}"
-            reason_zh = f"已验证的投机解码配方 `{where}` 使用 {limit:.2f}"
+            variant: str | None = None
         else:
+            where = ""
+            variant = "default_limit"
             defaults = ctx.knowledge.section("memory").get("default_limit", {})
             if launch.engine not in defaults or _established(recipe, ctx):
                 continue
             limit = float(defaults[launch.engine])
-            reason_en = f"with a separate draft model the {launch.engine} limit is {limit:.2f}"
-            reason_zh = f"使用独立草稿模型时 {launch.engine} 的上限为 {limit:.2f}"
         if value <= limit + 1e-9:
             continue
         seen.add(mem.span.line)
@@ -187,6 +196,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             value=mem.text,
             draft=draft,
             limit=f"{limit:.2f}",
-            reason=reason_en,
-            reason_zh=reason_zh,
+            variant=variant,
+            sibling=where,
+            engine=launch.engine,
         )

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
 from bot.parse.golden import GoldenCurve
@@ -51,16 +51,26 @@ RULE = Rule(
     id="RCP003",
     slug="golden-al-mismatch",
     severity=ERROR,
+    conditions={
+        "thinking-inferred": Condition(
+            WARNING,
+            T(
+                en="the value is the golden AL of the other thinking mode and nothing in the "
+                "recipe sets the mode (the model's default decides it)",
+                zh="该值是另一种思考模式的黄金 AL，且配方中没有设置思考模式（由模型默认值决定）",
+            ),
+        ),
+    },
     target="recipe",
     title=T(en="Simulated acceptance differs from the golden AL", zh="模拟接受长度与黄金 AL 不符"),
     message=T(
         en=(
             "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
-            "so the engine needs {expected} (thinking {mode_short}: {source})"
+            "so the engine needs {expected} (thinking {mode_short}: `{source}`)"
         ),
         zh=(
             "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
-            "引擎应设为 {expected}（思考模式 {mode_short}：{source}）"
+            "引擎应设为 {expected}（思考模式 {mode_short}：`{source}`）"
         ),
     ),
     fix=T(en="Set `{setting}` to {expected}", zh="将 `{setting}` 设为 {expected}"),
@@ -77,6 +87,27 @@ RULE = Rule(
         ),
     },
     variants={
+        "model_default": T(
+            en=(
+                "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
+                "so the engine needs {expected} (thinking {mode_short}: {model}'s default)"
+            ),
+            zh=(
+                "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
+                "引擎应设为 {expected}（思考模式 {mode_short}：{model} 的默认值）"
+            ),
+        ),
+        "thinking_unknown": T(
+            en=(
+                "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
+                "so the engine needs {expected} (the recipe sets no thinking mode and the model's "
+                "default is unknown)"
+            ),
+            zh=(
+                "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
+                "引擎应设为 {expected}（配方未设置思考模式，模型默认值未知）"
+            ),
+        ),
         "trt_off_by_one": T(
             en=(
                 "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={actual}` is the golden AL itself; "
@@ -122,8 +153,10 @@ RULE = Rule(
             "`SGLANG_SIMULATE_ACC_LEN` = AL, TensorRT-LLM "
             "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL − 1 (it excludes the bonus token), "
             "ATOM `--spec-decode-acceptance-length` = AL or `--spec-decode-acceptance-rate` = "
-            "(AL − 1)/K. When nothing in the recipe sets the thinking mode and it follows from the "
-            "model's default, the finding is a warning: a client could still switch it."
+            "(AL − 1)/K. A value that matches no golden AL of the model at all is an error whatever "
+            "the thinking mode. Only a value that is the other thinking mode's golden AL, while "
+            "nothing in the recipe sets the mode and it follows from the model's default, is a "
+            "warning: a client could still switch the mode."
         ),
         zh=(
             "AgentX 公平性规则（golden_al_distribution/README.md）：开启合成接受后，每个模型、思考模式与草稿"
@@ -133,7 +166,8 @@ RULE = Rule(
             "vLLM `synthetic_acceptance_length` = AL，SGLang `SGLANG_SIMULATE_ACC_LEN` = AL，TensorRT-LLM "
             "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS` = AL − 1（不含 bonus token），ATOM "
             "`--spec-decode-acceptance-length` = AL 或 `--spec-decode-acceptance-rate` = (AL − 1)/K。"
-            "若配方未设置思考模式、由模型默认值推断，则报告为警告，因为客户端仍可能切换模式。"
+            "与该模型任何黄金 AL 都不符的值，无论思考模式如何都报告为错误；只有当该值恰是另一种思考模式的黄金 AL、"
+            "且配方未设置思考模式（由模型默认值推断）时才报告为警告，因为客户端仍可能切换模式。"
         ),
     ),
     bad=(
@@ -307,14 +341,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
     expected = _expected(kind, al, k)
     setting = spec.simulation.setting
     name = setting.source.replace("env ", "").replace("--speculative-config ", "")
-    severity = ERROR if thinking.explicit else WARNING
     model = ctx.knowledge.model(recipe.model)
-    if thinking.explicit:
-        source_zh = thinking.source
-    elif thinking.mode:
-        source_zh = f"{model.get('name', recipe.model)} 默认{'开启' if thinking.mode == 'on' else '关闭'}思考"
-    else:
-        source_zh = "配方未设置，模型默认值未知"
     params: dict[str, Any] = dict(
         setting=name,
         actual=setting.text,
@@ -325,8 +352,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
         k=k,
         al=_fmt(al),
         expected=_fmt(expected),
-        source=thinking.source if thinking.mode else "not set by the recipe; model default unknown",
-        source_zh=source_zh,
+        source=thinking.source,
     )
     subject = f"{name}={setting.text}"
     lines = recipe.lines
@@ -338,7 +364,6 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
             setting.span,
             subject,
             variant="trt_off_by_one",
-            severity=severity,
             **params,
         )
     for oc in other:
@@ -350,7 +375,6 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 setting.span,
                 subject,
                 variant="wrong_curve",
-                severity=severity,
                 other=oc.file,
                 draft=draft,
                 **params,
@@ -365,7 +389,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 setting.span,
                 subject,
                 variant="thinking_not_set",
-                severity=severity,
+                condition="thinking-inferred",
                 model=name_,
                 flip=flip,
                 flip_word=flip,
@@ -374,7 +398,16 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 default_word_zh="开启" if thinking.mode == "on" else "关闭",
                 **params,
             )
-    return RULE.hit(recipe.path, setting.span, subject, severity=severity, **params)
+    if thinking.explicit:
+        return RULE.hit(recipe.path, setting.span, subject, **params)
+    variant = "model_default" if thinking.mode else "thinking_unknown"
+    return RULE.hit(
+        recipe.path,
+        setting.span,
+        subject,
+        variant=variant,
+        **{**params, "model": model.get("name", recipe.model)},
+    )
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:

@@ -9,7 +9,7 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Severity, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Seg, Str
 
@@ -32,6 +32,16 @@ RULE = Rule(
     id="RCP008",
     slug="engine-patch-without-waiver",
     severity=ERROR,
+    conditions={
+        "preexisting": Condition(
+            WARNING,
+            T(
+                en="the patch was not added by the change (it predates the PR, or a whole "
+                "tree is linted) and no waiver names the recipe",
+                zh="补丁并非本次变更添加（早于本 PR，或检查的是整棵树），且没有豁免文件提及该配方",
+            ),
+        ),
+    },
     target="recipe",
     title=T(en="Engine patched without a waiver", zh="未经豁免修改推理引擎"),
     message=T(en="{action}; {waiver}", zh="{action}；{waiver}"),
@@ -810,8 +820,10 @@ def _own_waiver(ctx: Context, wdir: str) -> bool:
     return True
 
 
-def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[Severity, str, str] | None:
-    """None when a waiver covers the patch; else (severity, why en, why zh)."""
+def _coverage(
+    recipe: Recipe, ctx: Context, kn: _Know, op: _Op
+) -> tuple[str | None, str, str] | None:
+    """None when a waiver covers the patch; else (severity condition, why en, why zh)."""
     wdir = kn.waiver_dir
     if _own_waiver(ctx, wdir):
         return None
@@ -822,18 +834,18 @@ def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[Severit
         if any(any(n in text for n in names) for text in _waivers(ctx, tree, wdir).values()):
             return None
         return (
-            WARNING,
+            "preexisting",
             f"no waiver under `{wdir}/` names this recipe",
             f"`{wdir}/` 下没有提及此配方的豁免文件",
         )
     if ctx.pr is not None:
         return (
-            ERROR,
+            None,
             f"no waiver `{wdir}/{ctx.pr}.md` is added in this PR",
             f"本 PR 未添加豁免文件 `{wdir}/{ctx.pr}.md`",
         )
     return (
-        ERROR,
+        None,
         f"no waiver under `{wdir}/` is added with this change",
         f"本次变更未在 `{wdir}/` 下添加豁免文件",
     )
@@ -859,13 +871,13 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         gap = _coverage(recipe, ctx, kn, op)
         if gap is None:
             continue
-        severity, why, why_zh = gap
+        condition, why, why_zh = gap
         when, when_zh = _when(op.when)
         yield RULE.hit(
             recipe.path,
             op.span,
             op.subject,
-            severity=severity,
+            condition=condition,
             action=op.action + when,
             action_zh=op.action_zh + when_zh,
             waiver=why,

@@ -28,15 +28,39 @@ RULE = Rule(
     ),
     message=T(
         en=(
-            "`{client}` sends prompts without a chat template ({how}) to a server running "
+            "`{client}` sends prompts without a chat template (no chat flag) to a server running "
             "`{method}` speculative decoding, so the measured acceptance length is not what chat "
             "traffic gets"
         ),
         zh=(
-            "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词（{how}），"
+            "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词（没有 chat 参数），"
             "测得的接受长度与真实对话流量不符"
         ),
     ),
+    variants={
+        "backend": T(
+            en=(
+                "`{client}` sends prompts without a chat template (`{value}` backend) to a server "
+                "running `{method}` speculative decoding, so the measured acceptance length is not "
+                "what chat traffic gets"
+            ),
+            zh=(
+                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词"
+                "（`{value}` 后端），测得的接受长度与真实对话流量不符"
+            ),
+        ),
+        "endpoint": T(
+            en=(
+                "`{client}` sends prompts without a chat template (`{value}` endpoint) to a server "
+                "running `{method}` speculative decoding, so the measured acceptance length is not "
+                "what chat traffic gets"
+            ),
+            zh=(
+                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词"
+                "（`{value}` 端点），测得的接受长度与真实对话流量不符"
+            ),
+        ),
+    },
     fix=T(en="Add `{flag}` to `{client}`", zh="为 `{client}` 加上 `{flag}`"),
     rationale=T(
         en=(
@@ -260,19 +284,15 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             continue
         run, client, verdict = items[0]
         how = verdict[1] if verdict is not None else ""
-        if how.endswith(" backend"):
-            how_zh = how.replace(" backend", " 后端")
-        elif how.endswith(" endpoint"):
-            how_zh = how.replace(" endpoint", " 端点")
-        else:
-            how, how_zh = "no chat flag", "没有 chat 参数"
+        variant = next((v for v in ("backend", "endpoint") if how.endswith(f"` {v}")), None)
+        value = how.split("`")[1] if variant is not None and how.count("`") >= 2 else ""
         yield RULE.hit(
             recipe.path,
             run.span,
             f"{client} raw completions",
             client=client,
             method=method,
-            how=how,
-            how_zh=how_zh,
+            variant=variant,
+            value=value,
             flag=str(clients.get(client, "--use-chat-template")),
         )

@@ -1,0 +1,1 @@
+"""Rules about suppression comments (`# bot: ignore[ID] reason`) in any linted file."""
