@@ -28,9 +28,9 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
+from bot.server.backends import describe, open_queue
 from bot.server.gateways import GatewayFactory, github_factory
 from bot.server.metrics import Gauge, Metrics
-from bot.server.backends import describe, open_queue
 from bot.server.queue import DeliveryRecord, JobQueue
 from bot.server.settings import Settings, load_settings
 from bot.server.webhook import (

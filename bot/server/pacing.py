@@ -100,9 +100,13 @@ class SharedPacer:
 
     def state(self) -> list[dict[str, Any]]:
         with self.pool.connection() as conn:
-            rows = conn.cursor(row_factory=tuple_row).execute(
-                "SELECT key, next_write_at, not_before, reason FROM bot_pacing ORDER BY key"
-            ).fetchall()
+            rows = (
+                conn.cursor(row_factory=tuple_row)
+                .execute(
+                    "SELECT key, next_write_at, not_before, reason FROM bot_pacing ORDER BY key"
+                )
+                .fetchall()
+            )
         return [
             {"key": r[0], "next_write_at": r[1], "not_before": r[2], "reason": r[3]} for r in rows
         ]

@@ -209,11 +209,11 @@ def migrate(dsn: str) -> list[str]:
             for sql in sorted(path.glob("*.sql")):
                 v = _version_key(sql.name)
                 if old < v <= _version_key(installed):
-                    conn.execute(sql.read_text(encoding="utf-8"))  # type: ignore[call-overload]
+                    conn.execute(sql.read_text(encoding="utf-8"))
                     done.append(f"procrastinate migration {sql.name}")
         for statement in _BOT_SCHEMA.split(";"):
             if statement.strip():
-                conn.execute(statement)  # type: ignore[call-overload]
+                conn.execute(statement)
         if status["schema_version"] != SCHEMA_VERSION:
             done.append(f"bot tables at version {SCHEMA_VERSION}")
         conn.execute(
@@ -296,7 +296,7 @@ class PostgresQueue:
     def ping(self) -> None:
         """Raises when the database is unreachable or its schema is behind this bot."""
         with self._tx() as db:
-            status = schema_status(db)  # type: ignore[arg-type]
+            status = schema_status(db)
         if not status["current"]:
             raise SchemaBehind(
                 f"schema version {status['schema_version']} "
@@ -307,7 +307,7 @@ class PostgresQueue:
 
     def schema_status(self) -> dict[str, Any]:
         with self._tx() as db:
-            return schema_status(db)  # type: ignore[arg-type]
+            return schema_status(db)
 
     @staticmethod
     def _lock_pr(db: psycopg.Connection[Any], repo: str, number: int) -> None:
@@ -512,9 +512,7 @@ class PostgresQueue:
                 (newest, ev.installation_id, now, queued["id"]),
             )
             return "collapsed", int(queued["id"]), reason
-        job_id = self._insert_job(
-            db, REVIEW, ev.repo, ev.number, newest, ev.installation_id, now
-        )
+        job_id = self._insert_job(db, REVIEW, ev.repo, ev.number, newest, ev.installation_id, now)
         return "queued", job_id, reason
 
     def _revive(self, db: psycopg.Connection[Any], job_id: int, now: float) -> bool:
