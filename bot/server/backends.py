@@ -26,7 +26,7 @@ def open_queue(settings: Settings, **kw: Any) -> Any:
             settings.db_path,
             lease_seconds=settings.lease_seconds,
             max_attempts=settings.max_attempts,
-            pool_size=max(4, settings.workers + 4),
+            pool_size=settings.workers + 20,  # webhook threads + workers + the keeper
             **kw,
         )
     return SQLiteQueue(

@@ -41,6 +41,7 @@ import pathlib
 import re
 import threading
 import time
+import zlib
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -63,6 +64,7 @@ from bot.server.queue import (
     QueueStats,
     _load_events,
     _merge_events,
+    _Slot,
 )
 from bot.server.webhook import PullEvent, SignoffRequest
 
@@ -134,6 +136,19 @@ CREATE TABLE IF NOT EXISTS bot_pacing (
     updated_at    double precision NOT NULL DEFAULT 0
 )
 """
+
+
+class _Lane:
+    """Deliveries waiting for one group commit."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pending: list[_Slot] = []
+        self.leading = False
+
+
+class _OneFailed(Exception):
+    """A delivery of an optimistic batch failed: run the batch again, isolated."""
 
 
 class SchemaBehind(QueueError):
@@ -229,6 +244,11 @@ def migrate(dsn: str) -> list[str]:
 # ---------------------------------------------------------------------- the queue
 
 
+def _pr_key(record: DeliveryRecord) -> tuple[str, int]:
+    pull = record.pull or record.signoff
+    return (pull.repo, pull.number) if pull is not None else ("", 0)
+
+
 def _lock_name(kind: str, repo: str, number: int) -> str:
     return f"{kind}:{repo}#{number}"
 
@@ -248,6 +268,7 @@ class PostgresQueue:
         pool_size: int = 8,
         wait_seconds: float = 2.0,
         connect_timeout: int = 3,
+        lanes: int = 3,
     ) -> None:
         self.dsn = dsn
         self.lease_seconds = lease_seconds
@@ -255,6 +276,8 @@ class PostgresQueue:
         self.clock = clock
         self._workers: dict[str, int] = {}  # owner → procrastinate worker id
         self._workers_lock = threading.Lock()
+        # group commit in a few lanes (a PR always in the same one): batches in parallel
+        self._lanes = [_Lane() for _ in range(max(1, lanes))]
         self._pool = ConnectionPool(
             dsn,
             min_size=1,
@@ -319,14 +342,13 @@ class PostgresQueue:
     ) -> int:
         lock = _lock_name(kind, repo, number)
         row = db.execute(
-            "SELECT procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, 0, %s, %s, %s::jsonb,"
-            " to_timestamp(%s))::procrastinate_job_to_defer_v1]) AS ids",
-            (QUEUE_NAME, f"recipe-bot.{kind}", lock, lock, json.dumps({"job": job_id}), at),
+            "UPDATE bot_jobs SET pjob_id = (procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, 0,"
+            " %s, %s, %s::jsonb, to_timestamp(%s))::procrastinate_job_to_defer_v1]))[1]"
+            " WHERE id = %s RETURNING pjob_id",
+            (QUEUE_NAME, f"recipe-bot.{kind}", lock, lock, json.dumps({"job": job_id}), at, job_id),
         ).fetchone()
         assert row is not None
-        pjob = int(row["ids"][0])
-        db.execute("UPDATE bot_jobs SET pjob_id = %s WHERE id = %s", (pjob, job_id))
-        return pjob
+        return int(row["pjob_id"])
 
     @staticmethod
     def _end_attempt(db: psycopg.Connection[Any], pjob_id: int | None, status: str) -> None:
@@ -344,47 +366,108 @@ class PostgresQueue:
     # ------------------------------------------------------------- ingest
 
     def ingest(self, record: DeliveryRecord) -> Ingested:
-        """Persist one delivery and what it decided, in one committed transaction."""
+        """Persist one delivery and what it decided (committed when this returns).
+
+        Group commit, as on SQLite: concurrent callers share one transaction led by one of
+        them (one per lane; a PR always goes to the same lane), the batch in PR order so
+        that replicas take the PRs' locks in the same order. When a delivery fails, the
+        batch runs again with each delivery in a savepoint, so that one fails alone."""
+        slot = _Slot(record)
+        lane = self._lanes[zlib.crc32(repr(_pr_key(record)).encode()) % len(self._lanes)]
+        with lane.lock:
+            lane.pending.append(slot)
+            follower, lane.leading = lane.leading, True
+        if follower:
+            slot.wake.wait()
+            if slot.committed:
+                return slot.outcome()
+        with lane.lock:  # leading (first caller, or promoted)
+            batch, lane.pending = lane.pending, []
+        try:
+            self._ingest_batch(batch)
+        finally:
+            with lane.lock:
+                if lane.pending:
+                    lane.pending[0].wake.set()  # not committed: it leads the next batch
+                else:
+                    lane.leading = False
+        return slot.outcome()
+
+    def _ingest_batch(self, batch: list[_Slot]) -> None:
+        ordered = sorted(batch, key=lambda s: _pr_key(s.record))
+        try:
+            try:  # the common case in one go; when a delivery fails, again in savepoints
+                self._run_batch(ordered, isolate=False)
+            except _OneFailed:
+                self._run_batch(ordered, isolate=True)
+        except BaseException as exc:  # not committed: nothing in the batch is stored
+            for slot in batch:
+                slot.result, slot.error = None, exc
+            raise
+        finally:
+            for slot in batch:
+                slot.committed = True
+                slot.wake.set()
+
+    def _run_batch(self, ordered: list[_Slot], *, isolate: bool) -> None:
         now = self.clock()
         with self._tx() as db:
-            fresh = db.execute(
-                "INSERT INTO bot_deliveries (delivery_id, event, action, received_at, outcome,"
-                " body_sha256, size) VALUES (%s, %s, %s, %s, 'pending', %s, %s)"
-                " ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id",
-                (
-                    record.delivery_id,
-                    record.event,
-                    record.action,
-                    now,
-                    record.body_sha256,
-                    record.size,
-                ),
+            for slot in ordered:
+                slot.result, slot.error = None, None
+                try:
+                    if isolate:
+                        with db.transaction():  # a savepoint: this delivery fails alone
+                            slot.result = self._ingest_one(db, slot.record, now)
+                    else:
+                        slot.result = self._ingest_one(db, slot.record, now)
+                except psycopg.DatabaseError as exc:
+                    if isinstance(exc, psycopg.OperationalError):
+                        raise  # the connection or the server: the whole batch fails
+                    if not isolate:
+                        raise _OneFailed() from exc
+                    slot.error = exc
+
+    def _ingest_one(
+        self, db: psycopg.Connection[Any], record: DeliveryRecord, now: float
+    ) -> Ingested:
+        fresh = db.execute(
+            "INSERT INTO bot_deliveries (delivery_id, event, action, received_at, outcome,"
+            " body_sha256, size) VALUES (%s, %s, %s, %s, 'pending', %s, %s)"
+            " ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id",
+            (
+                record.delivery_id,
+                record.event,
+                record.action,
+                now,
+                record.body_sha256,
+                record.size,
+            ),
+        ).fetchone()
+        if fresh is None:  # seen before (committed by this or another replica)
+            row = db.execute(
+                "UPDATE bot_deliveries SET redeliveries = redeliveries + 1"
+                " WHERE delivery_id = %s RETURNING outcome, job_id",
+                (record.delivery_id,),
             ).fetchone()
-            if fresh is None:  # seen before (committed by this or another replica)
-                row = db.execute(
-                    "UPDATE bot_deliveries SET redeliveries = redeliveries + 1"
-                    " WHERE delivery_id = %s RETURNING outcome, job_id",
-                    (record.delivery_id,),
-                ).fetchone()
-                assert row is not None
-                requeued = row["job_id"] is not None and self._revive(db, row["job_id"], now)
-                return Ingested(row["outcome"], row["job_id"], duplicate=True, requeued=requeued)
-            outcome, job_id, detail = self._decide(db, record, now)
-            pull: PullEvent | SignoffRequest | None = record.pull or record.signoff
-            db.execute(
-                "UPDATE bot_deliveries SET outcome = %s, detail = %s, repo = %s, number = %s,"
-                " head_sha = %s, job_id = %s WHERE delivery_id = %s",
-                (
-                    outcome,
-                    detail[:500],
-                    pull.repo if pull else None,
-                    pull.number if pull else None,
-                    (pull.head_sha or None) if pull else None,
-                    job_id,
-                    record.delivery_id,
-                ),
-            )
-            return Ingested(outcome, job_id)
+            assert row is not None
+            requeued = row["job_id"] is not None and self._revive(db, row["job_id"], now)
+            return Ingested(row["outcome"], row["job_id"], duplicate=True, requeued=requeued)
+        outcome, job_id, detail = self._decide(db, record, now)
+        pull: PullEvent | SignoffRequest | None = record.pull or record.signoff
+        db.execute(
+            "UPDATE bot_deliveries SET outcome = %s, detail = %s, repo = %s, number = %s,"
+            " head_sha = %s, job_id = %s WHERE delivery_id = %s",
+            (
+                outcome,
+                detail[:500],
+                pull.repo if pull else None,
+                pull.number if pull else None,
+                (pull.head_sha or None) if pull else None,
+                job_id,
+                record.delivery_id,
+            ),
+        )
+        return Ingested(outcome, job_id)
 
     def _decide(
         self, db: psycopg.Connection[Any], record: DeliveryRecord, now: float
@@ -416,16 +499,34 @@ class PostgresQueue:
         now: float,
         events: str = "[]",
     ) -> int:
-        row = db.execute(
-            "INSERT INTO bot_jobs (repo, number, kind, head_sha, installation_id, state,"
-            " run_after, created_at, updated_at, events)"
-            " VALUES (%s, %s, %s, %s, %s, 'queued', %s, %s, %s, %s) RETURNING id",
-            (repo, number, kind, head, installation_id, now, now, now, events),
+        lock = _lock_name(kind, repo, number)
+        row = db.execute(  # the job and its first procrastinate attempt, in one round trip
+            "WITH n AS (SELECT nextval(pg_get_serial_sequence('bot_jobs', 'id')) AS id)"
+            " INSERT INTO bot_jobs (id, repo, number, kind, head_sha, installation_id, state,"
+            " run_after, created_at, updated_at, events, pjob_id)"
+            " SELECT n.id, %s, %s, %s, %s, %s, 'queued', %s, %s, %s, %s,"
+            " (procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, 0, %s, %s,"
+            " jsonb_build_object('job', n.id), to_timestamp(%s))"
+            "::procrastinate_job_to_defer_v1]))[1] FROM n RETURNING id",
+            (
+                repo,
+                number,
+                kind,
+                head,
+                installation_id,
+                now,
+                now,
+                now,
+                events,
+                QUEUE_NAME,
+                f"recipe-bot.{kind}",
+                lock,
+                lock,
+                now,
+            ),
         ).fetchone()
         assert row is not None
-        job_id = int(row["id"])
-        self._defer(db, job_id, kind, repo, number, now)
-        return job_id
+        return int(row["id"])
 
     def _enqueue_signoff(
         self, db: psycopg.Connection[Any], req: SignoffRequest, now: float

@@ -24,6 +24,7 @@ exponentially (poll interval doubling up to 30 s) and resumes when it answers ag
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import logging
 import os
@@ -132,6 +133,17 @@ class Identity:
         )
 
 
+WORKER_NICE = 10  # review threads yield the CPU to the webhook and the database
+
+
+def _lower_priority() -> None:
+    """Run this worker thread at a lower CPU priority (Linux: `setpriority` on a thread id
+    changes that thread only), so a burst of reviews does not slow the webhook's ack."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), WORKER_NICE))
+
+
 class JobTimedOut(Exception):
     """The job ran past its wall-clock timeout; its gateway refuses further calls."""
 
@@ -222,6 +234,7 @@ class WorkerPool:
     def _loop(self) -> None:
         owner = f"{self._prefix}:{threading.current_thread().name}"
         failures = 0
+        _lower_priority()
         while not self._stop.is_set():
             try:
                 ran = self.run_once(owner)
