@@ -243,7 +243,8 @@ def main() -> int:
         deliveries: list[tuple[bytes, str]] = []
         plan_iter = iter(enumerate(plan))
         half = len(plan) // 2
-        state = {"killed": False, "restarted": False}
+        state = {"half": False, "killed": False, "restarted": False}
+        killed_running = [0]
 
         def next_delivery() -> tuple[bytes, str] | None:
             if queue_:
@@ -260,9 +261,8 @@ def main() -> int:
             deliveries.append((body, delivery))
             if i in redeliver:  # GitHub redelivers an earlier one, later
                 queue_.insert(0, deliveries[rng.randrange(len(deliveries))])
-            if i == half and not state["killed"]:
-                a.kill()  # SIGKILL, mid-flight
-                state["killed"] = True
+            if i == half:
+                state["half"] = True  # restart_a kills A now, while it runs a review
             return body, delivery
 
         def request(port: int, body: bytes, delivery: str) -> bytes:
@@ -329,9 +329,27 @@ def main() -> int:
             if conn is not None:
                 conn[1].close()
 
+        def running_on_a() -> int:
+            assert a.proc is not None
+            with psycopg.connect(dsn) as conn:
+                row = conn.execute(
+                    "SELECT count(*) FROM bot_jobs WHERE state = 'running' AND lease_owner LIKE %s",
+                    (f"%:{a.proc.pid}:%",),
+                ).fetchone()
+            return int(row[0]) if row else 0
+
         async def restart_a() -> None:
-            while not state["killed"]:
-                await asyncio.sleep(0.01)
+            while not state["half"]:
+                await asyncio.sleep(0.005)
+            deadline = time.monotonic() + 5
+            while time.monotonic() < deadline:  # SIGKILL A in the middle of a review
+                n = await asyncio.to_thread(running_on_a)
+                if n:
+                    killed_running[0] = n
+                    break
+                await asyncio.sleep(0.005)
+            a.kill()
+            state["killed"] = True
             await asyncio.sleep(1.0)
             await asyncio.to_thread(a.start)
             state["restarted"] = True
@@ -409,7 +427,13 @@ def main() -> int:
                 " WHERE kind = 'review' AND state = 'done' AND detail = ''"
                 " GROUP BY repo, number, head_sha HAVING count(*) > 1) AS d"
             ).fetchone()
-            recovered = conn.execute("SELECT count(*) FROM bot_jobs WHERE attempts > 1").fetchone()
+            recovered = conn.execute(
+                "SELECT count(*) FROM bot_jobs WHERE last_error LIKE '%%worker lost%%'"
+            ).fetchone()
+            lost_jobs = conn.execute(
+                "SELECT id, state, attempts, last_error FROM bot_jobs"
+                " WHERE last_error LIKE '%%worker lost%%'"
+            ).fetchall()
         if dup_reviews:
             problems.append(f"{dup_reviews} duplicate reviews")
         if dup_comments:
@@ -447,7 +471,9 @@ def main() -> int:
         print(
             f"  sent in {sent_at - started:.1f} s, queue drained {drain:.1f} s later; jobs: "
             + ", ".join(f"{k} {v}" for k, v in sorted(states.items()))
-            + f"; {recovered[0] if recovered else 0} jobs took more than one attempt"
+            + f"; A was running {killed_running[0]} review(s) when killed, "
+            f"{recovered[0] if recovered else 0} recovered from its lost lease: "
+            + ", ".join(f"job {j[0]} {j[1]} after {j[2]} attempt(s)" for j in lost_jobs)
         )
         reviews = sum(len(v) for v in repo.reviews.values())
         statuses = sum(len(v) for v in repo.statuses.values())

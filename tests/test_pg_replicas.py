@@ -267,3 +267,30 @@ def test_write_pacing_and_rate_limit_holds_are_shared_by_replicas(pg_url: str) -
     finally:
         for q in replicas:
             q.close()
+
+
+# ----------------------------------------------------------------------------- deployment
+
+
+def test_compose_file_runs_migrate_before_two_replicas_with_known_settings() -> None:
+    from ruamel.yaml import YAML
+
+    from bot.server.settings import OPTIONS
+
+    root = Path(__file__).resolve().parents[1]
+    doc = YAML(typ="safe").load((root / "deploy" / "compose.yaml").read_text(encoding="utf-8"))
+    services = doc["services"]
+    replicas = [n for n, s in services.items() if s.get("image") == "recipe-review-bot"]
+    assert {"bot-a", "bot-b", "migrate"} <= set(replicas)
+    assert services["migrate"]["entrypoint"] == ["bot", "db", "migrate"]
+    known = {o.env for o in OPTIONS}
+    for name in ("bot-a", "bot-b"):
+        env = services[name]["environment"]
+        assert env["BOT_DB"].startswith("postgresql://")
+        assert set(env) <= known, set(env) - known
+        assert services[name]["depends_on"]["migrate"]["condition"] == (
+            "service_completed_successfully"
+        )
+    nginx = (root / "deploy" / "nginx.conf").read_text(encoding="utf-8")
+    assert "server bot-a:8080" in nginx and "server bot-b:8080" in nginx
+    assert "non_idempotent" in nginx

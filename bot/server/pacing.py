@@ -59,6 +59,17 @@ class SharedPacer:
     def turn(self, key: str, *, write: bool) -> float:
         """Wait for this call's turn; returns the seconds waited."""
         now = self.clock()
+        if not write:  # a read waits only for a rate-limit hold
+            with self.pool.connection() as conn, conn.transaction():
+                row = (
+                    conn.cursor(row_factory=tuple_row)
+                    .execute("SELECT not_before FROM bot_pacing WHERE key = %s", (key,))
+                    .fetchone()
+                )
+            wait = (float(row[0]) if row else 0.0) - now
+            if wait > 0:
+                self.sleep(wait)
+            return max(0.0, wait)
         with self.pool.connection() as conn, conn.transaction():
             cur = conn.cursor(row_factory=tuple_row)
             cur.execute(
@@ -72,13 +83,11 @@ class SharedPacer:
             ).fetchone()
             assert row is not None
             next_write_at, not_before = float(row[0]), float(row[1])
-            due = max(now, not_before)
-            if write:
-                due = max(due, next_write_at)
-                cur.execute(
-                    "UPDATE bot_pacing SET next_write_at = %s, updated_at = %s WHERE key = %s",
-                    (due + self.interval, now, key),
-                )
+            due = max(now, not_before, next_write_at)
+            cur.execute(
+                "UPDATE bot_pacing SET next_write_at = %s, updated_at = %s WHERE key = %s",
+                (due + self.interval, now, key),
+            )
         wait = due - now
         if wait > 0:
             self.sleep(wait)
