@@ -259,7 +259,8 @@ def main() -> int:
     ap.add_argument("--workers", type=int, default=2, help="review workers in the server (0: none)")
     ap.add_argument("--json", action="store_true")
     ap.add_argument(
-        "--db", help="a migrated postgresql:// URL instead of a fresh SQLite file (`bot db migrate`)"
+        "--db",
+        help="a migrated postgresql:// URL instead of a fresh SQLite file (`bot db migrate`)",
     )
     args = ap.parse_args()
 
