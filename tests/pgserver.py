@@ -8,6 +8,7 @@ user (`runuser`), since PostgreSQL refuses to run as root.
 
 from __future__ import annotations
 
+import atexit
 import contextlib
 import glob
 import os
@@ -68,6 +69,7 @@ class PgServer:
         self.port = free_port()
         self.log = self.root / "server.log"
         self._user = "postgres" if os.geteuid() == 0 else None
+        self._exit_hook = False
 
     @property
     def dsn(self) -> str:
@@ -103,6 +105,9 @@ class PgServer:
             f" -c max_connections=200 -c fsync={'on' if fsync else 'off'}"
         )
         self._run("pg_ctl", "-D", str(self.data), "-l", str(self.log), "-o", options, "-w", "start")
+        if not self._exit_hook:  # a crashed test run or benchmark leaves no server behind
+            atexit.register(self.cleanup)
+            self._exit_hook = True
 
     def stop(self, mode: str = "fast") -> None:
         with contextlib.suppress(subprocess.CalledProcessError):
