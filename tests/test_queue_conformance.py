@@ -495,3 +495,43 @@ def test_two_replicas_drain_bursts_with_one_review_per_pr_at_a_time(make: Factor
         heads = github.reviewed_heads(n)
         assert heads and heads[-1] == sha(n * 100 + 5)
         assert len(heads) == len(set(heads))  # no head reviewed twice
+
+
+def test_a_push_also_queues_a_signoff_check_unless_it_is_stale(queue: Any) -> None:
+    both = DeliveryRecord(
+        delivery_id="push-2",
+        event="pull_request",
+        action="synchronize",
+        kind="review",
+        reason="pull_request.synchronize",
+        pull=record("x", head=sha(2), at=2).pull,
+        signoff=signoff_record("push-2", head=sha(2)).signoff,
+    )
+    assert queue.ingest(both).outcome == "queued"
+    kinds = sorted((j["kind"], j["head_sha"]) for j in queue.jobs())
+    assert kinds == [("review", sha(2)), ("signoff", sha(2))]
+    assert queue.delivery("push-2")["head_sha"] == sha(2)
+    review = queue.claim("w")
+    signoff = queue.claim("w2")  # another kind of the same PR runs beside the review
+    assert {review.kind, signoff.kind} == {"review", "signoff"}
+    assert queue.finish(review, reviewed=True)
+    stale = DeliveryRecord(
+        delivery_id="push-1",
+        event="pull_request",
+        action="synchronize",
+        kind="review",
+        reason="pull_request.synchronize",
+        pull=record("y", head=sha(1), at=1).pull,
+        signoff=signoff_record("push-1", head=sha(1)).signoff,
+    )
+    assert queue.ingest(stale).outcome == "superseded"
+    assert len(queue.jobs()) == 2  # no sign-off job for a head that is not the newest
+
+
+def test_a_stale_delivery_for_an_unreviewed_pr_reviews_the_newest_head(queue: Any) -> None:
+    queue.ingest(record("d2", head=sha(2), at=2))
+    job = queue.claim("w")
+    assert queue.fail(job, "GitHub 404", delay=0, permanent=True) == "dead"
+    late = queue.ingest(record("d1", head=sha(1), at=1))
+    assert late.outcome == "queued"
+    assert queue.claim("w").head_sha == sha(2)

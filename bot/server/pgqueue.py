@@ -53,9 +53,9 @@ from bot.server.queue import (
     DEAD,
     FINISHED,
     JOB_STATES,
+    MAX_JOB_EVENTS,
     QUEUED,
     REVIEW,
-    SIGNOFF,
     SUPERSEDED,
     DeliveryRecord,
     Ingested,
@@ -66,7 +66,6 @@ from bot.server.queue import (
     _merge_events,
     _Slot,
 )
-from bot.server.webhook import PullEvent, SignoffRequest
 
 SCHEMA_VERSION = 1  # of the bot_* tables
 QUEUE_NAME = "recipe-bot"
@@ -135,6 +134,193 @@ CREATE TABLE IF NOT EXISTS bot_pacing (
     reason        text NOT NULL DEFAULT '',
     updated_at    double precision NOT NULL DEFAULT 0
 )
+"""
+
+
+# Ingest as server-side functions: one round trip per delivery instead of about ten (on a
+# busy machine each round trip waits for both processes to be scheduled). The logic is the
+# SQLite queue's `_ingest_one`, statement for statement.
+_BOT_FUNCTIONS = r"""
+CREATE OR REPLACE FUNCTION bot_merge_events_v1(existing text, new jsonb, max_events integer)
+    RETURNS text LANGUAGE sql AS $$
+    SELECT coalesce(jsonb_agg(e ORDER BY n), '[]'::jsonb)::text FROM (
+        SELECT e, n FROM jsonb_array_elements(
+            (CASE WHEN jsonb_typeof(coalesce(nullif(existing, ''), '[]')::jsonb) = 'array'
+                  THEN coalesce(nullif(existing, ''), '[]')::jsonb ELSE '[]'::jsonb END) || new
+        ) WITH ORDINALITY AS t(e, n)
+        WHERE jsonb_typeof(e) = 'object'
+        ORDER BY n DESC LIMIT max_events
+    ) AS kept
+$$;
+
+CREATE OR REPLACE FUNCTION bot_insert_job_v1(
+    p_kind text, p_repo text, p_number integer, p_head text, p_installation bigint,
+    p_now double precision, p_events text, p_queue text
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_id bigint := nextval(pg_get_serial_sequence('bot_jobs', 'id'));
+    v_lock text := p_kind || ':' || p_repo || '#' || p_number;
+BEGIN
+    INSERT INTO bot_jobs (id, repo, number, kind, head_sha, installation_id, state, run_after,
+                          created_at, updated_at, events, pjob_id)
+    VALUES (v_id, p_repo, p_number, p_kind, p_head, p_installation, 'queued', p_now, p_now,
+            p_now, p_events,
+            (procrastinate_defer_jobs_v1(ARRAY[ROW(p_queue, 'recipe-bot.' || p_kind, 0, v_lock,
+                v_lock, jsonb_build_object('job', v_id), to_timestamp(p_now))
+                ::procrastinate_job_to_defer_v1]))[1]);
+    RETURN v_id;
+END $$;
+
+CREATE OR REPLACE FUNCTION bot_revive_v1(p_job bigint, p_now double precision, p_queue text)
+    RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    v record;
+    v_lock text;
+BEGIN
+    SELECT repo, number, state, kind INTO v FROM bot_jobs WHERE id = p_job;
+    IF NOT FOUND OR v.state <> 'dead' THEN RETURN false; END IF;
+    PERFORM pg_advisory_xact_lock(hashtextextended(v.repo || '#' || v.number, 0));
+    SELECT repo, number, state, kind INTO v FROM bot_jobs WHERE id = p_job FOR UPDATE;
+    IF NOT FOUND OR v.state <> 'dead' THEN RETURN false; END IF;
+    IF EXISTS (SELECT 1 FROM bot_jobs WHERE repo = v.repo AND number = v.number
+               AND kind = v.kind AND state = 'queued') THEN
+        RETURN false;
+    END IF;
+    v_lock := v.kind || ':' || v.repo || '#' || v.number;
+    UPDATE bot_jobs SET state = 'queued', attempts = 0, run_after = p_now, finished_at = NULL,
+        updated_at = p_now,
+        pjob_id = (procrastinate_defer_jobs_v1(ARRAY[ROW(p_queue, 'recipe-bot.' || v.kind, 0,
+            v_lock, v_lock, jsonb_build_object('job', p_job), to_timestamp(p_now))
+            ::procrastinate_job_to_defer_v1]))[1]
+    WHERE id = p_job;
+    RETURN true;
+END $$;
+
+CREATE OR REPLACE FUNCTION bot_enqueue_signoff_v1(
+    p_repo text, p_number integer, p_head text, p_installation bigint, p_event jsonb,
+    p_now double precision, p_queue text, p_max_events integer
+) RETURNS TABLE(r_outcome text, r_job bigint) LANGUAGE plpgsql AS $$
+DECLARE
+    v_id bigint;
+    v_events text;
+BEGIN
+    SELECT id, events INTO v_id, v_events FROM bot_jobs
+        WHERE repo = p_repo AND number = p_number AND kind = 'signoff' AND state = 'queued'
+        FOR UPDATE;
+    IF FOUND THEN
+        UPDATE bot_jobs SET events = bot_merge_events_v1(v_events, jsonb_build_array(p_event),
+                p_max_events),
+            head_sha = CASE WHEN p_head = '' THEN head_sha ELSE p_head END,
+            installation_id = coalesce(p_installation, installation_id),
+            deliveries = deliveries + 1, updated_at = p_now
+        WHERE id = v_id;
+        RETURN QUERY SELECT 'collapsed'::text, v_id;
+    ELSE
+        RETURN QUERY SELECT 'queued'::text, bot_insert_job_v1('signoff', p_repo, p_number,
+            p_head, p_installation, p_now,
+            bot_merge_events_v1('[]', jsonb_build_array(p_event), p_max_events), p_queue);
+    END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION bot_ingest_v1(
+    p_delivery text, p_event text, p_action text, p_now double precision, p_body_sha text,
+    p_size integer, p_kind text, p_reason text,
+    p_repo text, p_number integer, p_head text, p_updated_at double precision,
+    p_installation bigint,
+    s_repo text, s_number integer, s_head text, s_installation bigint, s_event jsonb,
+    p_queue text, p_max_events integer
+) RETURNS TABLE(r_outcome text, r_job bigint, r_duplicate boolean, r_requeued boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_outcome text;
+    v_job bigint;
+    v_detail text := p_reason;
+    v_pull record;
+    v_found boolean;
+    v_newer boolean;
+    v_newest text;
+    v_id bigint;
+BEGIN
+    INSERT INTO bot_deliveries (delivery_id, event, action, received_at, outcome, body_sha256,
+                                size)
+    VALUES (p_delivery, p_event, p_action, p_now, 'pending', p_body_sha, p_size)
+    ON CONFLICT (delivery_id) DO NOTHING;
+    IF NOT FOUND THEN  -- seen before (committed by this or another replica)
+        UPDATE bot_deliveries SET redeliveries = redeliveries + 1 WHERE delivery_id = p_delivery
+            RETURNING outcome, job_id INTO v_outcome, v_job;
+        RETURN QUERY SELECT v_outcome, v_job, true,
+            (v_job IS NOT NULL AND bot_revive_v1(v_job, p_now, p_queue));
+        RETURN;
+    END IF;
+    IF p_kind = 'ping' THEN
+        v_outcome := 'ping';
+    ELSIF p_kind = 'malformed' THEN
+        v_outcome := 'malformed';
+    ELSIF p_kind = 'signoff' AND s_repo IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended(s_repo || '#' || s_number, 0));
+        SELECT e.r_outcome, e.r_job INTO v_outcome, v_job FROM bot_enqueue_signoff_v1(
+            s_repo, s_number, s_head, s_installation, s_event, p_now, p_queue, p_max_events) AS e;
+    ELSIF p_kind <> 'review' OR p_repo IS NULL THEN
+        v_outcome := 'ignored';
+    ELSE
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_repo || '#' || p_number, 0));
+        SELECT head_sha, head_at, reviewed_head INTO v_pull FROM bot_pulls
+            WHERE repo = p_repo AND number = p_number FOR UPDATE;
+        v_found := FOUND;
+        IF NOT v_found THEN
+            v_newer := true;
+            INSERT INTO bot_pulls (repo, number, head_sha, head_at, updated_at)
+                VALUES (p_repo, p_number, p_head, p_updated_at, p_now);
+        ELSE
+            v_newer := p_updated_at IS NULL OR v_pull.head_at IS NULL
+                OR p_updated_at >= v_pull.head_at;
+            IF v_newer THEN
+                UPDATE bot_pulls SET head_sha = p_head, head_at = p_updated_at, updated_at = p_now
+                    WHERE repo = p_repo AND number = p_number;
+            END IF;
+        END IF;
+        v_newest := CASE WHEN v_newer THEN p_head ELSE v_pull.head_sha END;
+        IF NOT v_newer AND v_pull.reviewed_head IS NOT DISTINCT FROM v_newest THEN
+            v_outcome := 'superseded';
+            v_detail := 'older than ' || left(v_newest, 12) || ', already reviewed';
+        ELSE
+            IF NOT v_newer THEN
+                SELECT id INTO v_id FROM bot_jobs WHERE repo = p_repo AND number = p_number
+                    AND state = 'running' AND kind = 'review' AND head_sha = v_newest LIMIT 1;
+                IF FOUND THEN
+                    v_outcome := 'superseded';
+                    v_job := v_id;
+                    v_detail := 'older than ' || left(v_newest, 12) || ', under review';
+                END IF;
+            END IF;
+            IF v_outcome IS NULL THEN
+                SELECT id INTO v_id FROM bot_jobs WHERE repo = p_repo AND number = p_number
+                    AND state = 'queued' AND kind = 'review' FOR UPDATE;
+                IF FOUND THEN
+                    UPDATE bot_jobs SET head_sha = v_newest,
+                        installation_id = coalesce(p_installation, installation_id),
+                        deliveries = deliveries + 1, updated_at = p_now
+                    WHERE id = v_id;
+                    v_outcome := 'collapsed';
+                    v_job := v_id;
+                ELSE
+                    v_job := bot_insert_job_v1('review', p_repo, p_number, v_newest,
+                        p_installation, p_now, '[]', p_queue);
+                    v_outcome := 'queued';
+                END IF;
+            END IF;
+        END IF;
+        IF s_repo IS NOT NULL AND v_outcome <> 'superseded' THEN  -- a new head: re-judge
+            PERFORM bot_enqueue_signoff_v1(s_repo, s_number, s_head, s_installation, s_event,
+                p_now, p_queue, p_max_events);
+        END IF;
+    END IF;
+    UPDATE bot_deliveries SET outcome = v_outcome, detail = left(coalesce(v_detail, ''), 500),
+        repo = coalesce(p_repo, s_repo), number = coalesce(p_number, s_number),
+        head_sha = nullif(coalesce(p_head, s_head), ''), job_id = v_job
+    WHERE delivery_id = p_delivery;
+    RETURN QUERY SELECT v_outcome, v_job, false, false;
+END $$;
 """
 
 
@@ -229,6 +415,7 @@ def migrate(dsn: str) -> list[str]:
         for statement in _BOT_SCHEMA.split(";"):
             if statement.strip():
                 conn.execute(statement)
+        conn.execute(_BOT_FUNCTIONS)
         if status["schema_version"] != SCHEMA_VERSION:
             done.append(f"bot tables at version {SCHEMA_VERSION}")
         conn.execute(
@@ -430,10 +617,10 @@ class PostgresQueue:
     def _ingest_one(
         self, db: psycopg.Connection[Any], record: DeliveryRecord, now: float
     ) -> Ingested:
-        fresh = db.execute(
-            "INSERT INTO bot_deliveries (delivery_id, event, action, received_at, outcome,"
-            " body_sha256, size) VALUES (%s, %s, %s, %s, 'pending', %s, %s)"
-            " ON CONFLICT (delivery_id) DO NOTHING RETURNING delivery_id",
+        pull, req = record.pull, record.signoff
+        row = db.execute(
+            "SELECT * FROM bot_ingest_v1(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+            " %s, %s, %s, %s, %s::jsonb, %s, %s)",
             (
                 record.delivery_id,
                 record.event,
@@ -441,208 +628,37 @@ class PostgresQueue:
                 now,
                 record.body_sha256,
                 record.size,
-            ),
-        ).fetchone()
-        if fresh is None:  # seen before (committed by this or another replica)
-            row = db.execute(
-                "UPDATE bot_deliveries SET redeliveries = redeliveries + 1"
-                " WHERE delivery_id = %s RETURNING outcome, job_id",
-                (record.delivery_id,),
-            ).fetchone()
-            assert row is not None
-            requeued = row["job_id"] is not None and self._revive(db, row["job_id"], now)
-            return Ingested(row["outcome"], row["job_id"], duplicate=True, requeued=requeued)
-        outcome, job_id, detail = self._decide(db, record, now)
-        pull: PullEvent | SignoffRequest | None = record.pull or record.signoff
-        db.execute(
-            "UPDATE bot_deliveries SET outcome = %s, detail = %s, repo = %s, number = %s,"
-            " head_sha = %s, job_id = %s WHERE delivery_id = %s",
-            (
-                outcome,
-                detail[:500],
+                record.kind,
+                record.reason,
                 pull.repo if pull else None,
                 pull.number if pull else None,
-                (pull.head_sha or None) if pull else None,
-                job_id,
-                record.delivery_id,
-            ),
-        )
-        return Ingested(outcome, job_id)
-
-    def _decide(
-        self, db: psycopg.Connection[Any], record: DeliveryRecord, now: float
-    ) -> tuple[str, int | None, str]:
-        if record.kind == "ping":
-            return "ping", None, record.reason
-        if record.kind == "malformed":
-            return "malformed", None, record.reason
-        if record.kind == SIGNOFF and record.signoff is not None:
-            self._lock_pr(db, record.signoff.repo, record.signoff.number)
-            outcome, job_id = self._enqueue_signoff(db, record.signoff, now)
-            return outcome, job_id, record.reason
-        if record.kind != "review" or record.pull is None:
-            return "ignored", None, record.reason
-        self._lock_pr(db, record.pull.repo, record.pull.number)
-        outcome, job_id, detail = self._decide_review(db, record.pull, record.reason, now)
-        if record.signoff is not None and outcome != "superseded":
-            self._enqueue_signoff(db, record.signoff, now)
-        return outcome, job_id, detail
-
-    def _insert_job(
-        self,
-        db: psycopg.Connection[Any],
-        kind: str,
-        repo: str,
-        number: int,
-        head: str,
-        installation_id: int | None,
-        now: float,
-        events: str = "[]",
-    ) -> int:
-        lock = _lock_name(kind, repo, number)
-        row = db.execute(  # the job and its first procrastinate attempt, in one round trip
-            "WITH n AS (SELECT nextval(pg_get_serial_sequence('bot_jobs', 'id')) AS id)"
-            " INSERT INTO bot_jobs (id, repo, number, kind, head_sha, installation_id, state,"
-            " run_after, created_at, updated_at, events, pjob_id)"
-            " SELECT n.id, %s, %s, %s, %s, %s, 'queued', %s, %s, %s, %s,"
-            " (procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, 0, %s, %s,"
-            " jsonb_build_object('job', n.id), to_timestamp(%s))"
-            "::procrastinate_job_to_defer_v1]))[1] FROM n RETURNING id",
-            (
-                repo,
-                number,
-                kind,
-                head,
-                installation_id,
-                now,
-                now,
-                now,
-                events,
+                pull.head_sha if pull else None,
+                pull.updated_at if pull else None,
+                pull.installation_id if pull else None,
+                req.repo if req else None,
+                req.number if req else None,
+                req.head_sha if req else None,
+                req.installation_id if req else None,
+                json.dumps(req.event, sort_keys=True) if req else None,
                 QUEUE_NAME,
-                f"recipe-bot.{kind}",
-                lock,
-                lock,
-                now,
+                MAX_JOB_EVENTS,
             ),
         ).fetchone()
         assert row is not None
-        return int(row["id"])
-
-    def _enqueue_signoff(
-        self, db: psycopg.Connection[Any], req: SignoffRequest, now: float
-    ) -> tuple[str, int | None]:
-        queued = db.execute(
-            "SELECT id, events FROM bot_jobs WHERE repo = %s AND number = %s AND kind = %s"
-            " AND state = 'queued' FOR UPDATE",
-            (req.repo, req.number, SIGNOFF),
-        ).fetchone()
-        if queued is not None:
-            db.execute(
-                "UPDATE bot_jobs SET events = %s,"
-                " head_sha = CASE WHEN %s = '' THEN head_sha ELSE %s END,"
-                " installation_id = coalesce(%s, installation_id), deliveries = deliveries + 1,"
-                " updated_at = %s WHERE id = %s",
-                (
-                    _merge_events(queued["events"], [req.event]),
-                    req.head_sha,
-                    req.head_sha,
-                    req.installation_id,
-                    now,
-                    queued["id"],
-                ),
-            )
-            return "collapsed", int(queued["id"])
-        job_id = self._insert_job(
-            db,
-            SIGNOFF,
-            req.repo,
-            req.number,
-            req.head_sha,
-            req.installation_id,
-            now,
-            _merge_events("[]", [req.event]),
+        job = row["r_job"]
+        return Ingested(
+            row["r_outcome"],
+            int(job) if job is not None else None,
+            duplicate=bool(row["r_duplicate"]),
+            requeued=bool(row["r_requeued"]),
         )
-        return "queued", job_id
-
-    def _decide_review(
-        self, db: psycopg.Connection[Any], ev: PullEvent, reason: str, now: float
-    ) -> tuple[str, int | None, str]:
-        pull = db.execute(
-            "SELECT head_sha, head_at, reviewed_head FROM bot_pulls"
-            " WHERE repo = %s AND number = %s FOR UPDATE",
-            (ev.repo, ev.number),
-        ).fetchone()
-        newer = (
-            pull is None
-            or ev.updated_at is None
-            or pull["head_at"] is None
-            or ev.updated_at >= pull["head_at"]
-        )
-        if pull is None:
-            db.execute(
-                "INSERT INTO bot_pulls (repo, number, head_sha, head_at, updated_at)"
-                " VALUES (%s, %s, %s, %s, %s)",
-                (ev.repo, ev.number, ev.head_sha, ev.updated_at, now),
-            )
-        elif newer:
-            db.execute(
-                "UPDATE bot_pulls SET head_sha = %s, head_at = %s, updated_at = %s"
-                " WHERE repo = %s AND number = %s",
-                (ev.head_sha, ev.updated_at, now, ev.repo, ev.number),
-            )
-        newest = ev.head_sha if newer else pull["head_sha"]  # type: ignore[index]
-        if not newer and pull is not None and pull["reviewed_head"] == newest:
-            return "superseded", None, f"older than {newest[:12]}, already reviewed"
-        if not newer:
-            running = db.execute(
-                "SELECT id FROM bot_jobs WHERE repo = %s AND number = %s AND state = 'running'"
-                " AND kind = 'review' AND head_sha = %s",
-                (ev.repo, ev.number, newest),
-            ).fetchone()
-            if running is not None:
-                return "superseded", int(running["id"]), f"older than {newest[:12]}, under review"
-        queued = db.execute(
-            "SELECT id FROM bot_jobs WHERE repo = %s AND number = %s AND state = 'queued'"
-            " AND kind = 'review' FOR UPDATE",
-            (ev.repo, ev.number),
-        ).fetchone()
-        if queued is not None:
-            db.execute(
-                "UPDATE bot_jobs SET head_sha = %s, installation_id = coalesce(%s, installation_id),"
-                " deliveries = deliveries + 1, updated_at = %s WHERE id = %s",
-                (newest, ev.installation_id, now, queued["id"]),
-            )
-            return "collapsed", int(queued["id"]), reason
-        job_id = self._insert_job(db, REVIEW, ev.repo, ev.number, newest, ev.installation_id, now)
-        return "queued", job_id, reason
 
     def _revive(self, db: psycopg.Connection[Any], job_id: int, now: float) -> bool:
         """A redelivery (or `bot queue retry`) of a dead-lettered job queues it again."""
-        job = db.execute(
-            "SELECT repo, number, state, kind FROM bot_jobs WHERE id = %s", (job_id,)
+        row = db.execute(
+            "SELECT bot_revive_v1(%s, %s, %s) AS ok", (job_id, now, QUEUE_NAME)
         ).fetchone()
-        if job is None or job["state"] != DEAD:
-            return False
-        self._lock_pr(db, job["repo"], job["number"])
-        job = db.execute(
-            "SELECT repo, number, state, kind FROM bot_jobs WHERE id = %s FOR UPDATE", (job_id,)
-        ).fetchone()
-        if job is None or job["state"] != DEAD:
-            return False
-        sibling = db.execute(
-            "SELECT 1 FROM bot_jobs WHERE repo = %s AND number = %s AND kind = %s"
-            " AND state = 'queued'",
-            (job["repo"], job["number"], job["kind"]),
-        ).fetchone()
-        if sibling is not None:
-            return False
-        db.execute(
-            "UPDATE bot_jobs SET state = 'queued', attempts = 0, run_after = %s,"
-            " finished_at = NULL, updated_at = %s WHERE id = %s",
-            (now, now, job_id),
-        )
-        self._defer(db, job_id, job["kind"], job["repo"], job["number"], now)
-        return True
+        return bool(row and row["ok"])
 
     # ------------------------------------------------------------- workers
 
