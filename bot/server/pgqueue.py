@@ -67,7 +67,7 @@ from bot.server.queue import (
     _Slot,
 )
 
-SCHEMA_VERSION = 1  # of the bot_* tables
+SCHEMA_VERSION = 2  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1)
 QUEUE_NAME = "recipe-bot"
 
 _BOT_SCHEMA = """
@@ -417,7 +417,7 @@ def migrate(dsn: str) -> list[str]:
                 conn.execute(statement)
         conn.execute(_BOT_FUNCTIONS)
         if status["schema_version"] != SCHEMA_VERSION:
-            done.append(f"bot tables at version {SCHEMA_VERSION}")
+            done.append(f"bot tables and functions at version {SCHEMA_VERSION}")
         conn.execute(
             "INSERT INTO bot_meta (key, value) VALUES ('schema_version', %s),"
             " ('procrastinate_version', %s)"
@@ -467,7 +467,7 @@ class PostgresQueue:
         self._lanes = [_Lane() for _ in range(max(1, lanes))]
         self._pool = ConnectionPool(
             dsn,
-            min_size=1,
+            min_size=min(4, pool_size),  # the group-commit lanes and a worker, opened at start
             max_size=pool_size,
             timeout=wait_seconds,
             kwargs={"connect_timeout": connect_timeout, "autocommit": False},
