@@ -31,6 +31,9 @@ superseded by it. Procrastinate's own worker loop is not used: the bot's threads
 
 Concurrent decisions about one PR (ingest, claim, finish, retry) are serialised by a
 transaction-scoped advisory lock on the PR, so two replicas never both queue a job for it.
+Ingest is one call per delivery of the server-side function `bot_ingest_v1` (the SQLite
+queue's ingest logic in PL/pgSQL, created by `bot db migrate`), and concurrent deliveries
+share one transaction per lane (group commit), as on SQLite.
 """
 
 from __future__ import annotations
