@@ -4,6 +4,8 @@
 # a clean venv, then starts `bot serve` from it and runs this image's health check
 # command against it. The SQLite queue lives on the /data volume; mount it so a
 # restart resumes unfinished reviews.
+# For several replicas set BOT_DB=postgresql://... (run `bot db migrate` first; the
+# entrypoint takes it as `--entrypoint bot ... db migrate`): deploy/compose.yaml.
 #
 #   docker build -t recipe-review-bot .
 #   docker run -d -p 8080:8080 -v bot-data:/data --stop-timeout 40 \

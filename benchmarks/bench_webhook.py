@@ -14,6 +14,7 @@ and collapses jobs.
 
     python benchmarks/bench_webhook.py                     # 2,000 deliveries, 20 in flight
     python benchmarks/bench_webhook.py --deliveries 5000 --concurrency 50 --json
+    python benchmarks/bench_webhook.py --db postgresql://postgres@127.0.0.1:5432/bot
 """
 
 from __future__ import annotations
@@ -200,7 +201,7 @@ def run(args: argparse.Namespace, mode: str) -> dict[str, Any]:
     port = free_port()
     requests = [http_request(port, h, b) for h, b in deliveries(args.deliveries, args.pulls)]
     with tempfile.TemporaryDirectory() as tmp:
-        db = os.path.join(tmp, "bench.sqlite3")
+        db = args.db or os.path.join(tmp, "bench.sqlite3")
         env = {**os.environ, "PYTHONPATH": str(PROJECT_ROOT)}
         proc = subprocess.Popen(
             [sys.executable, "-c", SERVER, str(port), db, str(args.workers)],
@@ -257,6 +258,10 @@ def main() -> int:
     )
     ap.add_argument("--workers", type=int, default=2, help="review workers in the server (0: none)")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument(
+        "--db",
+        help="a migrated postgresql:// URL instead of a fresh SQLite file (`bot db migrate`)",
+    )
     args = ap.parse_args()
 
     modes = ("steady", "burst") if args.mode == "both" else (args.mode,)

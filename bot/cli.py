@@ -209,6 +209,7 @@ def build_parser() -> argparse.ArgumentParser:
     _add_server_commands(sub)
     _add_signoff_commands(sub)
     _add_review_commands(sub)
+    _add_queue_commands(sub)
     return parser
 
 
@@ -1321,6 +1322,13 @@ def cmd_review(args: argparse.Namespace, out: TextIO) -> int:
 # --------------------------------------------------------------------------- main
 
 
+def _add_queue_commands(sub: argparse._SubParsersAction[Any]) -> None:
+    """`bot db migrate|status`, `bot queue status|retry` (bot.server.admin)."""
+    from bot.server.admin import add_commands
+
+    add_commands(sub, parser_class=_Parser)
+
+
 def _describe(exc: BaseException) -> str:
     if isinstance(exc, OSError) and exc.filename is not None:
         reason = exc.strerror or str(exc)
@@ -1365,6 +1373,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_signoff(args, out, err)
         if args.command == "review":
             return cmd_review(args, out)
+        if args.command in ("db", "queue"):
+            from bot.server.admin import run as run_admin
+
+            return run_admin(args, out, err)
         parser.print_help(err)
         return 2
     except BrokenPipeError:  # `bot lint ... | head`: stop quietly

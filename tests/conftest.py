@@ -37,3 +37,59 @@ def github_gateway(fake_github: FakeGitHub) -> Iterator[Any]:
     gateway.slept = slept
     yield gateway
     gateway.close()
+
+
+# ---------------------------------------------------------------- PostgreSQL
+#
+# `pg_admin_dsn`: a PostgreSQL server for the tests that need one. `BOT_TEST_PG_DSN` (set
+# by .ci/run, which starts the server) names it; without it a throwaway server is started
+# here when the binaries exist (tests/pgserver.py), so a plain `python -m pytest` exercises
+# PostgreSQL too. Where neither works, only the tests that need it skip, saying why.
+
+
+@pytest.fixture(scope="session")
+def pg_admin_dsn() -> Iterator[str]:
+    import os
+
+    dsn = os.environ.get("BOT_TEST_PG_DSN")
+    if dsn:
+        yield dsn
+        return
+    import pgserver
+
+    reason = pgserver.unavailable_reason()
+    if reason:
+        pytest.skip(f"PostgreSQL unavailable: {reason}")
+    server = pgserver.PgServer()
+    try:
+        server.start(fsync=False)
+    except Exception as exc:  # pragma: no cover - depends on the machine
+        server.cleanup()
+        pytest.skip(f"PostgreSQL unavailable: could not start a throwaway server: {exc}")
+    try:
+        yield server.dsn
+    finally:
+        server.cleanup()
+
+
+_pg_databases = iter(range(1, 1_000_000))
+
+
+@pytest.fixture
+def pg_url(pg_admin_dsn: str) -> Iterator[str]:
+    """A fresh, migrated database on the test server (dropped afterwards)."""
+    import os
+
+    import psycopg
+
+    from bot.server import pgqueue
+
+    name = f"bot_test_{os.getpid()}_{next(_pg_databases)}"
+    with psycopg.connect(pg_admin_dsn, autocommit=True) as conn:
+        conn.execute(f'CREATE DATABASE "{name}"')  # type: ignore[arg-type]
+    base, _, _ = pg_admin_dsn.rpartition("/")
+    url = f"{base}/{name}"
+    pgqueue.migrate(url)
+    yield url
+    with psycopg.connect(pg_admin_dsn, autocommit=True) as conn:
+        conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]

@@ -329,6 +329,7 @@ def test_health_readiness_and_metrics(make_bot: Callable[..., Bot]) -> None:
     assert ready.status_code == 200
     assert ready.json() == {
         "status": "ready",
+        "backend": "sqlite",
         "database": "ok",
         "credentials": "token",
         "workers": "2/2",

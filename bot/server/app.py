@@ -30,10 +30,11 @@ from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
 from bot.redact import RedactingFormatter, Redactor
+from bot.server.backends import describe, open_queue
 from bot.server.gateways import GatewayFactory, github_factory
 from bot.server.ingress import check_record
 from bot.server.metrics import Gauge, Metrics
-from bot.server.queue import DeliveryRecord, JobQueue, RejectedRecord, SQLiteQueue
+from bot.server.queue import DeliveryRecord, JobQueue, RejectedRecord
 from bot.server.settings import Settings, load_settings
 from bot.server.webhook import (
     Decision,
@@ -187,12 +188,17 @@ class Service:
         return 202, answer
 
     def readiness(self) -> tuple[bool, dict[str, Any]]:
-        checks: dict[str, Any] = {}
+        checks: dict[str, Any] = {"backend": getattr(self.queue, "backend", "custom")}
         try:
             self.queue.ping()
             checks["database"] = "ok"
         except Exception as exc:
-            checks["database"] = f"unreachable: {type(exc).__name__}"
+            from bot.server.queue import QueueError
+
+            if isinstance(exc, QueueError):  # reachable, but e.g. the schema is behind
+                checks["database"] = str(exc)
+            else:
+                checks["database"] = f"unreachable: {type(exc).__name__}"
         credentials = self.settings.credentials
         checks["credentials"] = credentials or "missing"
         if self.pool is not None:
@@ -223,18 +229,21 @@ def create_app(
         raise ValueError("refusing to start without a webhook secret")
     owns_queue = queue is None
     if queue is None:
-        queue = SQLiteQueue(
-            settings.db_path,
-            lease_seconds=settings.lease_seconds,
-            max_attempts=settings.max_attempts,
-        )
+        queue = open_queue(settings)
     metrics = Metrics()
+    gateways = gateways or github_factory(settings)
+    if hasattr(queue, "pacer"):  # PostgreSQL: pacing and rate-limit holds shared by replicas
+        from bot.server.pacing import paced_factory
+
+        gateways = paced_factory(
+            gateways, queue.pacer(settings.write_interval), token=bool(settings.github_token)
+        )
     identity = Identity(settings.self_login, settings.github_app_slug)
     pool: WorkerPool | None = None
     if start_workers and settings.workers > 0:  # 0: another process on the queue reviews
         pool = WorkerPool(
             queue,
-            gateways=gateways or github_factory(settings),
+            gateways=gateways,
             reviewer=reviewer or pipeline_reviewer(settings),
             metrics=metrics,
             workers=settings.workers,
@@ -247,17 +256,23 @@ def create_app(
             or (service_signoffer(settings) if settings.signoff_enabled else None),
             adviser=adviser if adviser is not None else service_adviser(settings),
             redact=settings_redactor(settings),
+            job_timeout=settings.job_timeout,
         )
     service = Service(settings, queue, metrics, identity, pool)
     _attach_gauges(service)
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
+        try:
+            await asyncio.to_thread(queue.ping)  # the schema is checked at start
+        except Exception as exc:
+            log.error("bot serve: queue not ready: %s", exc)
         if pool is not None:
             pool.start()
         log.info(
-            "bot serve: queue %s, %d worker(s), credentials %s",
-            settings.db_path if owns_queue else "(injected)",
+            "bot serve: queue %s (%s), %d worker(s), credentials %s",
+            describe(settings.db_path) if owns_queue else "(injected)",
+            getattr(queue, "backend", "custom"),
             settings.workers if pool else 0,
             settings.credentials or "missing",
         )

@@ -129,7 +129,8 @@ class Metrics:
         )
         self.jobs = Counter(
             "bot_jobs_total",
-            "Review job attempts by result (done, skipped, retry, dead, superseded, lost).",
+            "Review job attempts by result (done, skipped, retry, dead, superseded, lost, "
+            "timeout).",
             ("result",),
         )
         self.review_latency = Histogram(
@@ -166,6 +167,12 @@ class Metrics:
             "From the first delivery of a sign-off job to its status being set.",
             REVIEW_BUCKETS,
         )
+        self.queue_errors = Counter(
+            "bot_queue_errors_total",
+            "Worker calls to the queue's database that failed (down, read-only, full), by "
+            "exception type; workers back off while they fail.",
+            ("error",),
+        )
         self.gauges: list[Gauge] = []
 
     def render(self) -> str:
@@ -181,6 +188,7 @@ class Metrics:
             self.signoff_verdicts,
             self.signoff_tamper,
             self.signoff_latency,
+            self.queue_errors,
             *self.gauges,
         ]
         for metric in metrics:

@@ -722,6 +722,43 @@ class SQLiteQueue:
             ).rowcount
             return n
 
+    # ----------------------------------------------------------------- operators
+    # (the same as bot.server.pgqueue.PostgresQueue's: `bot queue status|retry`, /readyz)
+
+    backend = "sqlite"
+
+    @property
+    def where(self) -> str:
+        return self.path
+
+    def schema_status(self) -> dict[str, Any]:
+        with self._lock:
+            version = self._db.execute("PRAGMA user_version").fetchone()[0]
+        return {"schema_version": version, "required": SCHEMA_VERSION, "current": True}
+
+    def dead_letters(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self._lock:
+            return [
+                dict(r)
+                for r in self._db.execute(
+                    "SELECT id, kind, repo, number, head_sha, attempts, finished_at, last_error"
+                    " FROM jobs WHERE state = 'dead' ORDER BY finished_at DESC, id DESC LIMIT ?",
+                    (limit,),
+                )
+            ]
+
+    def retry(self, job_id: int) -> str:
+        """Queue a dead-lettered job again (`bot queue retry ID`); says what happened."""
+        with self._tx() as db:
+            row = db.execute("SELECT state FROM jobs WHERE id = ?", (job_id,)).fetchone()
+            if row is None:
+                raise QueueError(f"no job {job_id}")
+            if row["state"] != DEAD:
+                raise QueueError(f"job {job_id} is {row['state']}, not dead")
+            if not self._revive(db, job_id, self.clock()):
+                raise QueueError(f"job {job_id}: a queued job of the same PR already covers it")
+        return f"job {job_id} queued again"
+
 
 def _load_events(text: str) -> list[dict[str, Any]]:
     try:

@@ -64,7 +64,12 @@ OPTIONS: tuple[Option, ...] = (
         "",
         "the bot's login; deliveries it sent are ignored (default: asked from GitHub)",
     ),
-    Option("BOT_DB", "path", DEFAULT_DB, "SQLite queue file (WAL mode), relative to the cwd"),
+    Option(
+        "BOT_DB",
+        "path",
+        DEFAULT_DB,
+        "SQLite queue file (WAL mode), relative to the cwd; or a postgresql:// URL (replicas)",
+    ),
     Option("BOT_HOST", "str", "127.0.0.1", "address `bot serve` binds (--host wins)"),
     Option("BOT_PORT", "int", "8080", "port `bot serve` listens on (--port wins)"),
     Option(
@@ -75,6 +80,12 @@ OPTIONS: tuple[Option, ...] = (
     ),
     Option("BOT_LEASE_SECONDS", "float", "300", "a job's lease; renewed while its worker lives"),
     Option("BOT_MAX_ATTEMPTS", "int", "5", "attempts before a job is dead-lettered"),
+    Option(
+        "BOT_JOB_TIMEOUT_SECONDS",
+        "float",
+        "600",
+        "wall-clock limit of one job attempt; past it the attempt fails and is retried",
+    ),
     Option("BOT_RETRY_BASE_SECONDS", "float", "10", "first retry delay; doubles per attempt"),
     Option("BOT_RETRY_MAX_SECONDS", "float", "900", "longest retry delay"),
     Option("BOT_POLL_SECONDS", "float", "1", "how often idle workers look for due retries"),
@@ -173,6 +184,7 @@ class Settings:
     workers: int = 2
     lease_seconds: float = 300.0
     max_attempts: int = 5
+    job_timeout: float = 600.0
     retry_base_seconds: float = 10.0
     retry_max_seconds: float = 900.0
     poll_seconds: float = 1.0
@@ -300,6 +312,7 @@ def load_settings(
         workers=values["BOT_WORKERS"],
         lease_seconds=values["BOT_LEASE_SECONDS"],
         max_attempts=values["BOT_MAX_ATTEMPTS"],
+        job_timeout=values["BOT_JOB_TIMEOUT_SECONDS"],
         retry_base_seconds=values["BOT_RETRY_BASE_SECONDS"],
         retry_max_seconds=values["BOT_RETRY_MAX_SECONDS"],
         poll_seconds=values["BOT_POLL_SECONDS"],
@@ -340,6 +353,7 @@ def _validate(s: Settings) -> None:
         (0 <= s.workers <= 64, "BOT_WORKERS must be 0-64"),
         (s.lease_seconds >= 1, "BOT_LEASE_SECONDS must be at least 1"),
         (1 <= s.max_attempts <= 100, "BOT_MAX_ATTEMPTS must be 1-100"),
+        (s.job_timeout >= 1, "BOT_JOB_TIMEOUT_SECONDS must be at least 1"),
         (s.retry_base_seconds >= 0, "BOT_RETRY_BASE_SECONDS must not be negative"),
         (s.retry_max_seconds >= s.retry_base_seconds, "BOT_RETRY_MAX_SECONDS < base"),
         (s.poll_seconds > 0, "BOT_POLL_SECONDS must be positive"),

@@ -16,11 +16,18 @@ Every error and detail is redacted (`bot.redact`) before it is stored or logged:
 upstream error body that echoes a token never reaches the database.
 
 A keeper thread renews the leases of running jobs every lease/3 seconds, so only
-a dead process loses its leases; it also prunes old rows once an hour.
+a dead process loses its leases; it also prunes old rows once an hour. It also enforces
+the wall-clock timeout per job (`job_timeout`): a job running longer is failed as a
+transient error (retried, then dead-lettered) and its lease given up, and its gateway
+refuses every further GitHub call, so the stuck attempt can write nothing afterwards.
+
+When the queue itself fails (database down, read-only, disk full) a worker backs off
+exponentially (poll interval doubling up to 30 s) and resumes when it answers again.
 """
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import hashlib
 import logging
@@ -35,7 +42,7 @@ from typing import TYPE_CHECKING, Any
 
 from bot.github.types import Gateway, GitHubError, Posted
 from bot.redact import redact
-from bot.server.gateways import ConfigurationError, GatewayFactory, Instrumented
+from bot.server.gateways import ConfigurationError, Delegating, GatewayFactory, Instrumented
 from bot.server.metrics import Metrics
 from bot.server.queue import ADVISE, QUEUED, SIGNOFF, DeliveryRecord, Job, JobQueue
 from bot.server.settings import Settings
@@ -179,6 +186,38 @@ class Identity:
         )
 
 
+WORKER_NICE = 10  # review threads yield the CPU to the webhook and the database
+
+
+def _lower_priority() -> None:
+    """Run this worker thread at a lower CPU priority (Linux: `setpriority` on a thread id
+    changes that thread only), so a burst of reviews does not slow the webhook's ack."""
+    with contextlib.suppress(AttributeError, OSError):
+        tid = threading.get_native_id()
+        os.setpriority(os.PRIO_PROCESS, tid, max(os.getpriority(os.PRIO_PROCESS, tid), WORKER_NICE))
+
+
+class JobTimedOut(Exception):
+    """The job ran past its wall-clock timeout; its gateway refuses further calls."""
+
+
+class _Deadline(Delegating):
+    """A job's gateway: every call after the job's deadline raises `JobTimedOut`."""
+
+    def __init__(self, inner: Gateway, deadline: float, timeout: float) -> None:
+        super().__init__(inner)
+        self.deadline = deadline
+        self.timeout = timeout
+
+    def _call(self, name: str, thunk: Callable[[], Any]) -> Any:
+        if time.monotonic() > self.deadline:
+            raise JobTimedOut(f"job ran past its {self.timeout:g} s timeout ({name} refused)")
+        return thunk()
+
+
+MAX_QUEUE_BACKOFF = 30.0  # seconds between attempts while the queue's database fails
+
+
 class WorkerPool:
     def __init__(
         self,
@@ -196,6 +235,7 @@ class WorkerPool:
         signoffer: Signoffer | None = None,
         adviser: Adviser | None = None,
         redact: Callable[[str], str] = redact,
+        job_timeout: float | None = None,
     ) -> None:
         self.queue = queue
         self.redact = redact  # every error and detail stored or logged goes through it
@@ -214,6 +254,8 @@ class WorkerPool:
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
         self._held: dict[int, Job] = {}
+        self._started: dict[int, float] = {}  # job id → monotonic start of this attempt
+        self.job_timeout = job_timeout
         self._held_lock = threading.Lock()
         self._prefix = f"{socket.gethostname()}:{os.getpid()}"
 
@@ -248,13 +290,24 @@ class WorkerPool:
 
     def _loop(self) -> None:
         owner = f"{self._prefix}:{threading.current_thread().name}"
+        failures = 0
+        _lower_priority()
         while not self._stop.is_set():
             try:
                 ran = self.run_once(owner)
-            except Exception:  # the queue itself failed (disk, lock): keep the thread alive
-                log.exception("worker %s: queue error", owner)
+                if failures:
+                    log.warning("worker %s: queue reachable again", owner)
+                failures = 0
+            except Exception as exc:  # the queue itself failed (database down, disk full)
+                failures += 1
+                wait = min(MAX_QUEUE_BACKOFF, self.poll_seconds * 2 ** min(failures - 1, 10))
+                self.metrics.queue_errors.inc(type(exc).__name__)
+                if failures == 1:
+                    log.exception("worker %s: queue error; backing off", owner)
+                else:
+                    log.warning("worker %s: queue error (%s); next try in %.1f s", owner, exc, wait)
                 ran = False
-                self._stop.wait(self.poll_seconds)
+                self._stop.wait(wait)
             if not ran:
                 self._wake.wait(self.poll_seconds)
                 self._wake.clear()
@@ -266,21 +319,31 @@ class WorkerPool:
             return False
         with self._held_lock:
             self._held[job.id] = job
+            self._started[job.id] = time.monotonic()
         try:
             self._run(job)
         finally:
             with self._held_lock:
                 self._held.pop(job.id, None)
+                self._started.pop(job.id, None)
         return True
 
     def _gateway(self, installation_id: int | None) -> Gateway:
         return Instrumented(self.gateways(installation_id), self.metrics)
 
+    def _job_gateway(self, job: Job) -> Gateway:
+        gw = self._gateway(job.installation_id)
+        if self.job_timeout is None:
+            return gw
+        with self._held_lock:
+            started = self._started.get(job.id, time.monotonic())
+        return _Deadline(gw, started + self.job_timeout, self.job_timeout)
+
     def _run(self, job: Job) -> None:
         where = f"job {job.id} {job.repo}#{job.number}@{job.head_sha[:12]} attempt {job.attempts}"
         started = time.monotonic()
         try:
-            gw = self._gateway(job.installation_id)
+            gw = self._job_gateway(job)
             if self.identity.login is None:
                 try:
                     self.identity.learn(gw.login())
@@ -416,15 +479,40 @@ class WorkerPool:
         else:
             log.error("%s: %s; job is now %s", where, error, state or "owned by another worker")
 
+    def _time_out(self, job: Job) -> None:
+        """Fail a job past its wall-clock timeout (its thread may still be stuck in a call;
+        the queue fences whatever it does next)."""
+        with self._held_lock:
+            if self._held.pop(job.id, None) is None:
+                return
+            self._started.pop(job.id, None)
+        where = f"job {job.id} {job.repo}#{job.number}@{job.head_sha[:12]} attempt {job.attempts}"
+        self.metrics.jobs.inc("timeout")
+        try:
+            self._failed(job, where, f"timed out after {self.job_timeout:g} s", None, False)
+        except Exception:
+            log.exception("%s: could not fail the timed-out job", where)
+
     # ------------------------------------------------------------- leases, retention
 
     def _keeper(self) -> None:
         interval = max(0.05, min(self.lease_seconds / 3, 60.0))
+        if self.job_timeout is not None:
+            interval = max(0.05, min(interval, self.job_timeout / 4))
         last_prune = 0.0
         while not self._stop.wait(interval):
             with self._held_lock:
                 held = list(self._held.values())
+                started = dict(self._started)
+            now = time.monotonic()
             for job in held:
+                if (
+                    self.job_timeout is not None
+                    and job.id in started
+                    and now - started[job.id] > self.job_timeout
+                ):
+                    self._time_out(job)
+                    continue
                 try:
                     if not self.queue.extend(job):
                         log.warning("job %s: lease lost while running", job.id)

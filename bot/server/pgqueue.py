@@ -1,0 +1,946 @@
+"""The `JobQueue` on PostgreSQL, through procrastinate, for several `bot serve` replicas.
+
+`BOT_DB=postgresql://...` selects it (`bot.server.backends.open_queue`); a plain path keeps
+the SQLite file (`bot.server.queue`). The semantics are the SQLite queue's, proven by one
+conformance suite run against both (`tests/test_queue_conformance.py`).
+
+What procrastinate (>= 3.10, psycopg 3) does here, through its own SQL functions, in the
+same transaction as the bot's rows:
+
+- `procrastinate_jobs` holds one row per attempt of a bot job, with `queueing_lock` and
+  `lock` both set to `<kind>:<repo>#<number>`: its partial unique index keeps at most one
+  queued (`todo`) job per PR and kind, and `procrastinate_fetch_job_v2` never hands out a
+  job whose lock has a running (`doing`) one, so one review runs per PR across replicas;
+- `procrastinate_workers` holds a heartbeat per worker thread; a replica that died stops
+  beating, `procrastinate_prune_stalled_workers_v1` removes it after the lease, which
+  detaches its jobs (`worker_id` NULL), and the next `claim` on any replica recovers them.
+
+What the bot keeps beside them (tables `bot_*`, schema version `SCHEMA_VERSION`):
+`bot_deliveries` (dedupe by `X-GitHub-Delivery`, written in the transaction that defers the
+job), `bot_pulls` (newest head, last reviewed head), `bot_jobs` (the job as workers and
+operators see it: state, attempts, head, sign-off events, the current procrastinate job)
+and `bot_pacing` (GitHub write pacing and rate-limit holds shared by replicas,
+`bot.server.pacing`).
+
+A retry is never procrastinate's `retry_job`: that puts the same row back to `todo`, which
+collides with the `queueing_lock` of a job queued meanwhile (procrastinate issues #1446 and
+#1543). A retry finishes the attempt as `failed` and defers a new row after the delay
+(Retry-After included) when no job of the PR is queued; when one is, the failed job is
+superseded by it. Procrastinate's own worker loop is not used: the bot's threads call
+`claim`, `extend`, `finish` and `fail` like on SQLite.
+
+Concurrent decisions about one PR (ingest, claim, finish, retry) are serialised by a
+transaction-scoped advisory lock on the PR, so two replicas never both queue a job for it.
+Ingest is one call per delivery of the server-side function `bot_ingest_v1` (the SQLite
+queue's ingest logic in PL/pgSQL, created by `bot db migrate`), and concurrent deliveries
+share one transaction per lane (group commit), as on SQLite.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import pathlib
+import re
+import threading
+import time
+import zlib
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import psycopg
+from psycopg.rows import dict_row, tuple_row
+from psycopg_pool import ConnectionPool
+
+from bot.server.ingress import check_record
+from bot.server.queue import (
+    DEAD,
+    FINISHED,
+    JOB_STATES,
+    MAX_JOB_EVENTS,
+    QUEUED,
+    REVIEW,
+    SUPERSEDED,
+    DeliveryRecord,
+    Ingested,
+    Job,
+    QueueError,
+    QueueStats,
+    RejectedRecord,
+    _load_events,
+    _merge_events,
+    _Slot,
+)
+
+SCHEMA_VERSION = 3  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1;
+# 3: advise jobs)
+QUEUE_NAME = "recipe-bot"
+
+_BOT_SCHEMA = """
+CREATE TABLE IF NOT EXISTS bot_meta (
+    key   text PRIMARY KEY,
+    value text NOT NULL
+);
+CREATE TABLE IF NOT EXISTS bot_deliveries (
+    delivery_id  text PRIMARY KEY,
+    event        text NOT NULL,
+    action       text,
+    received_at  double precision NOT NULL,
+    outcome      text NOT NULL,
+    detail       text NOT NULL DEFAULT '',
+    repo         text,
+    number       integer,
+    head_sha     text,
+    job_id       bigint,
+    body_sha256  text NOT NULL DEFAULT '',
+    size         integer NOT NULL DEFAULT 0,
+    redeliveries integer NOT NULL DEFAULT 0
+);
+CREATE INDEX IF NOT EXISTS bot_deliveries_received ON bot_deliveries(received_at);
+CREATE TABLE IF NOT EXISTS bot_pulls (
+    repo          text NOT NULL,
+    number        integer NOT NULL,
+    head_sha      text NOT NULL,
+    head_at       double precision,
+    reviewed_head text,
+    updated_at    double precision NOT NULL,
+    PRIMARY KEY (repo, number)
+);
+CREATE TABLE IF NOT EXISTS bot_jobs (
+    id              bigserial PRIMARY KEY,
+    repo            text NOT NULL,
+    number          integer NOT NULL,
+    kind            text NOT NULL,
+    head_sha        text NOT NULL,
+    installation_id bigint,
+    state           text NOT NULL,
+    attempts        integer NOT NULL DEFAULT 0,
+    run_after       double precision NOT NULL,
+    pjob_id         bigint,
+    lease_owner     text,
+    lease_token     text,
+    deliveries      integer NOT NULL DEFAULT 1,
+    created_at      double precision NOT NULL,
+    updated_at      double precision NOT NULL,
+    finished_at     double precision,
+    last_error      text NOT NULL DEFAULT '',
+    detail          text NOT NULL DEFAULT '',
+    events          text NOT NULL DEFAULT '[]'
+);
+CREATE INDEX IF NOT EXISTS bot_jobs_state ON bot_jobs(state, run_after);
+CREATE INDEX IF NOT EXISTS bot_jobs_finished ON bot_jobs(finished_at);
+CREATE UNIQUE INDEX IF NOT EXISTS bot_jobs_one_queued ON bot_jobs(repo, number, kind)
+    WHERE state = 'queued';
+CREATE UNIQUE INDEX IF NOT EXISTS bot_jobs_one_running ON bot_jobs(repo, number, kind)
+    WHERE state = 'running';
+CREATE TABLE IF NOT EXISTS bot_pacing (
+    key           text PRIMARY KEY,
+    next_write_at double precision NOT NULL DEFAULT 0,
+    not_before    double precision NOT NULL DEFAULT 0,
+    reason        text NOT NULL DEFAULT '',
+    updated_at    double precision NOT NULL DEFAULT 0
+)
+"""
+
+
+# Ingest as server-side functions: one round trip per delivery instead of about ten (on a
+# busy machine each round trip waits for both processes to be scheduled). The logic is the
+# SQLite queue's `_ingest_one`, statement for statement.
+_BOT_FUNCTIONS = r"""
+CREATE OR REPLACE FUNCTION bot_merge_events_v1(existing text, new jsonb, max_events integer)
+    RETURNS text LANGUAGE sql AS $$
+    SELECT coalesce(jsonb_agg(e ORDER BY n), '[]'::jsonb)::text FROM (
+        SELECT e, n FROM jsonb_array_elements(
+            (CASE WHEN jsonb_typeof(coalesce(nullif(existing, ''), '[]')::jsonb) = 'array'
+                  THEN coalesce(nullif(existing, ''), '[]')::jsonb ELSE '[]'::jsonb END) || new
+        ) WITH ORDINALITY AS t(e, n)
+        WHERE jsonb_typeof(e) = 'object'
+        ORDER BY n DESC LIMIT max_events
+    ) AS kept
+$$;
+
+CREATE OR REPLACE FUNCTION bot_insert_job_v1(
+    p_kind text, p_repo text, p_number integer, p_head text, p_installation bigint,
+    p_now double precision, p_events text, p_queue text
+) RETURNS bigint LANGUAGE plpgsql AS $$
+DECLARE
+    v_id bigint := nextval(pg_get_serial_sequence('bot_jobs', 'id'));
+    v_lock text := p_kind || ':' || p_repo || '#' || p_number;
+BEGIN
+    INSERT INTO bot_jobs (id, repo, number, kind, head_sha, installation_id, state, run_after,
+                          created_at, updated_at, events, pjob_id)
+    VALUES (v_id, p_repo, p_number, p_kind, p_head, p_installation, 'queued', p_now, p_now,
+            p_now, p_events,
+            (procrastinate_defer_jobs_v1(ARRAY[ROW(p_queue, 'recipe-bot.' || p_kind, 0, v_lock,
+                v_lock, jsonb_build_object('job', v_id), to_timestamp(p_now))
+                ::procrastinate_job_to_defer_v1]))[1]);
+    RETURN v_id;
+END $$;
+
+CREATE OR REPLACE FUNCTION bot_revive_v1(p_job bigint, p_now double precision, p_queue text)
+    RETURNS boolean LANGUAGE plpgsql AS $$
+DECLARE
+    v record;
+    v_lock text;
+BEGIN
+    SELECT repo, number, state, kind INTO v FROM bot_jobs WHERE id = p_job;
+    IF NOT FOUND OR v.state <> 'dead' THEN RETURN false; END IF;
+    PERFORM pg_advisory_xact_lock(hashtextextended(v.repo || '#' || v.number, 0));
+    SELECT repo, number, state, kind INTO v FROM bot_jobs WHERE id = p_job FOR UPDATE;
+    IF NOT FOUND OR v.state <> 'dead' THEN RETURN false; END IF;
+    IF EXISTS (SELECT 1 FROM bot_jobs WHERE repo = v.repo AND number = v.number
+               AND kind = v.kind AND state = 'queued') THEN
+        RETURN false;
+    END IF;
+    v_lock := v.kind || ':' || v.repo || '#' || v.number;
+    UPDATE bot_jobs SET state = 'queued', attempts = 0, run_after = p_now, finished_at = NULL,
+        updated_at = p_now,
+        pjob_id = (procrastinate_defer_jobs_v1(ARRAY[ROW(p_queue, 'recipe-bot.' || v.kind, 0,
+            v_lock, v_lock, jsonb_build_object('job', p_job), to_timestamp(p_now))
+            ::procrastinate_job_to_defer_v1]))[1]
+    WHERE id = p_job;
+    RETURN true;
+END $$;
+
+CREATE OR REPLACE FUNCTION bot_enqueue_signoff_v1(
+    p_repo text, p_number integer, p_head text, p_installation bigint, p_event jsonb,
+    p_now double precision, p_queue text, p_max_events integer
+) RETURNS TABLE(r_outcome text, r_job bigint) LANGUAGE plpgsql AS $$
+DECLARE
+    v_id bigint;
+    v_events text;
+BEGIN
+    SELECT id, events INTO v_id, v_events FROM bot_jobs
+        WHERE repo = p_repo AND number = p_number AND kind = 'signoff' AND state = 'queued'
+        FOR UPDATE;
+    IF FOUND THEN
+        UPDATE bot_jobs SET events = bot_merge_events_v1(v_events, jsonb_build_array(p_event),
+                p_max_events),
+            head_sha = CASE WHEN p_head = '' THEN head_sha ELSE p_head END,
+            installation_id = coalesce(p_installation, installation_id),
+            deliveries = deliveries + 1, updated_at = p_now
+        WHERE id = v_id;
+        RETURN QUERY SELECT 'collapsed'::text, v_id;
+    ELSE
+        RETURN QUERY SELECT 'queued'::text, bot_insert_job_v1('signoff', p_repo, p_number,
+            p_head, p_installation, p_now,
+            bot_merge_events_v1('[]', jsonb_build_array(p_event), p_max_events), p_queue);
+    END IF;
+END $$;
+
+CREATE OR REPLACE FUNCTION bot_ingest_v1(
+    p_delivery text, p_event text, p_action text, p_now double precision, p_body_sha text,
+    p_size integer, p_kind text, p_reason text,
+    p_repo text, p_number integer, p_head text, p_updated_at double precision,
+    p_installation bigint,
+    s_repo text, s_number integer, s_head text, s_installation bigint, s_event jsonb,
+    p_queue text, p_max_events integer
+) RETURNS TABLE(r_outcome text, r_job bigint, r_duplicate boolean, r_requeued boolean)
+LANGUAGE plpgsql AS $$
+DECLARE
+    v_outcome text;
+    v_job bigint;
+    v_detail text := p_reason;
+    v_pull record;
+    v_found boolean;
+    v_newer boolean;
+    v_newest text;
+    v_id bigint;
+BEGIN
+    INSERT INTO bot_deliveries (delivery_id, event, action, received_at, outcome, body_sha256,
+                                size)
+    VALUES (p_delivery, p_event, p_action, p_now, 'pending', p_body_sha, p_size)
+    ON CONFLICT (delivery_id) DO NOTHING;
+    IF NOT FOUND THEN  -- seen before (committed by this or another replica)
+        UPDATE bot_deliveries SET redeliveries = redeliveries + 1 WHERE delivery_id = p_delivery
+            RETURNING outcome, job_id INTO v_outcome, v_job;
+        RETURN QUERY SELECT v_outcome, v_job, true,
+            (v_job IS NOT NULL AND bot_revive_v1(v_job, p_now, p_queue));
+        RETURN;
+    END IF;
+    IF p_kind = 'ping' THEN
+        v_outcome := 'ping';
+    ELSIF p_kind = 'malformed' THEN
+        v_outcome := 'malformed';
+    ELSIF p_kind = 'signoff' AND s_repo IS NOT NULL THEN
+        PERFORM pg_advisory_xact_lock(hashtextextended(s_repo || '#' || s_number, 0));
+        SELECT e.r_outcome, e.r_job INTO v_outcome, v_job FROM bot_enqueue_signoff_v1(
+            s_repo, s_number, s_head, s_installation, s_event, p_now, p_queue, p_max_events) AS e;
+    ELSIF p_kind = 'advise' AND p_repo IS NOT NULL THEN  -- after a finished review
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_repo || '#' || p_number, 0));
+        SELECT id INTO v_id FROM bot_jobs WHERE repo = p_repo AND number = p_number
+            AND kind = 'advise' AND state = 'queued' FOR UPDATE;
+        IF FOUND THEN  -- one queued advise job per PR, moved to the newest head
+            UPDATE bot_jobs SET head_sha = p_head,
+                installation_id = coalesce(p_installation, installation_id),
+                deliveries = deliveries + 1, updated_at = p_now
+            WHERE id = v_id;
+            v_outcome := 'collapsed';
+            v_job := v_id;
+        ELSE
+            v_job := bot_insert_job_v1('advise', p_repo, p_number, p_head, p_installation,
+                p_now, '[]', p_queue);
+            v_outcome := 'queued';
+        END IF;
+    ELSIF p_kind <> 'review' OR p_repo IS NULL THEN
+        v_outcome := 'ignored';
+    ELSE
+        PERFORM pg_advisory_xact_lock(hashtextextended(p_repo || '#' || p_number, 0));
+        SELECT head_sha, head_at, reviewed_head INTO v_pull FROM bot_pulls
+            WHERE repo = p_repo AND number = p_number FOR UPDATE;
+        v_found := FOUND;
+        IF NOT v_found THEN
+            v_newer := true;
+            INSERT INTO bot_pulls (repo, number, head_sha, head_at, updated_at)
+                VALUES (p_repo, p_number, p_head, p_updated_at, p_now);
+        ELSE
+            v_newer := p_updated_at IS NULL OR v_pull.head_at IS NULL
+                OR p_updated_at >= v_pull.head_at;
+            IF v_newer THEN
+                UPDATE bot_pulls SET head_sha = p_head, head_at = p_updated_at, updated_at = p_now
+                    WHERE repo = p_repo AND number = p_number;
+            END IF;
+        END IF;
+        v_newest := CASE WHEN v_newer THEN p_head ELSE v_pull.head_sha END;
+        IF NOT v_newer AND v_pull.reviewed_head IS NOT DISTINCT FROM v_newest THEN
+            v_outcome := 'superseded';
+            v_detail := 'older than ' || left(v_newest, 12) || ', already reviewed';
+        ELSE
+            IF NOT v_newer THEN
+                SELECT id INTO v_id FROM bot_jobs WHERE repo = p_repo AND number = p_number
+                    AND state = 'running' AND kind = 'review' AND head_sha = v_newest LIMIT 1;
+                IF FOUND THEN
+                    v_outcome := 'superseded';
+                    v_job := v_id;
+                    v_detail := 'older than ' || left(v_newest, 12) || ', under review';
+                END IF;
+            END IF;
+            IF v_outcome IS NULL THEN
+                SELECT id INTO v_id FROM bot_jobs WHERE repo = p_repo AND number = p_number
+                    AND state = 'queued' AND kind = 'review' FOR UPDATE;
+                IF FOUND THEN
+                    UPDATE bot_jobs SET head_sha = v_newest,
+                        installation_id = coalesce(p_installation, installation_id),
+                        deliveries = deliveries + 1, updated_at = p_now
+                    WHERE id = v_id;
+                    v_outcome := 'collapsed';
+                    v_job := v_id;
+                ELSE
+                    v_job := bot_insert_job_v1('review', p_repo, p_number, v_newest,
+                        p_installation, p_now, '[]', p_queue);
+                    v_outcome := 'queued';
+                END IF;
+            END IF;
+        END IF;
+        IF s_repo IS NOT NULL AND v_outcome <> 'superseded' THEN  -- a new head: re-judge
+            PERFORM bot_enqueue_signoff_v1(s_repo, s_number, s_head, s_installation, s_event,
+                p_now, p_queue, p_max_events);
+        END IF;
+    END IF;
+    UPDATE bot_deliveries SET outcome = v_outcome, detail = left(coalesce(v_detail, ''), 500),
+        repo = coalesce(p_repo, s_repo), number = coalesce(p_number, s_number),
+        head_sha = nullif(coalesce(p_head, s_head), ''), job_id = v_job
+    WHERE delivery_id = p_delivery;
+    RETURN QUERY SELECT v_outcome, v_job, false, false;
+END $$;
+"""
+
+
+class _Lane:
+    """Deliveries waiting for one group commit."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pending: list[_Slot] = []
+        self.leading = False
+
+
+class _OneFailed(Exception):
+    """A delivery of an optimistic batch failed: run the batch again, isolated."""
+
+
+class SchemaBehind(QueueError):
+    """The database's schema is older than this bot's: run `bot db migrate`."""
+
+
+def redact(url: str) -> str:
+    """The URL without its password (for logs and /readyz)."""
+    return re.sub(r"(://[^:/@]*):[^@]*@", r"\1:***@", url)
+
+
+# ---------------------------------------------------------------------- schema
+
+
+def _procrastinate_version() -> str:
+    import procrastinate
+
+    return str(procrastinate.__version__)
+
+
+def _version_key(text: str) -> tuple[int, ...]:
+    return tuple(int(p) for p in re.findall(r"\d+", text)[:3])
+
+
+def schema_status(conn: psycopg.Connection[Any]) -> dict[str, Any]:
+    """What the database has against what this bot needs."""
+    cur = conn.cursor(row_factory=tuple_row)
+    has_meta = cur.execute("SELECT to_regclass('bot_meta') IS NOT NULL").fetchone()
+    meta: dict[str, str] = {}
+    if has_meta and has_meta[0]:
+        meta = {k: v for k, v in cur.execute("SELECT key, value FROM bot_meta").fetchall()}
+    has_jobs = cur.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()
+    version = int(meta.get("schema_version", "0"))
+    pversion = meta.get("procrastinate_version", "")
+    current = bool(has_jobs and has_jobs[0]) and version == SCHEMA_VERSION
+    current = current and _version_key(pversion) >= _version_key(_procrastinate_version())
+    return {
+        "schema_version": version,
+        "required": SCHEMA_VERSION,
+        "procrastinate_schema": pversion or None,
+        "procrastinate": _procrastinate_version(),
+        "current": current,
+        "newer": version > SCHEMA_VERSION,
+    }
+
+
+def migrate(dsn: str) -> list[str]:
+    """Create or bring up to date procrastinate's schema and the bot's tables; idempotent,
+    safe to run from several replicas at once (an advisory lock serialises them)."""
+    from procrastinate import schema as pschema
+
+    done: list[str] = []
+    with psycopg.connect(dsn, autocommit=False) as conn:
+        conn.execute("SELECT pg_advisory_xact_lock(hashtextextended('recipe-bot:migrate', 0))")
+        status = schema_status(conn)
+        if status["newer"]:
+            raise QueueError(
+                f"database schema version {status['schema_version']} is newer than this bot "
+                f"({SCHEMA_VERSION})"
+            )
+        has_jobs = conn.execute("SELECT to_regclass('procrastinate_jobs') IS NOT NULL").fetchone()
+        installed = _procrastinate_version()
+        if not (has_jobs and has_jobs[0]):
+            conn.execute(pschema.SchemaManager.get_schema())
+            done.append(f"procrastinate schema {installed} applied")
+        elif status["procrastinate_schema"] and _version_key(
+            status["procrastinate_schema"]
+        ) < _version_key(installed):
+            # procrastinate ships one SQL file per schema change, named by the version
+            # that introduced it: apply those after the recorded version, in order
+            path = pathlib.Path(pschema.SchemaManager.get_migrations_path())
+            old = _version_key(status["procrastinate_schema"])
+            for sql in sorted(path.glob("*.sql")):
+                v = _version_key(sql.name)
+                if old < v <= _version_key(installed):
+                    conn.execute(sql.read_text(encoding="utf-8"))
+                    done.append(f"procrastinate migration {sql.name}")
+        for statement in _BOT_SCHEMA.split(";"):
+            if statement.strip():
+                conn.execute(statement)
+        conn.execute(_BOT_FUNCTIONS)
+        if status["schema_version"] != SCHEMA_VERSION:
+            done.append(f"bot tables and functions at version {SCHEMA_VERSION}")
+        conn.execute(
+            "INSERT INTO bot_meta (key, value) VALUES ('schema_version', %s),"
+            " ('procrastinate_version', %s)"
+            " ON CONFLICT (key) DO UPDATE SET value = excluded.value",
+            (str(SCHEMA_VERSION), installed),
+        )
+        conn.commit()
+    return done
+
+
+# ---------------------------------------------------------------------- the queue
+
+
+def _pr_key(record: DeliveryRecord) -> tuple[str, int]:
+    pull = record.pull or record.signoff
+    return (pull.repo, pull.number) if pull is not None else ("", 0)
+
+
+def _lock_name(kind: str, repo: str, number: int) -> str:
+    return f"{kind}:{repo}#{number}"
+
+
+class PostgresQueue:
+    """`JobQueue` on PostgreSQL (procrastinate's job table and heartbeats, the bot's rows)."""
+
+    backend = "postgresql"
+
+    def __init__(
+        self,
+        dsn: str,
+        *,
+        lease_seconds: float = 300.0,
+        max_attempts: int = 5,
+        clock: Callable[[], float] = time.time,
+        pool_size: int = 8,
+        wait_seconds: float = 2.0,
+        connect_timeout: int = 3,
+        lanes: int = 3,
+    ) -> None:
+        self.dsn = dsn
+        self.lease_seconds = lease_seconds
+        self.max_attempts = max_attempts
+        self.clock = clock
+        self._workers: dict[str, int] = {}  # owner → procrastinate worker id
+        self._workers_lock = threading.Lock()
+        # group commit in a few lanes (a PR always in the same one): batches in parallel
+        self._lanes = [_Lane() for _ in range(max(1, lanes))]
+        self._pool = ConnectionPool(
+            dsn,
+            min_size=min(4, pool_size),  # the group-commit lanes and a worker, opened at start
+            max_size=pool_size,
+            timeout=wait_seconds,
+            kwargs={"connect_timeout": connect_timeout, "autocommit": False},
+            check=ConnectionPool.check_connection,
+            open=False,
+            name="recipe-bot",
+        )
+        self._pool.open(wait=False)
+
+    @property
+    def where(self) -> str:
+        return redact(self.dsn)
+
+    def pacer(self, interval: float) -> Any:
+        """GitHub pacing shared by the replicas on this database (`bot.server.pacing`)."""
+        from bot.server.pacing import SharedPacer
+
+        return SharedPacer(self._pool, interval, clock=self.clock)
+
+    # ------------------------------------------------------------- plumbing
+
+    @contextlib.contextmanager
+    def _tx(self) -> Iterator[psycopg.Connection[dict[str, Any]]]:
+        """One transaction on a pooled connection (committed on success)."""
+        with self._pool.connection() as conn:
+            conn.row_factory = dict_row  # type: ignore[assignment]
+            with conn.transaction():
+                yield conn  # type: ignore[misc]
+
+    def close(self) -> None:
+        with contextlib.suppress(Exception), self._tx() as db:
+            for wid in list(self._workers.values()):
+                db.execute("SELECT procrastinate_unregister_worker_v1(%s)", (wid,))
+        self._pool.close()
+
+    def ping(self) -> None:
+        """Raises when the database is unreachable or its schema is behind this bot."""
+        with self._tx() as db:
+            status = schema_status(db)
+        if not status["current"]:
+            raise SchemaBehind(
+                f"schema version {status['schema_version']} "
+                f"(procrastinate {status['procrastinate_schema'] or 'absent'}), "
+                f"this bot needs {SCHEMA_VERSION} (procrastinate {status['procrastinate']}): "
+                "run `bot db migrate`"
+            )
+
+    def schema_status(self) -> dict[str, Any]:
+        with self._tx() as db:
+            return schema_status(db)
+
+    @staticmethod
+    def _lock_pr(db: psycopg.Connection[Any], repo: str, number: int) -> None:
+        db.execute("SELECT pg_advisory_xact_lock(hashtextextended(%s, 0))", (f"{repo}#{number}",))
+
+    @staticmethod
+    def _defer(
+        db: psycopg.Connection[Any], job_id: int, kind: str, repo: str, number: int, at: float
+    ) -> int:
+        lock = _lock_name(kind, repo, number)
+        row = db.execute(
+            "UPDATE bot_jobs SET pjob_id = (procrastinate_defer_jobs_v1(ARRAY[ROW(%s, %s, 0,"
+            " %s, %s, %s::jsonb, to_timestamp(%s))::procrastinate_job_to_defer_v1]))[1]"
+            " WHERE id = %s RETURNING pjob_id",
+            (QUEUE_NAME, f"recipe-bot.{kind}", lock, lock, json.dumps({"job": job_id}), at, job_id),
+        ).fetchone()
+        assert row is not None
+        return int(row["pjob_id"])
+
+    @staticmethod
+    def _end_attempt(db: psycopg.Connection[Any], pjob_id: int | None, status: str) -> None:
+        if pjob_id is None:
+            return
+        row = db.execute(
+            "SELECT status FROM procrastinate_jobs WHERE id = %s FOR UPDATE", (pjob_id,)
+        ).fetchone()
+        if row is not None and row["status"] in ("todo", "doing"):
+            db.execute(
+                "SELECT procrastinate_finish_job_v1(%s, %s::procrastinate_job_status, false)",
+                (pjob_id, status),
+            )
+
+    # ------------------------------------------------------------- ingest
+
+    def ingest(self, record: DeliveryRecord) -> Ingested:
+        """Persist one delivery and what it decided (committed when this returns).
+
+        Group commit, as on SQLite: concurrent callers share one transaction led by one of
+        them (one per lane; a PR always goes to the same lane), the batch in PR order so
+        that replicas take the PRs' locks in the same order. When a delivery fails, the
+        batch runs again with each delivery in a savepoint, so that one fails alone."""
+        problem = check_record(record)
+        if problem is not None:
+            raise RejectedRecord(problem)
+        slot = _Slot(record)
+        lane = self._lanes[zlib.crc32(repr(_pr_key(record)).encode()) % len(self._lanes)]
+        with lane.lock:
+            lane.pending.append(slot)
+            follower, lane.leading = lane.leading, True
+        if follower:
+            slot.wake.wait()
+            if slot.committed:
+                return slot.outcome()
+        with lane.lock:  # leading (first caller, or promoted)
+            batch, lane.pending = lane.pending, []
+        try:
+            self._ingest_batch(batch)
+        finally:
+            with lane.lock:
+                if lane.pending:
+                    lane.pending[0].wake.set()  # not committed: it leads the next batch
+                else:
+                    lane.leading = False
+        return slot.outcome()
+
+    def _ingest_batch(self, batch: list[_Slot]) -> None:
+        ordered = sorted(batch, key=lambda s: _pr_key(s.record))
+        try:
+            try:  # the common case in one go; when a delivery fails, again in savepoints
+                self._run_batch(ordered, isolate=False)
+            except _OneFailed:
+                self._run_batch(ordered, isolate=True)
+        except BaseException as exc:  # not committed: nothing in the batch is stored
+            for slot in batch:
+                slot.result, slot.error = None, exc
+            raise
+        finally:
+            for slot in batch:
+                slot.committed = True
+                slot.wake.set()
+
+    def _run_batch(self, ordered: list[_Slot], *, isolate: bool) -> None:
+        now = self.clock()
+        with self._tx() as db:
+            for slot in ordered:
+                slot.result, slot.error = None, None
+                try:
+                    if isolate:
+                        with db.transaction():  # a savepoint: this delivery fails alone
+                            slot.result = self._ingest_one(db, slot.record, now)
+                    else:
+                        slot.result = self._ingest_one(db, slot.record, now)
+                except psycopg.DatabaseError as exc:
+                    if isinstance(exc, psycopg.OperationalError):
+                        raise  # the connection or the server: the whole batch fails
+                    if not isolate:
+                        raise _OneFailed() from exc
+                    # this delivery's data (a value out of range): a 400 and a record; any
+                    # other failure of it stays an error (503: GitHub may redeliver)
+                    slot.error = (
+                        RejectedRecord(f"{type(exc).__name__}: {exc}"[:300])
+                        if isinstance(exc, psycopg.DataError)
+                        else exc
+                    )
+
+    def _ingest_one(
+        self, db: psycopg.Connection[Any], record: DeliveryRecord, now: float
+    ) -> Ingested:
+        pull, req = record.pull, record.signoff
+        row = db.execute(
+            "SELECT * FROM bot_ingest_v1(%s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s, %s,"
+            " %s, %s, %s, %s, %s::jsonb, %s, %s)",
+            (
+                record.delivery_id,
+                record.event,
+                record.action,
+                now,
+                record.body_sha256,
+                record.size,
+                record.kind,
+                record.reason,
+                pull.repo if pull else None,
+                pull.number if pull else None,
+                pull.head_sha if pull else None,
+                pull.updated_at if pull else None,
+                pull.installation_id if pull else None,
+                req.repo if req else None,
+                req.number if req else None,
+                req.head_sha if req else None,
+                req.installation_id if req else None,
+                json.dumps(req.event, sort_keys=True) if req else None,
+                QUEUE_NAME,
+                MAX_JOB_EVENTS,
+            ),
+        ).fetchone()
+        assert row is not None
+        job = row["r_job"]
+        return Ingested(
+            row["r_outcome"],
+            int(job) if job is not None else None,
+            duplicate=bool(row["r_duplicate"]),
+            requeued=bool(row["r_requeued"]),
+        )
+
+    def _revive(self, db: psycopg.Connection[Any], job_id: int, now: float) -> bool:
+        """A redelivery (or `bot queue retry`) of a dead-lettered job queues it again."""
+        row = db.execute(
+            "SELECT bot_revive_v1(%s, %s, %s) AS ok", (job_id, now, QUEUE_NAME)
+        ).fetchone()
+        return bool(row and row["ok"])
+
+    # ------------------------------------------------------------- workers
+
+    def _worker_id(self, db: psycopg.Connection[Any], owner: str) -> int:
+        """The procrastinate worker row of `owner`, heartbeat renewed (registered anew when
+        it was pruned while idle)."""
+        with self._workers_lock:
+            wid = self._workers.get(owner)
+        if wid is not None:
+            row = db.execute(
+                "UPDATE procrastinate_workers SET last_heartbeat = now() WHERE id = %s"
+                " RETURNING id",
+                (wid,),
+            ).fetchone()
+            if row is not None:
+                return wid
+        row = db.execute("SELECT worker_id FROM procrastinate_register_worker_v1()").fetchone()
+        assert row is not None
+        wid = int(row["worker_id"])
+        with self._workers_lock:
+            self._workers[owner] = wid
+        return wid
+
+    def claim(self, owner: str) -> Job | None:
+        """Lease the next due job whose PR has no running job; recover the jobs of workers
+        whose heartbeat stopped first."""
+        now = self.clock()
+        with self._tx() as db:
+            wid = self._worker_id(db, owner)
+            self._recover_stalled(db, now)
+            for _ in range(5):  # skip (and close) attempts that lost their bot job
+                row = db.execute(
+                    "SELECT id, args FROM procrastinate_fetch_job_v2(%s, %s)",
+                    ([QUEUE_NAME], wid),
+                ).fetchone()
+                if row is None or row["id"] is None:
+                    return None
+                pjob, job_id = int(row["id"]), int(row["args"].get("job", 0))
+                job = db.execute(
+                    "SELECT * FROM bot_jobs WHERE id = %s FOR UPDATE", (job_id,)
+                ).fetchone()
+                if job is None or job["state"] != QUEUED or job["pjob_id"] != pjob:
+                    self._end_attempt(db, pjob, "failed")
+                    continue
+                token = str(pjob)
+                db.execute(
+                    "UPDATE bot_jobs SET state = 'running', attempts = attempts + 1,"
+                    " lease_owner = %s, lease_token = %s, updated_at = %s WHERE id = %s",
+                    (owner, token, now, job_id),
+                )
+                return Job(
+                    id=job_id,
+                    repo=job["repo"],
+                    number=job["number"],
+                    head_sha=job["head_sha"],
+                    installation_id=job["installation_id"],
+                    attempts=job["attempts"] + 1,
+                    lease_token=token,
+                    created_at=job["created_at"],
+                    kind=job["kind"],
+                    events=tuple(_load_events(job["events"])),
+                )
+        return None
+
+    def _recover_stalled(self, db: psycopg.Connection[Any], now: float) -> None:
+        db.execute("SELECT procrastinate_prune_stalled_workers_v1(%s)", (self.lease_seconds,))
+        stalled = db.execute(
+            "SELECT b.id FROM bot_jobs AS b JOIN procrastinate_jobs AS p ON p.id = b.pjob_id"
+            " WHERE b.state = 'running' AND p.status = 'doing' AND p.worker_id IS NULL"
+            " FOR UPDATE OF b SKIP LOCKED"
+        ).fetchall()
+        for row in stalled:
+            job = db.execute("SELECT * FROM bot_jobs WHERE id = %s", (row["id"],)).fetchone()
+            if job is None:
+                continue
+            self._lock_pr(db, job["repo"], job["number"])
+            error = f"lease of {job['lease_owner']} expired (worker lost)"
+            self._settle(db, job, error, now, 0.0)
+
+    def _settle(
+        self,
+        db: psycopg.Connection[Any],
+        job: dict[str, Any],
+        error: str,
+        now: float,
+        delay: float,
+        permanent: bool = False,
+    ) -> str:
+        """Move a running job that did not finish to queued (a new attempt after `delay`),
+        superseded (a newer job of the PR is queued) or dead."""
+        self._end_attempt(db, job["pjob_id"], "failed")
+        sibling = db.execute(
+            "SELECT id, events FROM bot_jobs WHERE repo = %s AND number = %s AND kind = %s"
+            " AND state = 'queued' FOR UPDATE",
+            (job["repo"], job["number"], job["kind"]),
+        ).fetchone()
+        if permanent or job["attempts"] >= self.max_attempts:
+            state, run_after = DEAD, now
+        elif sibling is not None:
+            state, run_after = SUPERSEDED, now
+            if job["events"] not in ("", "[]"):
+                merged = _merge_events(job["events"], _load_events(sibling["events"]))
+                db.execute("UPDATE bot_jobs SET events = %s WHERE id = %s", (merged, sibling["id"]))
+        else:
+            state, run_after = QUEUED, now + delay
+        db.execute(
+            "UPDATE bot_jobs SET state = %s, run_after = %s, lease_owner = NULL,"
+            " lease_token = NULL, last_error = %s, updated_at = %s, finished_at = %s"
+            " WHERE id = %s",
+            (state, run_after, error[:2000], now, None if state == QUEUED else now, job["id"]),
+        )
+        if state == QUEUED:
+            self._defer(db, job["id"], job["kind"], job["repo"], job["number"], run_after)
+        return state
+
+    def _held(self, db: psycopg.Connection[Any], job: Job) -> dict[str, Any] | None:
+        row = db.execute(
+            "SELECT * FROM bot_jobs WHERE id = %s AND lease_token = %s AND state = 'running'"
+            " FOR UPDATE",
+            (job.id, job.lease_token),
+        ).fetchone()
+        return dict(row) if row is not None else None
+
+    def extend(self, job: Job) -> bool:
+        """Renew the heartbeat of the worker running `job`; False when the job was lost."""
+        with self._tx() as db:
+            if self._held(db, job) is None:
+                return False
+            db.execute(
+                "UPDATE procrastinate_workers SET last_heartbeat = now() WHERE id ="
+                " (SELECT worker_id FROM procrastinate_jobs WHERE id = %s AND status = 'doing')",
+                (int(job.lease_token),),
+            )
+            return True
+
+    def finish(self, job: Job, *, reviewed: bool, detail: str = "") -> bool:
+        now = self.clock()
+        with self._tx() as db:
+            self._lock_pr(db, job.repo, job.number)
+            held = self._held(db, job)
+            if held is None:
+                return False
+            self._end_attempt(db, held["pjob_id"], "succeeded")
+            db.execute(
+                "UPDATE bot_jobs SET state = 'done', lease_owner = NULL, lease_token = NULL,"
+                " finished_at = %s, updated_at = %s, detail = %s WHERE id = %s",
+                (now, now, detail[:2000], job.id),
+            )
+            if reviewed and job.kind == REVIEW:
+                db.execute(
+                    "UPDATE bot_pulls SET reviewed_head = %s, updated_at = %s"
+                    " WHERE repo = %s AND number = %s",
+                    (job.head_sha, now, job.repo, job.number),
+                )
+            return True
+
+    def fail(self, job: Job, error: str, *, delay: float, permanent: bool) -> str | None:
+        now = self.clock()
+        with self._tx() as db:
+            self._lock_pr(db, job.repo, job.number)
+            held = self._held(db, job)
+            if held is None:
+                return None
+            return self._settle(db, held, error, now, delay, permanent)
+
+    # ------------------------------------------------------------- operators
+
+    def retry(self, job_id: int) -> str:
+        """`bot queue retry ID`: queue a dead-lettered job again; says what happened."""
+        now = self.clock()
+        with self._tx() as db:
+            job = db.execute("SELECT state FROM bot_jobs WHERE id = %s", (job_id,)).fetchone()
+            if job is None:
+                raise QueueError(f"no job {job_id}")
+            if job["state"] != DEAD:
+                raise QueueError(f"job {job_id} is {job['state']}, not dead")
+            if not self._revive(db, job_id, now):
+                raise QueueError(f"job {job_id}: a queued job of the same PR already covers it")
+        return f"job {job_id} queued again"
+
+    def dead_letters(self, limit: int = 50) -> list[dict[str, Any]]:
+        with self._tx() as db:
+            return [
+                dict(r)
+                for r in db.execute(
+                    "SELECT id, kind, repo, number, head_sha, attempts, finished_at, last_error"
+                    " FROM bot_jobs WHERE state = 'dead' ORDER BY finished_at DESC, id DESC"
+                    " LIMIT %s",
+                    (limit,),
+                )
+            ]
+
+    def stats(self) -> QueueStats:
+        now = self.clock()
+        with self._tx() as db:
+            counts = dict.fromkeys(JOB_STATES, 0)
+            for row in db.execute("SELECT state, count(*) AS n FROM bot_jobs GROUP BY state"):
+                counts[row["state"]] = int(row["n"])
+            oldest = db.execute(
+                "SELECT min(run_after) AS t FROM bot_jobs WHERE state = 'queued'"
+                " AND run_after <= %s",
+                (now,),
+            ).fetchone()
+            deliveries = db.execute("SELECT count(*) AS n FROM bot_deliveries").fetchone()
+        t = oldest["t"] if oldest else None
+        return QueueStats(
+            jobs=counts,
+            oldest_queued_age=max(0.0, now - t) if t is not None else 0.0,
+            deliveries=int(deliveries["n"]) if deliveries else 0,
+        )
+
+    def job(self, job_id: int) -> dict[str, object] | None:
+        with self._tx() as db:
+            row = db.execute("SELECT * FROM bot_jobs WHERE id = %s", (job_id,)).fetchone()
+        return dict(row) if row is not None else None
+
+    def jobs(self) -> list[dict[str, object]]:
+        with self._tx() as db:
+            return [dict(r) for r in db.execute("SELECT * FROM bot_jobs ORDER BY id")]
+
+    def delivery(self, delivery_id: str) -> dict[str, object] | None:
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT * FROM bot_deliveries WHERE delivery_id = %s", (delivery_id,)
+            ).fetchone()
+        return dict(row) if row is not None else None
+
+    def prune(self, max_age: float) -> int:
+        older_than = self.clock() - max_age
+        finished = list(FINISHED)
+        with self._tx() as db:
+            n = db.execute(
+                "DELETE FROM bot_deliveries WHERE received_at < %s AND (job_id IS NULL OR job_id"
+                " IN (SELECT id FROM bot_jobs WHERE state = ANY(%s)))",
+                (older_than, finished),
+            ).rowcount
+            n += db.execute(
+                "DELETE FROM bot_jobs WHERE state = ANY(%s) AND finished_at < %s AND id NOT IN"
+                " (SELECT job_id FROM bot_deliveries WHERE job_id IS NOT NULL)",
+                (finished, older_than),
+            ).rowcount
+            n += db.execute(
+                "DELETE FROM bot_pulls WHERE updated_at < %s AND NOT EXISTS (SELECT 1 FROM"
+                " bot_jobs WHERE bot_jobs.repo = bot_pulls.repo"
+                " AND bot_jobs.number = bot_pulls.number)",
+                (older_than,),
+            ).rowcount
+            db.execute(
+                "DELETE FROM procrastinate_jobs AS p WHERE p.queue_name = %s"
+                " AND p.status IN ('succeeded', 'failed') AND NOT EXISTS"
+                " (SELECT 1 FROM bot_jobs AS b WHERE b.pjob_id = p.id)",
+                (QUEUE_NAME,),
+            )
+            return n
