@@ -121,6 +121,10 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     model = ctx.knowledge.model(recipe.model)
     if not model.get("interleaved_thinking"):
         return
+    frontends = ctx.knowledge.section("frontends") or {}
+    if recipe.frontend and (frontends.get(recipe.frontend) or {}).get("reasoning_parser_intended"):
+        # the frontend parses reasoning itself, on purpose (InferenceX #2663)
+        return
     evals = ctx.knowledge.section("agentic_eval") or {}
     multi_turn = bool(evals.get("multi_turn_by_default"))
     agent = evals.get("multi_turn_eval", "a multi-turn agent eval")

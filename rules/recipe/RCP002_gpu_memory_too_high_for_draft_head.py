@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
 from bot.parse.recipe import Recipe, describe_path, parse_recipe
@@ -109,7 +109,33 @@ RULE = Rule(
 )
 
 
+def _multi_node_limit(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
+    """The highest fraction a spec-decode recipe of the same directory runs (same model,
+    SKU and deployment family); a single-node sibling says nothing about a disaggregated
+    worker, and neither does the single-node default."""
+    source = ctx.base if ctx.base is not None else ctx.tree
+    folder = recipe.path.rsplit("/", 1)[0] + "/"
+    best: tuple[float, str] | None = None
+    for path in ctx.recipes(source):
+        if path == recipe.path or not path.startswith(folder) or "/" in path[len(folder) :]:
+            continue
+        sibling = ctx.parsed("recipe", path, parse_recipe, tree=source)
+        if sibling is None or sibling.sku != recipe.sku:
+            continue
+        for launch in sibling.launches:
+            mem = facts.memory(launch)
+            value = facts._float(mem.value) if mem is not None else None
+            s = facts.spec(launch, ctx.knowledge)
+            if launch.engine != engine or value is None or s is None or s.draft is None:
+                continue
+            if best is None or value > best[0]:
+                best = (value, path)
+    return best
+
+
 def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
+    if recipe.multi_node:
+        return _multi_node_limit(recipe, engine, ctx)
     source = ctx.base if ctx.base is not None else ctx.tree
     best: tuple[tuple[int, int, str], float, str] | None = None
     for path in ctx.recipes(source):
@@ -142,11 +168,14 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[flo
     return (best[1], best[2]) if best else None
 
 
-def _established(recipe: Recipe, ctx: Context) -> bool:
-    """A recipe already merged has run at its value; only new ones get the default limit."""
+def _established(recipe: Recipe, ctx: Context) -> bool | None:
+    """Whether the recipe is already merged (it has run at its value); None without a base.
+
+    Only a PR's base can tell: a lone file and a whole tree get the same answer.
+    """
     if ctx.base is not None:
         return ctx.base.read(recipe.path) is not None
-    return ctx.mode == "tree"
+    return None
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
@@ -159,6 +188,9 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         value = facts._float(mem.value) if mem is not None else None
         if mem is None or value is None or mem.span.line in seen:
             continue
+        established = _established(recipe, ctx)
+        if recipe.multi_node and established:
+            continue
         sibling = _limit_from_siblings(recipe, launch.engine, ctx)
         if sibling is not None:
             limit, where = sibling
@@ -166,13 +198,21 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             reason_zh = f"已验证的投机解码配方 `{where}` 使用 {limit:.2f}"
         else:
             defaults = ctx.knowledge.section("memory").get("default_limit", {})
-            if launch.engine not in defaults or _established(recipe, ctx):
+            if recipe.multi_node or launch.engine not in defaults or established:
                 continue
             limit = float(defaults[launch.engine])
             reason_en = f"with a separate draft model the {launch.engine} limit is {limit:.2f}"
             reason_zh = f"使用独立草稿模型时 {launch.engine} 的上限为 {limit:.2f}"
         if value <= limit + 1e-9:
             continue
+        severity = None
+        if established is None and (recipe.multi_node or sibling is None):
+            # no PR base decides whether this recipe already ran at this value
+            severity = WARNING
+            reason_en += (
+                "; without a PR base, whether this recipe already ran at this value is unknown"
+            )
+            reason_zh += "；没有 PR 基线，无法判断该配方是否已按此值运行过"
         seen.add(mem.span.line)
         draft = facts.draft_identity(s, recipe, ctx.knowledge) or (s.draft.text if s.draft else "?")
         flag = mem.source.replace("engine YAML ", "")
@@ -189,4 +229,5 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             limit=f"{limit:.2f}",
             reason=reason_en,
             reason_zh=reason_zh,
+            severity=severity,
         )

@@ -233,7 +233,8 @@ def _candidates(
 ) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
     """(curves that apply to this launch, same-model curves that do not)."""
     knowledge = ctx.knowledge
-    entries = [e for e in knowledge.section("golden") or [] if e.get("model") == recipe.model]
+    prefix = knowledge.prefix(recipe.model)
+    entries = [e for e in knowledge.section("golden") or [] if e.get("model") == prefix]
     if not entries:
         return [], []
     draft = facts.draft_identity(spec, recipe, knowledge)
@@ -281,7 +282,7 @@ def _fmt(x: float) -> str:
 
 def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | None:
     spec = facts.spec(launch, ctx.knowledge)
-    if spec is None or spec.simulation is None or launch.eval_only is True:
+    if spec is None or spec.simulation is None or launch.eval_only is True or not launch.decodes:
         return None
     actual = spec.simulation.value
     k = facts.k_value(spec)

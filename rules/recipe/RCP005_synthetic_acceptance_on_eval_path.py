@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from bot.core.engine import Context
 from bot.core.model import ERROR, Example, Finding, Rule, T
-from bot.parse import facts
+from bot.parse import facts, master_launch
 from bot.parse.recipe import Recipe
 
 RULE = Rule(
@@ -69,11 +69,14 @@ RULE = Rule(
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
-    if "EVAL_ONLY" not in recipe.text:
+    if "EVAL_ONLY" not in recipe.text and not recipe.multi_node:
         return
+    eval_twin = recipe.multi_node and any(
+        r.role == "eval" for r in master_launch.master_launches(ctx).get(recipe.path, [])
+    )
     seen: set[int] = set()
     for launch in recipe.launches:
-        if launch.eval_only is False:
+        if (launch.eval_only is False and not eval_twin) or not launch.decodes:
             continue
         spec = facts.spec(launch, ctx.knowledge)
         if spec is None or spec.simulation is None:
