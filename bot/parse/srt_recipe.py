@@ -271,8 +271,7 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
             _problem(recipe, 1, "no `backend` section: the engine launches are unknown")
         return
     btype = backend.get("type")
-    engine = ENGINES.get(str(btype).lower()) if isinstance(btype, str) else None
-    engine = engine or ENGINES.get(engine_dir or "")
+    engine = ENGINES.get(str(btype).lower()) if btype is not None else ENGINES.get(engine_dir or "")
     if engine is None:
         line = backend.key_pos("type")[0] if "type" in backend else backend.lc.line + 1
         _problem(recipe, line, f"unknown backend type `{btype}`; no launch was analysed")
@@ -280,7 +279,7 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
     cfg_key = CONFIG_KEYS[engine]
     configs = backend.get(cfg_key)
     if configs is None:
-        line = backend.lc.line + 1 if backend.lc.line else 1
+        line = doc.key_pos("backend")[0]
         _problem(recipe, line, f"no `backend.{cfg_key}` section: the {engine} flags are unknown")
         return
     if not isinstance(configs, PosMap):
