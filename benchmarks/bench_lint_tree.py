@@ -84,7 +84,12 @@ ns = argparse.Namespace(repo=repo, base=None, head=None, config=None, pr=None)
 closers = []
 job = _repo_job(ns, closers)
 ctx = Context(tree=job.tree, config=job.config, pr=None, base=None, changed=None, mode="tree")
-report = lint(ctx, paths=job.paths)
+if mode == "instrumented":  # per-file timings need one process
+    report = lint(ctx, paths=job.paths)
+else:  # as `bot lint` runs: two cores
+    from bot.parallel import lint_parallel
+
+    report = lint_parallel(ctx, paths=job.paths)
 t_end = time.perf_counter()
 for tree in closers:
     tree.close()

@@ -25,6 +25,7 @@ from bot.core.model import Finding
 from bot.core.registry import RegistryError, all_rules, get_rule
 from bot.core.tree import Tree
 from bot.docs import render_rule_markdown
+from bot.parallel import lint_parallel
 from bot.report import github, json_report, sarif, text
 from bot.sources import (
     FsTree,
@@ -356,7 +357,7 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 change=change,
                 review_date=args.date or datetime.date.today(),
             )
-            reports.append(lint(ctx, paths=job.paths))
+            reports.append(lint_parallel(ctx, paths=job.paths))
     finally:
         for tree in closers:
             tree.close()

@@ -569,3 +569,10 @@ def test_duplicate_keys_keep_the_last_value_as_srtctl_does() -> None:
     assert not recipe.problems
     mem = facts.memory(recipe.launches[0])
     assert mem is not None and mem.value == "0.9"
+
+
+def test_helper_yaml_beside_recipes_is_not_a_recipe() -> None:
+    path = f"{ROOT}/trtllm/deepseek-v4/agentx-gb300/eplb_confs/moe_load_balancer_ep8.yaml"
+    text = "num_slots: 384\ninitial_global_assignments:\n  0: [1, 2, 3]\n"
+    recipe = parse_recipe(path, text)
+    assert recipe.launches == [] and recipe.problems == []

@@ -39,6 +39,8 @@ _PRECISIONS = {"fp4", "fp8", "mxfp8", "mxfp4", "nvfp4", "bf16", "fp16", "int4", 
 _SKU_RE = re.compile(r"^(g?b\d{3}|h\d{3}|mi\d{3}x?|gb\d{3}x?)$")
 _EVAL_RE = re.compile(r"(^|[-_.])eval([-_.]|$)")
 _MAX_SWEEP = 64
+# top-level keys of an srt-slurm recipe (a `base:` template or a plain recipe)
+_RECIPE_KEYS = ("backend", "base", "model", "resources", "frontend", "benchmark")
 
 
 def is_eval_twin(path: str) -> bool:
@@ -97,6 +99,10 @@ def _parse(recipe: Recipe, engine_dir: str | None, parts: list[str]) -> None:
         return
     if not isinstance(doc, PosMap):
         _problem(recipe, 1, f"recipe is a {type_name(doc)}, not a mapping; no launch was analysed")
+        return
+    if not any(k in doc for k in _RECIPE_KEYS):
+        # a helper file beside the recipes (an EPLB table, a kernel config): no launch
+        recipe.kind = "other"
         return
     variants: list[PosMap] = []
     if "base" in doc and "backend" not in doc:

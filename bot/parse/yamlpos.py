@@ -16,6 +16,7 @@ against round-trip YAML reads them unchanged.
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -132,7 +133,35 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
     except YamlError as exc:
         if "invalid YAML" not in str(exc):
             raise
-        return _load(text, label, _PURE)
+        first = exc
+    # libyaml (YAML 1.1) refuses `{ image: repo/name:tag }`; YAML 1.2 readers
+    # take it. Quote such scalars on the lines it names (columns after them
+    # shift; lines stay), then fall back to ruamel's slower pure parser.
+    fixed = text
+    for _ in range(_MAX_REQUOTES):
+        line = first.line
+        if line is None or "unexpected ':'" not in str(first):
+            break
+        rows = fixed.split("\n")
+        if not 0 < line <= len(rows):
+            break
+        quoted = _FLOW_COLON.sub(r'\1"\2"', rows[line - 1])
+        if quoted == rows[line - 1]:
+            break
+        rows[line - 1] = quoted
+        fixed = "\n".join(rows)
+        try:
+            return _load(fixed, label, _LOADER)
+        except YamlError as exc:
+            if "invalid YAML" not in str(exc):
+                raise
+            first = exc
+    return _load(text, label, _PURE)
+
+
+_MAX_REQUOTES = 16
+# `key: value` inside a flow mapping where the plain value holds a `:`
+_FLOW_COLON = re.compile(r"([{,]\s*[\w.-]+:\s+)([^\s'\"{}\[\],][^\s{}\[\],]*:[^\s{}\[\],]*)")
 
 
 def _load(text: str, label: str, loader: YAML) -> Any:

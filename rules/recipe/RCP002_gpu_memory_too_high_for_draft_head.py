@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
@@ -109,27 +110,61 @@ RULE = Rule(
 )
 
 
+_PARALLEL = (
+    "tensor-parallel-size",
+    "data-parallel-size",
+    "pipeline-parallel-size",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "moe_expert_parallel_size",
+)
+
+
+def _layout(recipe: Recipe) -> frozenset[tuple[str, str, str]]:
+    """Each role's parallel layout: a sibling proves a fraction only for the same deployment."""
+    out = set()
+    for launch in recipe.launches:
+        for name in _PARALLEL:
+            f = launch.flag("--" + name)
+            if f is not None:
+                out.add((launch.role, name, f.value.text if f.value else "true"))
+            if isinstance(launch.engine_yaml, dict) and name in launch.engine_yaml:
+                out.add((launch.role, name, str(launch.engine_yaml[name])))
+    return frozenset(out)
+
+
 def _multi_node_limit(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
-    """The highest fraction a spec-decode recipe of the same directory runs (same model,
-    SKU and deployment family); a single-node sibling says nothing about a disaggregated
-    worker, and neither does the single-node default."""
+    """The highest fraction a spec-decode recipe of the same directory, SKU and parallel
+    layout runs; a single-node sibling says nothing about a disaggregated worker, and
+    neither does the single-node default."""
     source = ctx.base if ctx.base is not None else ctx.tree
     folder = recipe.path.rsplit("/", 1)[0] + "/"
-    best: tuple[float, str] | None = None
-    for path in ctx.recipes(source):
-        if path == recipe.path or not path.startswith(folder) or "/" in path[len(folder) :]:
-            continue
-        sibling = ctx.parsed("recipe", path, parse_recipe, tree=source)
-        if sibling is None or sibling.sku != recipe.sku:
-            continue
-        for launch in sibling.launches:
-            mem = facts.memory(launch)
-            value = facts._float(mem.value) if mem is not None else None
-            s = facts.spec(launch, ctx.knowledge)
-            if launch.engine != engine or value is None or s is None or s.draft is None:
+
+    def proven() -> list[tuple[str, str | None, frozenset[Any], str, float]]:
+        out = []
+        for path in ctx.recipes(source):
+            if not path.startswith(folder) or "/" in path[len(folder) :]:
                 continue
-            if best is None or value > best[0]:
-                best = (value, path)
+            sibling = ctx.parsed("recipe", path, parse_recipe, tree=source)
+            if sibling is None:
+                continue
+            layout = _layout(sibling)
+            for launch in sibling.launches:
+                mem = facts.memory(launch)
+                value = facts._float(mem.value) if mem is not None else None
+                s = facts.spec(launch, ctx.knowledge)
+                if value is not None and s is not None and s.draft is not None:
+                    out.append((path, sibling.sku, layout, launch.engine, value))
+        return out
+
+    rows = ctx.memo(f"rcp002-multinode:{id(source)}:{folder}", proven)
+    layout = _layout(recipe)
+    best: tuple[float, str] | None = None
+    for path, sku, lay, eng, value in rows:
+        if path == recipe.path or sku != recipe.sku or lay != layout or eng != engine:
+            continue
+        if best is None or value > best[0]:
+            best = (value, path)
     return best
 
 

@@ -93,9 +93,8 @@ def _injected_by_runner(recipe: Recipe, ctx: Context) -> bool:
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     if not recipe.agentic:
         return
-    if recipe.multi_node and _injected_by_runner(recipe, ctx):
-        return
     seen: set[int] = set()
+    injected: bool | None = None
     for launch in recipe.launches:
         if launch.eval_only is True or not launch.decodes:
             continue
@@ -107,6 +106,11 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             or spec.anchor.line in seen
         ):
             continue
+        if recipe.multi_node:
+            if injected is None:
+                injected = _injected_by_runner(recipe, ctx)
+            if injected:
+                return
         seen.add(spec.anchor.line)
         yield RULE.hit(
             recipe.path,

@@ -71,13 +71,19 @@ RULE = Rule(
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     if "EVAL_ONLY" not in recipe.text and not recipe.multi_node:
         return
-    eval_twin = recipe.multi_node and any(
-        r.role == "eval" for r in master_launch.master_launches(ctx).get(recipe.path, [])
-    )
     seen: set[int] = set()
+    eval_twin: bool | None = None
     for launch in recipe.launches:
-        if (launch.eval_only is False and not eval_twin) or not launch.decodes:
+        if not launch.decodes:
             continue
+        if launch.eval_only is False:
+            if not recipe.multi_node:
+                continue
+            if eval_twin is None:  # a master-config point runs it as EVAL_CONFIG_FILE
+                runs = master_launch.master_launches(ctx).get(recipe.path, [])
+                eval_twin = any(r.role == "eval" for r in runs)
+            if not eval_twin:
+                continue
         spec = facts.spec(launch, ctx.knowledge)
         if spec is None or spec.simulation is None:
             continue
