@@ -576,3 +576,32 @@ def test_helper_yaml_beside_recipes_is_not_a_recipe() -> None:
     text = "num_slots: 384\ninitial_global_assignments:\n  0: [1, 2, 3]\n"
     recipe = parse_recipe(path, text)
     assert recipe.launches == [] and recipe.problems == []
+
+
+# ------------------------------------------------------------------ CFG006
+
+
+def _cfg006(al: str, recipe_text: str) -> list[Finding]:
+    written = "recipes/" + MM3.removeprefix(ROOT + "/")
+    extra = (
+        f'          - "SYNTHETIC_ACCEPTANCE=true"\n          - "SYNTHETIC_ACCEPTANCE_LENGTH={al}"\n'
+    )
+    text = master((written, extra))
+    tree = MemoryTree({MASTER: text, MM3: recipe_text, **CURVES})
+    ctx = Context(tree=tree, config=default_config(), mode="tree")
+    return run_lint(ctx, paths=[MASTER], rules=[rule("CFG006")]).findings
+
+
+def test_cfg006_golden_al_on_the_master_config_line() -> None:
+    recipe = mm3(spec=SPEC_REAL)  # thinking on through AIPERF_EXTRA_INPUTS
+    assert _cfg006("2.78", recipe) == []
+    (found,) = _cfg006("2.90", recipe)
+    assert found.severity == "error" and found.path == MASTER
+    assert "thinking_on K=3 an AL of 2.78" in found.message.en
+    assert "AIPERF_EXTRA_INPUTS" in found.message.en
+    # nothing turns thinking on: MiniMax-M3 serves it off, so 2.90 is right ...
+    plain = mm3(spec=SPEC_REAL, client_env="")
+    assert _cfg006("2.90", plain) == []
+    # ... and 2.78 is the thinking_on curve, reported as a warning (the default decided)
+    (found,) = _cfg006("2.78", plain)
+    assert found.severity == "warning"
