@@ -605,3 +605,81 @@ def test_cfg006_golden_al_on_the_master_config_line() -> None:
     # ... and 2.78 is the thinking_on curve, reported as a warning (the default decided)
     (found,) = _cfg006("2.78", plain)
     assert found.severity == "warning"
+
+
+# ------------------------------------------------------------------ same answer in every mode
+
+
+def _git(repo: object, *args: str) -> str:
+    import os
+    import subprocess
+
+    env = {
+        **os.environ,
+        "GIT_AUTHOR_NAME": "t",
+        "GIT_AUTHOR_EMAIL": "t@example.com",
+        "GIT_COMMITTER_NAME": "t",
+        "GIT_COMMITTER_EMAIL": "t@example.com",
+        "GIT_CONFIG_GLOBAL": os.devnull,
+        "GIT_CONFIG_NOSYSTEM": "1",
+    }
+    out = subprocess.run(
+        ["git", "-C", str(repo), *args], capture_output=True, text=True, env=env, check=True
+    )
+    return out.stdout.strip()
+
+
+def test_lone_file_repo_and_pr_modes_agree(
+    tmp_path: object, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import json
+    import shutil
+    from pathlib import Path
+
+    from bot.cli import main
+
+    if shutil.which("git") is None:  # pragma: no cover
+        pytest.skip("git is not installed")
+    root = Path(str(tmp_path)) / "repo"
+    root.mkdir()
+    _git(root, "init", "-q", "-b", "main")
+    (root / "README.md").write_text("x\n")
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "base")
+    base = _git(root, "rev-parse", "HEAD")
+    kimi = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+    files = {
+        **CURVES,
+        QWEN: qwen(acc="3.33"),  # RCP003
+        MM3_EVAL: mm3(),  # RCP005
+        kimi: (
+            "#!/usr/bin/env bash\nGPU_MEM=0.93\n"
+            'vllm serve "$MODEL" --gpu-memory-utilization "$GPU_MEM" '
+            '--speculative-config \'{"method": "dspark", "model": "Inferact/Kimi-K3-DSpark", '
+            '"num_speculative_tokens": 3}\' &\n'
+        ),
+    }
+    for rel, text in files.items():
+        (root / rel).parent.mkdir(parents=True, exist_ok=True)
+        (root / rel).write_text(text)
+    _git(root, "add", "-A")
+    _git(root, "commit", "-q", "-m", "recipes")
+
+    def findings(*argv: str) -> list[tuple[str, str, int, str, str]]:
+        main(["lint", "--format", "json", "--lang", "en", *argv])
+        data = json.loads(capsys.readouterr().out)
+        return sorted(
+            (f["rule"], f["path"], f["line"], f["severity"], f["message"]["en"])
+            for f in data["findings"]
+            if f["path"] in (QWEN, MM3_EVAL, kimi)
+        )
+
+    targets = [str(root / QWEN), str(root / MM3_EVAL), str(root / kimi)]
+    lone = findings(*targets)
+    whole = findings("--repo", str(root), "--head", "HEAD")
+    assert {r for r, *_ in lone} == {"RCP002", "RCP003", "RCP004", "RCP005"}
+    assert lone == whole
+    # PR mode: the same findings, except that the base decides RCP002 (a new recipe: error)
+    pr = findings("--repo", str(root), "--base", base, "--head", "HEAD")
+    assert [f for f in pr if f[0] != "RCP002"] == [f for f in lone if f[0] != "RCP002"]
+    assert [f[3] for f in pr if f[0] == "RCP002"] == ["error"]
