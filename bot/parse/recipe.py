@@ -45,7 +45,7 @@ WRAPPERS = {
 }
 # Inert to the interpreter (they change no shell state), but rules read their
 # words: `sed -i` / `git apply` / `pip install` / `cp` into an installed engine.
-REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln"})
+REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln", "curl", "wget"})
 BOOL_FLAG_RE = re.compile(
     r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
     r"enforce-eager|async-scheduling|use-chat-template|apply-chat-template|"

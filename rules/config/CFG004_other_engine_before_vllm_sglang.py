@@ -9,6 +9,7 @@ from bot.core.model import ERROR, INFO, Example, Finding, Rule, Severity, Span, 
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
+    archived_master_configs,
     base_master_configs,
     engine_family,
     entry_changes,
@@ -189,6 +190,8 @@ dsv4-fp4-vr200-trt:
 def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     heads = [m for m in head_master_configs(ctx) if m.path != master.path] + [master]
+    # entries archived in `configs/deprecated/` were submitted before, in order
+    heads += archived_master_configs(ctx)
     if base is None:
         # a merged tree has no order, only coverage: missing coverage may be an approved exception
         for entry in master.entries.values():

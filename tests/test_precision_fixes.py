@@ -1,0 +1,108 @@
+"""Precision fixes found by running the bot over real InferenceX PRs (issue 8, item 5)."""
+
+from __future__ import annotations
+
+from bot.core.changeset import build_changeset
+from bot.core.config import build_config
+from bot.core.engine import Context, lint
+from bot.core.registry import all_rules
+from bot.core.tree import MemoryTree
+
+MASTER = "configs/nvidia-master.yaml"
+TILERT = (
+    "glm5.1-fp8-b200-tilert:\n"
+    "  image: tilert/tilert:0.3\n"
+    "  model: zai-org/GLM-5.1-FP8\n"
+    "  model-prefix: glm5.1\n"
+    "  runner: b200\n"
+    "  precision: fp8\n"
+    "  framework: tilert\n"
+    "  multinode: true\n"
+    "  scenarios:\n"
+    "    fixed-seq-len:\n"
+    "    - isl: 8192\n"
+    "      osl: 1024\n"
+    "      search-space:\n"
+    "      - {tp: 8, conc-start: 4, conc-end: 64}\n"
+)
+ARCHIVED_SGLANG = (
+    "glm5-fp8-b200-sglang:\n"
+    "  image: lmsysorg/sglang:v0.5.9\n"
+    "  model: zai-org/GLM-5-FP8\n"
+    "  model-prefix: glm5\n"
+    "  runner: b200\n"
+    "  precision: fp8\n"
+    "  framework: sglang\n"
+    "  multinode: false\n"
+    "  scenarios:\n"
+    "    fixed-seq-len:\n"
+    "    - isl: 1024\n"
+    "      osl: 1024\n"
+    "      search-space:\n"
+    "      - {tp: 8, conc-start: 4, conc-end: 64}\n"
+)
+
+
+def _cfg004(head: dict[str, str], base: dict[str, str]) -> list[str]:
+    rules = [rm for rm in all_rules() if rm.rule.id == "CFG004"]
+    bt, ht = MemoryTree(base), MemoryTree(head)
+    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
+    ctx = Context(
+        tree=ht,
+        config=build_config(None),
+        base=bt,
+        changed=frozenset(changed),
+        mode="pr",
+        change=build_changeset(bt, ht, changed, pr=1),
+    )
+    return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
+
+
+def test_engine_first_ordering_counts_archived_entries_of_the_model_family() -> None:
+    archive = {"configs/deprecated/nvidia-glm5-glm5.1-master.yaml": ARCHIVED_SGLANG}
+    # glm5 (same family as glm5.1) ran SGLang on B200 before it was archived
+    assert _cfg004({MASTER: TILERT, **archive}, {MASTER: "", **archive}) == []
+    # without that history the TileRT entry comes first
+    assert _cfg004({MASTER: TILERT}, {MASTER: ""}) != []
+
+
+def _rcp008(head: dict[str, str], base: dict[str, str], pr: int = 42) -> list[str]:
+    rules = [rm for rm in all_rules() if rm.rule.id == "RCP008"]
+    bt, ht = MemoryTree(base), MemoryTree(head)
+    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
+    ctx = Context(
+        tree=ht,
+        config=build_config(None),
+        pr=pr,
+        base=bt,
+        changed=frozenset(changed),
+        mode="pr",
+        change=build_changeset(bt, ht, changed, pr=pr),
+    )
+    return [f.message.en for f in lint(ctx, paths=[RECIPE], rules=rules).findings]
+
+
+RECIPE = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"
+SITE = "/usr/local/lib/python3.12/site-packages/vllm/v1/attention/backends/mla/common.py"
+
+
+def test_curl_and_wget_into_site_packages_patch_the_engine() -> None:
+    for cmd in (
+        f"curl -sSL -o {SITE} https://example.com/common.py",
+        f"wget -q -O {SITE} https://x/y.py",
+    ):
+        text = f"#!/usr/bin/env bash\n{cmd}\nvllm serve m &\n"
+        found = _rcp008({RECIPE: text}, {})
+        assert len(found) == 1 and "installed engine" in found[0], found
+    text = "#!/usr/bin/env bash\ncurl -sSL -o /tmp/data.json https://x/y.json\nvllm serve m &\n"
+    assert _rcp008({RECIPE: text}, {}) == []
+
+
+def test_existing_waiver_naming_the_patch_script_covers_a_new_recipe() -> None:
+    helper = "benchmarks/single_node/agentic/apply_k3_patches.sh"
+    patch = f"#!/usr/bin/env bash\nsed -i 's/a/b/' {SITE}\n"
+    text = '#!/usr/bin/env bash\nbash "$(dirname "$0")/apply_k3_patches.sh"\nvllm serve m &\n'
+    waiver = {"docs/waiver/2501.md": "Waiver for `apply_k3_patches.sh` (upstream fix pending).\n"}
+    base = {helper: patch, **waiver}
+    assert _rcp008({RECIPE: text, **base}, base) == []
+    assert _rcp008({RECIPE: text, helper: patch}, {helper: patch}) != []
