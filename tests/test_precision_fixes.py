@@ -106,3 +106,42 @@ def test_existing_waiver_naming_the_patch_script_covers_a_new_recipe() -> None:
     base = {helper: patch, **waiver}
     assert _rcp008({RECIPE: text, **base}, base) == []
     assert _rcp008({RECIPE: text, helper: patch}, {helper: patch}) != []
+
+
+# ------------------------------------------------------------------ changelog bytes
+
+CHANGELOG = "perf-changelog.yaml"
+PULL = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
+
+
+def _entry(key: str, link: str) -> str:
+    return (
+        f'- config-keys:\n    - {key}\n  description:\n    - "Bump the image"\n  pr-link: {link}\n'
+    )
+
+
+def _changelog(head: str, base: str, pr: int) -> list[tuple[str, str]]:
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+    ctx = Context(
+        tree=MemoryTree({CHANGELOG: head}),
+        config=build_config(None),
+        pr=pr,
+        base=MemoryTree({CHANGELOG: base}),
+    )
+    return [(f.rule, f.severity) for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
+
+
+def test_rewritten_final_whitespace_only_line_is_a_history_change() -> None:
+    base = (
+        _entry("a-fp8-h100-vllm", f"{PULL}1")
+        + "\n"
+        + _entry("b-fp8-h100-vllm", f"{PULL}2")
+        + "  \n"
+    )
+    new = _entry("c-fp8-h100-vllm", f"{PULL}3")
+    # the PR turns the base's final "  " line into the empty separator line
+    rewritten = base[: -len("  \n")] + "\n" + new
+    assert ("CHL008", "warning") in _changelog(rewritten, base, 3)
+    # kept byte for byte, then one empty line and the new entry: history intact
+    kept = base + "\n" + new
+    assert not any(rule == "CHL008" for rule, _ in _changelog(kept, base, 3))

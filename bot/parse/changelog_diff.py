@@ -289,10 +289,12 @@ def history_hunks(diff: ChangelogDiff) -> list[HistoryHunk]:
     base_lines = diff.base.text.split("\n")
     head_lines = diff.head.text.split("\n")
     if diff.appended:
+        # the empty lines above the first appended entry are its separator; a
+        # whitespace-only line there is history (the byte contract keeps it)
         head_lines = head_lines[: diff.appended[0].start_line - 1]
-        while head_lines and not head_lines[-1].strip():
+        while head_lines and head_lines[-1] == "":
             head_lines.pop()
-        while base_lines and not base_lines[-1].strip():
+        while base_lines and base_lines[-1] == "":
             base_lines.pop()
     skip_head: set[int] = set()  # 0-based head lines explained by other findings
     skip_base: set[int] = set()
