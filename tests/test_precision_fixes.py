@@ -145,3 +145,34 @@ def test_rewritten_final_whitespace_only_line_is_a_history_change() -> None:
     # kept byte for byte, then one empty line and the new entry: history intact
     kept = base + "\n" + new
     assert not any(rule == "CHL008" for rule, _ in _changelog(kept, base, 3))
+
+
+# ------------------------------------------------------------------ CFG005
+
+
+def _cfg005(head: str, base: str) -> list[str]:
+    import datetime
+
+    rules = [rm for rm in all_rules() if rm.rule.id == "CFG005"]
+    bt, ht = MemoryTree({MASTER: base}), MemoryTree({MASTER: head})
+    ctx = Context(
+        tree=ht,
+        config=build_config(None),
+        base=bt,
+        changed=frozenset({MASTER}),
+        mode="pr",
+        change=build_changeset(bt, ht, {MASTER}, pr=1),
+        review_date=datetime.date(2026, 8, 22),
+    )
+    return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
+
+
+def test_moving_points_out_of_a_deprecated_entry_submits_nothing() -> None:
+    two = TILERT.replace(
+        "      - {tp: 8, conc-start: 4, conc-end: 64}\n",
+        "      - {tp: 8, conc-start: 4, conc-end: 64}\n      - {tp: 4, conc-start: 1, conc-end: 8}\n",
+    )
+    assert _cfg005(TILERT, two) == []  # a point removed from a retired model's entry
+    # a new point for the retired model is a submission
+    three = two + "      - {tp: 2, conc-start: 1, conc-end: 2}\n"
+    assert _cfg005(three, two) != []
