@@ -176,3 +176,33 @@ def test_moving_points_out_of_a_deprecated_entry_submits_nothing() -> None:
     # a new point for the retired model is a submission
     three = two + "      - {tp: 2, conc-start: 1, conc-end: 2}\n"
     assert _cfg005(three, two) != []
+
+
+# ------------------------------------------------------------------ CFG001
+
+
+def test_schema_findings_when_the_pr_changes_the_schema_code() -> None:
+    rules = [rm for rm in all_rules() if rm.rule.id == "CFG001"]
+    bad = TILERT.replace("  precision: fp8\n", "  precision: fp8\n  trace-source: agentx\n")
+    code = "utils/matrix_logic/validation.py"
+
+    def run(head_code: str) -> list[tuple[str, str]]:
+        base = {MASTER: "", code: "class Entry: ...\n"}
+        head = {MASTER: bad, code: head_code}
+        bt, ht = MemoryTree(base), MemoryTree(head)
+        changed = {p for p in head if head[p] != base.get(p)}
+        ctx = Context(
+            tree=ht,
+            config=build_config(None),
+            base=bt,
+            changed=frozenset(changed),
+            mode="pr",
+            change=build_changeset(bt, ht, changed, pr=1),
+        )
+        return [(f.severity, f.message.en) for f in lint(ctx, paths=[MASTER], rules=rules).findings]
+
+    same = run("class Entry: ...\n")
+    assert same and all(sev == "error" for sev, _ in same)
+    changed = run("class Entry:\n    trace_source: str\n")
+    assert len(changed) == len(same)
+    assert all(sev == "warning" and "changes the schema code" in msg for sev, msg in changed)
