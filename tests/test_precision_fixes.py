@@ -206,3 +206,21 @@ def test_schema_findings_when_the_pr_changes_the_schema_code() -> None:
     changed = run("class Entry:\n    trace_source: str\n")
     assert len(changed) == len(same)
     assert all(sev == "warning" and "changes the schema code" in msg for sev, msg in changed)
+
+
+def test_rcp002_absent_flag_runs_at_the_engine_default() -> None:
+    path = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+    text = (
+        "#!/usr/bin/env bash\n"
+        'vllm serve "$MODEL" --speculative-config \'{"method": "dspark", '
+        '"model": "Inferact/Kimi-K3-DSpark", "num_speculative_tokens": 3}\' &\n'
+    )
+    rules = [rm for rm in all_rules() if rm.rule.id == "RCP002"]
+
+    def run(cfg: str | None) -> list[int]:
+        config = build_config(cfg, source=".recipe-bot.yml")
+        ctx = Context(tree=MemoryTree({path: text}), config=config, base=MemoryTree({}), mode="pr")
+        return [f.line for f in lint(ctx, paths=[path], rules=rules).findings]
+
+    assert run(None) == []  # vLLM's default 0.90 is the limit
+    assert run("knowledge:\n  memory:\n    default_limit: {vllm: 0.85}\n") == [2]

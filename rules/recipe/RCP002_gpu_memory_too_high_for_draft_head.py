@@ -9,7 +9,13 @@ from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
-from bot.parse.recipe import Recipe, describe_path, parse_recipe
+from bot.parse.recipe import Recipe, Setting, describe_path, parse_recipe
+
+_FLAG = {
+    "vllm": "--gpu-memory-utilization",
+    "atom": "--gpu-memory-utilization",
+    "sglang": "--mem-fraction-static",
+}
 
 _SIBLING = (
     "#!/usr/bin/env bash\n"
@@ -220,8 +226,21 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         if s is None or not facts.uses_separate_draft(s):
             continue
         mem = facts.memory(launch)
-        value = facts._float(mem.value) if mem is not None else None
-        if mem is None or value is None or mem.span.line in seen:
+        if mem is None:
+            # the flag is absent: the engine's own default applies, at the launch
+            default = (ctx.knowledge.section("memory").get("engine_default") or {}).get(
+                launch.engine
+            )
+            if default is None or launch.role != "server":
+                continue
+            mem = Setting(
+                float(default),
+                launch.span,
+                f"{float(default):.2f}",
+                _FLAG.get(launch.engine, "memory fraction"),
+            )
+        value = facts._float(mem.value)
+        if value is None or mem.span.line in seen:
             continue
         established = _established(recipe, ctx)
         if recipe.multi_node and established:
