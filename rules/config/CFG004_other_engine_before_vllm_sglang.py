@@ -190,8 +190,6 @@ dsv4-fp4-vr200-trt:
 def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     heads = [m for m in head_master_configs(ctx) if m.path != master.path] + [master]
-    # entries archived in `configs/deprecated/` were submitted before, in order
-    heads += archived_master_configs(ctx)
     if base is None:
         # a merged tree has no order, only coverage: missing coverage may be an approved exception
         for entry in master.entries.values():
@@ -228,6 +226,12 @@ def _check(
     assigned = next((primary[m] for m in sorted(family) if primary.get(m)), None)
     wanted = [str(e) for e in assigned or engines]
     for cfg in pool:
+        for other in cfg.entries.values():
+            if _covers(other, family, sku, wanted, knowledge):
+                return
+    # entries archived in `configs/deprecated/` were submitted before, in order
+    # (read only when the active configs do not already cover the entry)
+    for cfg in archived_master_configs(ctx):
         for other in cfg.entries.values():
             if _covers(other, family, sku, wanted, knowledge):
                 return
