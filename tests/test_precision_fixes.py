@@ -224,3 +224,26 @@ def test_rcp002_absent_flag_runs_at_the_engine_default() -> None:
 
     assert run(None) == []  # vLLM's default 0.90 is the limit
     assert run("knowledge:\n  memory:\n    default_limit: {vllm: 0.85}\n") == [2]
+
+
+def test_bulk_link_migration_is_a_link_correction_not_a_history_edit() -> None:
+    old = "https://github.com/SemiAnalysisAI/InferenceMAX/pull/"
+
+    def entry(key: str, n: int, prefix: str, see: int) -> str:
+        return (
+            f"- config-keys:\n    - {key}\n  description:\n"
+            f'    - "Same recipe as {prefix}{see}"\n  pr-link: {prefix}{n}\n'
+        )
+
+    def log(prefix: str, see: tuple[int, int, int] = (5, 6, 7)) -> str:
+        keys = ("a-fp8-h100-vllm", "b-fp8-h100-vllm", "c-fp8-h100-vllm")
+        return "\n".join(
+            entry(k, i + 1, prefix, s) for i, (k, s) in enumerate(zip(keys, see, strict=True))
+        )
+
+    base = log(old)
+    renamed = _changelog(log(PULL), base, 9)
+    assert not any(rule in ("CHL004", "CHL008") for rule, _ in renamed), renamed
+    # a changed pull-request number inside a description is a history edit
+    edited = _changelog(log(old, see=(5, 6, 8)), base, 9)
+    assert ("CHL004", "error") in edited

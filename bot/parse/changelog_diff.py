@@ -20,6 +20,7 @@ expressions so that a hostile pattern cannot backtrack.
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -141,9 +142,61 @@ def diff_changelogs(base: Changelog | None, head: Changelog | None) -> Changelog
         head=head,
         appended=tuple(e for e in added if e.index > last),
         inserted=tuple(e for e in added if e.index < last),
-        edits=tuple(sorted(edits, key=lambda e: e.after.index)),
+        edits=tuple(sorted(_link_migration(edits), key=lambda e: e.after.index)),
         deletions=tuple(deletions),
     )
+
+
+_URL = re.compile(r"https?://[^\s\"'<>)\]]+")
+# a migration rewrites several entries the same way (a repository rename)
+MIN_MIGRATED_ENTRIES = 2
+
+
+def _url_rewrites(before: Entry, after: Entry) -> set[tuple[str, str]] | None:
+    """The URL rewrites that explain every difference between two entries, or None.
+
+    Each rewrite is the part of an old URL that changed and what replaced it
+    (common head and tail stripped): `InferenceMAX` -> `InferenceX`.
+    """
+    b_lines, a_lines = before.raw.split("\n"), after.raw.split("\n")
+    if len(b_lines) != len(a_lines):
+        return None
+    out: set[tuple[str, str]] = set()
+    for x, y in zip(b_lines, a_lines, strict=True):
+        if x == y:
+            continue
+        if _URL.sub("\x00", x) != _URL.sub("\x00", y):
+            return None
+        for u, v in zip(_URL.findall(x), _URL.findall(y), strict=True):
+            if u == v:
+                continue
+            head = 0
+            while head < min(len(u), len(v)) and u[head] == v[head]:
+                head += 1
+            tail = 0
+            while tail < min(len(u), len(v)) - head and u[-1 - tail] == v[-1 - tail]:
+                tail += 1
+            out.add((u[head : len(u) - tail], v[head : len(v) - tail]))
+    return out or None
+
+
+def _link_migration(edits: list[Edit]) -> list[Edit]:
+    """A bulk link migration (one URL rewrite applied across entries) is a link correction."""
+    changed = [(e, _url_rewrites(e.before, e.after)) for e in edits if e.kind == "changed"]
+    rewrites = [r for _, r in changed if r is not None]
+    if len(rewrites) < MIN_MIGRATED_ENTRIES:
+        return edits
+    common = set.intersection(*rewrites)
+    if len(common) != 1 or any(r != common for r in rewrites):
+        return edits
+    ((old, new),) = common
+    if old.isdigit() or new.isdigit():
+        return edits  # a different pull-request number is not a rename
+    migrated = {id(e) for e, r in changed if r is not None}
+    return [
+        Edit(e.before, e.after, "pr-link", e.line, "pr-link") if id(e) in migrated else e
+        for e in edits
+    ]
 
 
 def _opcodes(a: Sequence[str], b: Sequence[str]) -> Iterator[tuple[str, int, int, int, int]]:
