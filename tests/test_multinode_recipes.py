@@ -683,3 +683,20 @@ def test_lone_file_repo_and_pr_modes_agree(
     pr = findings("--repo", str(root), "--base", base, "--head", "HEAD")
     assert [f for f in pr if f[0] != "RCP002"] == [f for f in lone if f[0] != "RCP002"]
     assert [f[3] for f in pr if f[0] == "RCP002"] == ["error"]
+
+
+def test_cfg006_in_a_pr_judges_changed_entries_and_changed_recipes() -> None:
+    written = "recipes/" + MM3.removeprefix(ROOT + "/")
+    extra = (
+        '          - "SYNTHETIC_ACCEPTANCE=true"\n          - "SYNTHETIC_ACCEPTANCE_LENGTH=2.90"\n'
+    )
+    text = master((written, extra))
+    recipe = mm3(spec=SPEC_REAL)
+    other = "\nother-entry:\n  image: x\n"
+    base = {MASTER: text, MM3: recipe}
+    # the PR edits another entry: the merged point is not this PR's
+    assert lint_pr("CFG006", {MASTER: text + other, MM3: recipe}, base, MASTER) == []
+    # the PR changes the recipe the point runs (here: turns thinking on): judged
+    changed = recipe.replace('    PORT: "8000"\n', '    PORT: "8001"\n')
+    found = lint_pr("CFG006", {MASTER: text + other, MM3: changed}, base, MASTER)
+    assert [f.rule for f in found] == ["CFG006"]

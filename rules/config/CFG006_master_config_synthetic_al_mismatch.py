@@ -8,7 +8,12 @@ from typing import Any
 from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Span, T
 from bot.parse import facts
 from bot.parse.golden import candidates
-from bot.parse.master_config import MasterConfig
+from bot.parse.master_config import (
+    MasterConfig,
+    MasterEntry,
+    base_master_configs,
+    entry_changes,
+)
 from bot.parse.master_launch import entry_launches, recipe_path
 from bot.parse.recipe import parse_recipe
 
@@ -126,6 +131,9 @@ def _fmt(x: float) -> str:
 def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
     paths = set(ctx.all_paths())
     seen: set[int] = set()
+    base = base_master_configs(ctx)
+    # in a PR: the entries it changes, and the points whose recipe it changes
+    changed = None if base is None else {c.entry.key for c in entry_changes(master, base)}
     for entry in master.entries.values():
         for written, run in entry_launches(master, entry):
             if not run.injects_acceptance or "SYNTHETIC_ACCEPTANCE_LENGTH" not in run.settings:
@@ -135,6 +143,8 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
             path = recipe_path(written, paths.__contains__)
             if actual is None or path is None or line in seen:
                 continue
+            if changed is not None and entry.key not in changed and not _recipe_changed(path, ctx):
+                continue
             recipe = ctx.parsed("recipe", path, parse_recipe)
             if recipe is None or not recipe.multi_node:
                 continue
@@ -142,6 +152,10 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
             if finding is not None:
                 seen.add(line)
                 yield finding
+
+
+def _recipe_changed(path: str, ctx: Any) -> bool:
+    return bool(ctx.base is not None and ctx.text(path, ctx.base) != ctx.text(path))
 
 
 def _check_point(
