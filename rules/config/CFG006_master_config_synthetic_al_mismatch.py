@@ -10,7 +10,6 @@ from bot.parse import facts
 from bot.parse.golden import candidates
 from bot.parse.master_config import (
     MasterConfig,
-    MasterEntry,
     base_master_configs,
     entry_changes,
 )
