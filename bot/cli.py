@@ -215,6 +215,7 @@ class Job:
     base: Tree | None = None
     changed: frozenset[str] | None = None
     explicit: tuple[str, ...] = ()
+    base_tip: Tree | None = None
 
 
 def _config_from(tree: Tree | None, config_file: str | None, where: str) -> Config:
@@ -285,7 +286,19 @@ def _repo_job(args: argparse.Namespace, closers: list[GitTree]) -> Job:
         config_tree = base_tree
     config = _config_from(config_tree, args.config, f"at {args.base}")
     changed = frozenset(changed_paths(repo, args.base, args.head))
-    return Job(tree=tree, config=config, paths=sorted(changed), base=base_tree, changed=changed)
+    tip = None
+    if base_sha != fork:
+        tip = config_tree if config_tree is not base_tree else GitTree(repo, base_sha)
+        if tip is not config_tree:
+            closers.append(tip)
+    return Job(
+        tree=tree,
+        config=config,
+        paths=sorted(changed),
+        base=base_tree,
+        changed=changed,
+        base_tip=tip,
+    )
 
 
 def _merge(reports: list[Report]) -> Report:
@@ -356,6 +369,7 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 mode=mode,
                 change=change,
                 review_date=args.date or datetime.date.today(),
+                base_tip=job.base_tip,
             )
             reports.append(lint_parallel(ctx, paths=job.paths))
     finally:

@@ -247,3 +247,24 @@ def test_bulk_link_migration_is_a_link_correction_not_a_history_edit() -> None:
     # a changed pull-request number inside a description is a history edit
     edited = _changelog(log(old, see=(5, 6, 8)), base, 9)
     assert ("CHL004", "error") in edited
+
+
+def test_entries_a_stale_branch_carries_from_the_base_tip_are_not_the_prs() -> None:
+    a = _entry("a-fp8-h100-vllm", f"{PULL}10")
+    x = _entry("x-fp8-h100-vllm", f"{PULL}50")  # merged on main after the branch forked
+    p = _entry("p-fp8-h100-vllm", f"{PULL}60")  # this PR's own entry
+    merge_base, tip, head = a, a + "\n" + x, a + "\n" + x + "\n" + p
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+
+    def run(with_tip: bool) -> list[str]:
+        ctx = Context(
+            tree=MemoryTree({CHANGELOG: head}),
+            config=build_config(None),
+            pr=60,
+            base=MemoryTree({CHANGELOG: merge_base}),
+            base_tip=MemoryTree({CHANGELOG: tip}) if with_tip else None,
+        )
+        return [f.rule for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
+
+    assert "CHL002" in run(False)  # without the tip, #50's entry looks like this PR's
+    assert run(True) == []

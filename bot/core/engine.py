@@ -42,6 +42,9 @@ class Context:
     # the date rules judge dated knowledge against (deprecations); an input,
     # never read from a clock inside the core
     review_date: date | None = None
+    # the base branch's tip, when it is ahead of `base` (the merge-base): entries
+    # a stale branch carries from it are not the PR's own
+    base_tip: Tree | None = None
     _memo: dict[str, Any] = field(default_factory=dict)
 
     @property

@@ -484,9 +484,42 @@ def base_diff(changelog: Changelog, ctx: Any) -> ChangelogDiff | None:
     """
     if ctx.base is None:
         return None
-    base = ctx.parsed("changelog", changelog.path, parse_changelog, tree=ctx.base)
+    base = base_changelog(ctx, changelog.path)
     key = f"changelog-diff:{id(base)}:{id(changelog)}"
     result: ChangelogDiff | None = ctx.memo(key, lambda: diff_changelogs(base, changelog))
+    return result
+
+
+def base_changelog(ctx: Any, path: str) -> Changelog | None:
+    """The base's changelog as this PR is judged against it.
+
+    A stale branch carries entries that other PRs merged after it forked:
+    entries of the head that are not at the merge-base but are, byte for
+    byte, on the base branch's tip (`ctx.base_tip`) are not this PR's. They
+    are added to the merge-base's changelog, in the head's order, after its
+    last entry, as squash-merging onto the tip would find them.
+    """
+    base: Changelog | None = ctx.parsed("changelog", path, parse_changelog, tree=ctx.base)
+    tip_tree = getattr(ctx, "base_tip", None)
+    if base is None or tip_tree is None or not readable(base):
+        return base
+
+    def build() -> Changelog | None:
+        tip = ctx.parsed("changelog", path, parse_changelog, tree=tip_tree)
+        head = ctx.parsed("changelog", path, parse_changelog)
+        if tip is None or head is None or not readable(tip) or not readable(head):
+            return base
+        known = {e.raw for e in base.entries}
+        on_tip = {e.raw for e in tip.entries} - known
+        carried = [e.raw for e in head.entries if e.raw in on_tip]
+        if not carried:
+            return base
+        text = base.text if base.text.endswith("\n") else base.text + "\n"
+        for raw in carried:
+            text += "\n" + raw.rstrip("\n") + "\n"
+        return parse_changelog(path, text)
+
+    result: Changelog | None = ctx.memo(f"effective-base-changelog:{path}", build)
     return result
 
 
