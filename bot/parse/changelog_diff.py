@@ -505,13 +505,18 @@ def base_changelog(ctx: Any, path: str) -> Changelog | None:
         return base
 
     def build() -> Changelog | None:
-        tip = ctx.parsed("changelog", path, parse_changelog, tree=tip_tree)
+        tip = ctx.text(path, tip_tree)
         head = ctx.parsed("changelog", path, parse_changelog)
-        if tip is None or head is None or not readable(tip) or not readable(head):
+        if tip is None or head is None or not readable(head):
             return base
         known = {e.raw for e in base.entries}
-        on_tip = {e.raw for e in tip.entries} - known
-        carried = [e.raw for e in head.entries if e.raw in on_tip]
+        # an entry is on the tip when its text is there whole, from a line start
+        # (a text search: the tip's changelog is not parsed)
+        carried = [
+            e.raw
+            for e in head.entries
+            if e.raw not in known and ("\n" + e.raw.rstrip("\n") + "\n") in ("\n" + tip + "\n")
+        ]
         if not carried:
             return base
         text = base.text if base.text.endswith("\n") else base.text + "\n"
