@@ -20,6 +20,7 @@ from typing import Any
 from bot.core.engine import Context, Report, _dedupe, lint, route
 from bot.core.model import Finding
 from bot.core.registry import all_rules
+from bot.parse.recipe import describe_path
 
 # below this many routed files a fork costs more than it saves
 MIN_FILES = 60
@@ -46,12 +47,16 @@ def _share(ctx: Context, paths: list[str]) -> tuple[list[str], list[str]]:
     groups: dict[str, list[str]] = {}
     for p in recipes:
         folder, _, name = p.rpartition("/")
-        key = folder if p.endswith((".yaml", ".yml")) else "sh:" + name.split("_", 1)[0]
+        if p.endswith((".yaml", ".yml")):
+            key = folder
+        else:  # RCP002 reads spec-decode siblings of the same model and SKU
+            _, model, _, sku, _ = describe_path(p)
+            key = f"sh:{model or name}:{sku}"
         groups.setdefault(key, []).append(p)
     mine: list[str] = []
     theirs: list[str] = []
     load_mine = sum(len(ctx.tree.read(p) or b"") for p in rest) * _REST_COST
-    load_theirs = 0
+    load_theirs = 0.0
     weighted = [(sum(cost(p) for p in g), k, g) for k, g in groups.items()]
     for weight, _, group in sorted(weighted, key=lambda item: (-item[0], item[1])):
         if load_theirs <= load_mine:
