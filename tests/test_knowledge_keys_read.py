@@ -39,7 +39,13 @@ def _keys() -> list[str]:
             continue
         for key, inner in value.items():
             out.append(f"{top}.{key}")
-            if isinstance(inner, dict) and key not in ("kwargs", "env_on", "flags", "commands"):
+            if isinstance(inner, dict) and key not in (
+                "kwargs",
+                "env_on",
+                "flags",
+                "commands",
+                "client_chat_flags",
+            ):
                 out.extend(f"{top}.{key}.{k}" for k in inner)
     return out
 
