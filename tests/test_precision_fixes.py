@@ -268,3 +268,34 @@ def test_entries_a_stale_branch_carries_from_the_base_tip_are_not_the_prs() -> N
 
     assert "CHL002" in run(False)  # without the tip, #50's entry looks like this PR's
     assert run(True) == []
+
+
+# ------------------------------------------------------------------ feasible paths
+
+
+def test_numeric_and_string_tests_of_one_variable_stay_consistent() -> None:
+    from bot.parse import facts
+    from bot.parse.recipe import parse_recipe
+
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$TP" -eq 4 ]; then\n'
+        "  MEM=0.98\n"
+        "else\n"
+        "  MEM=0.95\n"
+        "fi\n"
+        'if [ "$TP" = "4" ]; then\n'
+        "  EAGER=--enforce-eager\n"
+        "else\n"
+        "  EAGER=--no-enforce-eager\n"
+        "fi\n"
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text)
+    seen = set()
+    for launch in recipe.launches:
+        mem = facts.memory(launch)
+        assert mem is not None
+        seen.add((mem.value, launch.flag("--enforce-eager") is not None))
+    # TP=4 takes 0.98 with --enforce-eager; any other TP 0.95 without: no mixed path
+    assert seen == {("0.98", True), ("0.95", False)}
