@@ -180,6 +180,26 @@ def changelog_bad_utf8() -> bytes:
     )
 
 
+MULTI_NODE_PATH = "benchmarks/multi_node/srt-slurm-recipes/vllm/minimax-m3/agentic/x-agentic.yaml"
+
+
+def multinode_alias_bomb(levels: int = 12, width: int = 10) -> bytes:
+    out = ["a0: &a0 [x, x, x, x, x, x, x, x, x, x]"]
+    for i in range(1, levels):
+        out.append(f"a{i}: &a{i} [" + ", ".join([f"*a{i - 1}"] * width) + "]")
+    out.append(f"backend:\n  type: vllm\n  vllm_config:\n    decode: {{x: *a{levels - 1}}}")
+    return ("\n".join(out) + "\n").encode()
+
+
+def multinode_deep_flow(depth: int = 100_000) -> bytes:
+    return ("backend: " + "[" * depth + "]" * depth + "\n").encode()
+
+
+def multinode_many_roles(n: int = 20_000) -> bytes:
+    roles = "".join(f"    role{i}: {{tensor-parallel-size: 8}}\n" for i in range(n))
+    return f"backend:\n  type: vllm\n  vllm_config:\n{roles}".encode()
+
+
 @dataclass(frozen=True)
 class Case:
     name: str
@@ -205,6 +225,9 @@ CASES = (
     Case("changelog_10000_entries", CHANGELOG_PATH, changelog_entries),
     Case("changelog_50mb", CHANGELOG_PATH, changelog_50mb),
     Case("changelog_invalid_utf8", CHANGELOG_PATH, changelog_bad_utf8),
+    Case("multinode_alias_bomb_10^12", MULTI_NODE_PATH, multinode_alias_bomb),
+    Case("multinode_flow_depth_100000", MULTI_NODE_PATH, multinode_deep_flow),
+    Case("multinode_20000_unknown_roles", MULTI_NODE_PATH, multinode_many_roles),
 )
 
 

@@ -84,11 +84,21 @@ ns = argparse.Namespace(repo=repo, base=None, head=None, config=None, pr=None)
 closers = []
 job = _repo_job(ns, closers)
 ctx = Context(tree=job.tree, config=job.config, pr=None, base=None, changed=None, mode="tree")
-report = lint(ctx, paths=job.paths)
+if mode == "instrumented":  # per-file timings need one process
+    report = lint(ctx, paths=job.paths)
+else:  # as `bot lint` runs: two cores
+    from bot.parallel import lint_parallel
+
+    report = lint_parallel(ctx, paths=job.paths)
 t_end = time.perf_counter()
 for tree in closers:
     tree.close()
+import resource
+
+peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
+peak_children = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
 out = {
+    "peak_rss_kib": max(peak, peak_children),
     "import_s": t_imported - t0,
     "lint_s": t_end - t_imported,
     "inprocess_s": t_end - t0,
@@ -172,6 +182,13 @@ def main(argv: list[str] | None = None) -> int:
     inst, inst_wall = run_child(repo, "instrumented")
 
     per_file = inst["per_file"]
+
+    def per_recipe(select: Any) -> dict[str, float] | None:
+        times = [v["parse_s"] + v["rules_s"] for p, v in per_file.items() if select(p)]
+        return {"n": len(times), **stats(times)} if times else None
+
+    single = per_recipe(lambda p: p.startswith("benchmarks/single_node/") and p.endswith(".sh"))
+    multi = per_recipe(lambda p: p.startswith("benchmarks/multi_node/") and p.endswith(".yaml"))
     slowest = sorted(
         per_file.items(), key=lambda kv: kv[1]["parse_s"] + kv[1]["rules_s"], reverse=True
     )[:10]
@@ -183,6 +200,9 @@ def main(argv: list[str] | None = None) -> int:
         "import_s": stats([r["import_s"] for r in runs]),
         "lint_s": stats([r["lint_s"] for r in runs]),
         "process_wall_s": stats(walls),
+        "peak_rss_mib": stats([r["peak_rss_kib"] / 1024 for r in runs]),
+        "per_single_node_recipe_s": single,
+        "per_multi_node_recipe_s": multi,
         "files": runs[0]["files"],
         "findings": runs[0]["findings"],
         "findings_by_rule": runs[0]["by_rule"],
@@ -217,6 +237,16 @@ def main(argv: list[str] | None = None) -> int:
     print(line("  imports", figures["import_s"]))
     print(line("  config + lint", figures["lint_s"]))
     print(line("process wall", figures["process_wall_s"]))
+    print(
+        f"peak memory (largest process) median {figures['peak_rss_mib']['median']:.0f} MiB, "
+        f"max {figures['peak_rss_mib']['max']:.0f} MiB"
+    )
+    for label, key in (
+        ("single-node recipe", "per_single_node_recipe_s"),
+        ("multi-node recipe", "per_multi_node_recipe_s"),
+    ):
+        if figures[key]:
+            print(line(f"per {label} (n={figures[key]['n']})", figures[key]))
     print(f"files linted: {figures['files']}   findings: {figures['findings']}")
     for rule, n in figures["findings_by_rule"].items():
         print(f"  {rule}: {n}")

@@ -27,6 +27,7 @@ from bot.core.model import Finding
 from bot.core.registry import RegistryError, RuleModule, all_rules, get_rule
 from bot.core.tree import MemoryTree, Tree
 from bot.docs import render_rule_markdown
+from bot.parallel import lint_parallel
 from bot.report import github, json_report, junit, rdjson, sarif, stats, text
 from bot.sources import (
     FsTree,
@@ -291,6 +292,7 @@ class Job:
     root: Path | None = None
     # the GitHub repository (`owner/name`) of the pull request, when known
     repository: str | None = None
+    base_tip: Tree | None = None
 
 
 def _config_from(tree: Tree | None, config_file: str | None, where: str) -> Config:
@@ -398,6 +400,11 @@ def _repo_job(args: argparse.Namespace, closers: list[GitTree]) -> Job:
         config_tree = base_tree
     config = _config_from(config_tree, args.config, f"at {args.base}")
     changed = frozenset(changed_paths(repo, args.base, args.head))
+    tip = None
+    if base_sha != fork:
+        tip = config_tree if config_tree is not base_tree else GitTree(repo, base_sha)
+        if tip is not config_tree:
+            closers.append(tip)
     return Job(
         tree=tree,
         config=config,
@@ -406,6 +413,7 @@ def _repo_job(args: argparse.Namespace, closers: list[GitTree]) -> Job:
         changed=changed,
         root=Path(os.path.realpath(repo)),
         repository=github_repository(repo),
+        base_tip=tip,
     )
 
 
@@ -421,7 +429,13 @@ def _merge(reports: list[Report]) -> Report:
     findings: list[Finding] = [f for r in reports for f in r.findings]
     findings.sort(key=Finding.sort_key)
     files = [p for r in reports for p in r.files]
-    return Report(findings=findings, files=files, suppressed=sum(r.suppressed for r in reports))
+    return Report(
+        findings=findings,
+        files=files,
+        suppressed=sum(r.suppressed for r in reports),
+        silenced=[s for r in reports for s in r.silenced],
+        suppressions=[s for r in reports for s in r.suppressions],
+    )
 
 
 def display_path(root: Path | None, rel: str, cwd: Path) -> str:
@@ -602,8 +616,9 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                 change=change,
                 review_date=args.date or datetime.date.today(),
                 repository=args.github_repo or job.repository,
+                base_tip=job.base_tip,
             )
-            reports.append((job, lint(ctx, paths=job.paths, rules=rules)))
+            reports.append((job, lint_parallel(ctx, paths=job.paths, rules=rules)))
             if advisor is not None and change is not None:
                 changes.append((ctx, reports[-1][1]))
         advice = _advise(advisor, changes, args) if advisor is not None else None

@@ -449,6 +449,10 @@ class GitTree:
             self._cat.close()
             self._cat = None
 
+    def after_fork(self) -> None:
+        """In a forked child: start its own `git cat-file` (the parent's pipe is not ours)."""
+        self._cat = None
+
     def paths(self) -> Iterable[str]:
         return sorted(self._blobs)
 

@@ -59,7 +59,19 @@ class Knowledge:
         if not prefix:
             return {}
         models: Mapping[str, Any] = self.data.get("models", {})
-        return dict(models.get(prefix, {}) or {})
+        return dict(models.get(self.prefix(prefix) or prefix, {}) or {})
+
+    def prefix(self, name: str | None) -> str | None:
+        """The model prefix knowledge uses for `name` (a prefix or one of its `aliases`)."""
+        if not name:
+            return name
+        models: Mapping[str, Any] = self.data.get("models", {}) or {}
+        if name in models:
+            return name
+        for key, entry in models.items():
+            if isinstance(entry, Mapping) and name in (entry.get("aliases") or ()):
+                return str(key)
+        return name
 
     def section(self, name: str) -> Any:
         return self.data.get(name, {})

@@ -49,6 +49,9 @@ class Context:
     review_date: date | None = None
     # the pull request's GitHub repository (`owner/name`), when known
     repository: str | None = None
+    # the base branch's tip, when it is ahead of `base` (the merge-base): entries
+    # a stale branch carries from it are not the PR's own
+    base_tip: Tree | None = None
     _memo: dict[str, Any] = field(default_factory=dict)
 
     @property

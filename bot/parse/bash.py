@@ -924,6 +924,16 @@ class Interpreter:
             yield from self._test_assumptions(left, False, st)
             yield from self._test_assumptions(right, False, st)
             return
+        if op in ("-eq", "-ne"):
+            # a numeric test of one variable against a literal: `[ "$TP" -eq 4 ]`
+            var = self._single_var(left)
+            rv = self.expand_one(right, st)
+            if not var or not rv.known or not re.fullmatch(r"-?\d+", rv.text.strip()):
+                return
+            positive = truth if op == "-eq" else not truth
+            value = str(int(rv.text.strip()))
+            yield Assumption(var, "eq" if positive else "ne", value, node.start_point.row + 1)
+            return
         if op not in ("=", "==", "!="):
             return
         var = self._single_var(left)

@@ -20,6 +20,7 @@ expressions so that a hostile pattern cannot backtrack.
 from __future__ import annotations
 
 import json
+import re
 from bisect import bisect_left
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
@@ -141,9 +142,61 @@ def diff_changelogs(base: Changelog | None, head: Changelog | None) -> Changelog
         head=head,
         appended=tuple(e for e in added if e.index > last),
         inserted=tuple(e for e in added if e.index < last),
-        edits=tuple(sorted(edits, key=lambda e: e.after.index)),
+        edits=tuple(sorted(_link_migration(edits), key=lambda e: e.after.index)),
         deletions=tuple(deletions),
     )
+
+
+_URL = re.compile(r"https?://[^\s\"'<>)\]]+")
+# a migration rewrites several entries the same way (a repository rename)
+MIN_MIGRATED_ENTRIES = 2
+
+
+def _url_rewrites(before: Entry, after: Entry) -> set[tuple[str, str]] | None:
+    """The URL rewrites that explain every difference between two entries, or None.
+
+    Each rewrite is the part of an old URL that changed and what replaced it
+    (common head and tail stripped): `InferenceMAX` -> `InferenceX`.
+    """
+    b_lines, a_lines = before.raw.split("\n"), after.raw.split("\n")
+    if len(b_lines) != len(a_lines):
+        return None
+    out: set[tuple[str, str]] = set()
+    for x, y in zip(b_lines, a_lines, strict=True):
+        if x == y:
+            continue
+        if _URL.sub("\x00", x) != _URL.sub("\x00", y):
+            return None
+        for u, v in zip(_URL.findall(x), _URL.findall(y), strict=True):
+            if u == v:
+                continue
+            head = 0
+            while head < min(len(u), len(v)) and u[head] == v[head]:
+                head += 1
+            tail = 0
+            while tail < min(len(u), len(v)) - head and u[-1 - tail] == v[-1 - tail]:
+                tail += 1
+            out.add((u[head : len(u) - tail], v[head : len(v) - tail]))
+    return out or None
+
+
+def _link_migration(edits: list[Edit]) -> list[Edit]:
+    """A bulk link migration (one URL rewrite applied across entries) is a link correction."""
+    changed = [(e, _url_rewrites(e.before, e.after)) for e in edits if e.kind == "changed"]
+    rewrites = [r for _, r in changed if r is not None]
+    if len(rewrites) < MIN_MIGRATED_ENTRIES:
+        return edits
+    common = set.intersection(*rewrites)
+    if len(common) != 1 or any(r != common for r in rewrites):
+        return edits
+    ((old, new),) = common
+    if old.isdigit() or new.isdigit():
+        return edits  # a different pull-request number is not a rename
+    migrated = {id(e) for e, r in changed if r is not None}
+    return [
+        Edit(e.before, e.after, "pr-link", e.line, "pr-link") if id(e) in migrated else e
+        for e in edits
+    ]
 
 
 def _opcodes(a: Sequence[str], b: Sequence[str]) -> Iterator[tuple[str, int, int, int, int]]:
@@ -289,10 +342,12 @@ def history_hunks(diff: ChangelogDiff) -> list[HistoryHunk]:
     base_lines = diff.base.text.split("\n")
     head_lines = diff.head.text.split("\n")
     if diff.appended:
+        # the empty lines above the first appended entry are its separator; a
+        # whitespace-only line there is history (the byte contract keeps it)
         head_lines = head_lines[: diff.appended[0].start_line - 1]
-        while head_lines and not head_lines[-1].strip():
+        while head_lines and head_lines[-1] == "":
             head_lines.pop()
-        while base_lines and not base_lines[-1].strip():
+        while base_lines and base_lines[-1] == "":
             base_lines.pop()
     skip_head: set[int] = set()  # 0-based head lines explained by other findings
     skip_base: set[int] = set()
@@ -429,9 +484,47 @@ def base_diff(changelog: Changelog, ctx: Any) -> ChangelogDiff | None:
     """
     if ctx.base is None:
         return None
-    base = ctx.parsed("changelog", changelog.path, parse_changelog, tree=ctx.base)
+    base = base_changelog(ctx, changelog.path)
     key = f"changelog-diff:{id(base)}:{id(changelog)}"
     result: ChangelogDiff | None = ctx.memo(key, lambda: diff_changelogs(base, changelog))
+    return result
+
+
+def base_changelog(ctx: Any, path: str) -> Changelog | None:
+    """The base's changelog as this PR is judged against it.
+
+    A stale branch carries entries that other PRs merged after it forked:
+    entries of the head that are not at the merge-base but are, byte for
+    byte, on the base branch's tip (`ctx.base_tip`) are not this PR's. They
+    are added to the merge-base's changelog, in the head's order, after its
+    last entry, as squash-merging onto the tip would find them.
+    """
+    base: Changelog | None = ctx.parsed("changelog", path, parse_changelog, tree=ctx.base)
+    tip_tree = getattr(ctx, "base_tip", None)
+    if base is None or tip_tree is None or not readable(base):
+        return base
+
+    def build() -> Changelog | None:
+        tip = ctx.text(path, tip_tree)
+        head = ctx.parsed("changelog", path, parse_changelog)
+        if tip is None or head is None or not readable(head):
+            return base
+        known = {e.raw for e in base.entries}
+        # an entry is on the tip when its text is there whole, from a line start
+        # (a text search: the tip's changelog is not parsed)
+        carried = [
+            e.raw
+            for e in head.entries
+            if e.raw not in known and ("\n" + e.raw.rstrip("\n") + "\n") in ("\n" + tip + "\n")
+        ]
+        if not carried:
+            return base
+        text = base.text if base.text.endswith("\n") else base.text + "\n"
+        for raw in carried:
+            text += "\n" + raw.rstrip("\n") + "\n"
+        return parse_changelog(path, text)
+
+    result: Changelog | None = ctx.memo(f"effective-base-changelog:{path}", build)
     return result
 
 

@@ -160,7 +160,9 @@ def spec(launch: Launch, knowledge: Any) -> Spec | None:
         draft = launch.yaml_setting(
             "speculative_config", "speculative_model"
         ) or launch.yaml_setting("speculative_config", "speculative_model_dir")
-        k = launch.yaml_setting("speculative_config", "max_draft_len")
+        k = launch.yaml_setting("speculative_config", "max_draft_len") or launch.yaml_setting(
+            "speculative_config", "num_nextn_predict_layers"
+        )
         env = launch.env_setting("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS")
         sim = Simulation("trtllm", env) if env is not None else None
         raw = dtype.value if dtype and isinstance(dtype.value, str) else None
@@ -209,14 +211,27 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
                 if mode:
                     span = flag.value.span_at(child.start) or flag.value_span
                     return Thinking(mode, True, f"{name} {key}={text}", span)
+    flag_map: Mapping[str, Mapping[str, str]] = table.get("flags", {}) or {}
+    for name, modes in flag_map.items():
+        fs = _flag_setting(launch, name)
+        if fs is not None and isinstance(fs.value, str):
+            mode = modes.get(fs.value.lower())
+            if mode:
+                return Thinking(mode, True, f"{name} {fs.value}", fs.span)
     for var, on_values in (table.get("env_on", {}) or {}).items():
         env = launch.env_setting(var)
+        if env is None and var in launch.client_env and launch.client_env[var].known:
+            c = launch.client_env[var]
+            env = Setting(c.text, c.span or launch.span, c.text, f"env {var}")
         if env is not None and env.value is not None:
             val = str(env.value).lower()
             return Thinking(
                 "on" if val in on_values else "off", True, f"env {var}={env.value}", env.span
             )
     extra = launch.env_setting("AIPERF_EXTRA_INPUTS")
+    client = launch.client_env.get("AIPERF_EXTRA_INPUTS")
+    if extra is None and client is not None and client.known:
+        extra = Setting(client.text, client.span or launch.span, client.text, "client env")
     if extra is not None and isinstance(extra.value, str):
         m = re.search(r"\b(thinking|enable_thinking)\s*:\s*(true|false)", extra.value, re.I)
         if m:

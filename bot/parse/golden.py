@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.parse import facts
 from bot.parse.yamlsafe import YamlError, load_safe
 
 
@@ -121,3 +122,37 @@ def load_golden_set(ctx: Any) -> GoldenSet:
         elif got:
             curves.extend(got)
     return GoldenSet(curves, problems)
+
+
+def candidates(recipe: Any, spec: Any, ctx: Any) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
+    """(curves that apply to this launch, same-model curves that do not)."""
+    knowledge = ctx.knowledge
+    prefix = knowledge.prefix(recipe.model)
+    entries = [e for e in knowledge.section("golden") or [] if e.get("model") == prefix]
+    if not entries:
+        return [], []
+    draft = facts.draft_identity(spec, recipe, knowledge)
+    chosen = entries
+    if draft is not None and any(draft in (e.get("drafts") or []) for e in entries):
+        chosen = [e for e in entries if draft in (e.get("drafts") or [])]
+    elif spec.method is not None and any(e.get("method") == spec.method for e in entries):
+        chosen = [e for e in entries if e.get("method") == spec.method]
+    golden = ctx.golden()
+    names = {e["file"] for e in chosen}
+    curves = [c for c in golden.curves if c.name in names]
+    other = [c for c in golden.curves if c.name in {e["file"] for e in entries} - names]
+
+    # spec-config attributes named in a curve header must match the launch
+    def attrs_match(c: GoldenCurve) -> bool:
+        return all(
+            spec.attrs.get(k) == v
+            for k, v in c.spec_attrs.items()
+            if k != "rejection_sample_method"
+        )
+
+    if spec.attrs:
+        # the launch spells its sampling attributes (vLLM): curves must agree
+        matching = [c for c in curves if c.spec_attrs and attrs_match(c)]
+        curves = matching or [c for c in curves if not c.spec_attrs] or curves
+    # engines that cannot spell them keep every curve of the model and draft
+    return curves, other

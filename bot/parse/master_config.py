@@ -505,6 +505,18 @@ def base_master_configs(ctx: Any) -> list[MasterConfig] | None:
     return out
 
 
+def archived_master_configs(ctx: Any, tree: Any = None) -> list[MasterConfig]:
+    """Master configs archived out of the active set (`knowledge.archived_master_configs`)."""
+    patterns = ctx.knowledge.section("archived_master_configs") or []
+    out = []
+    for path in ctx.all_paths(tree):
+        if any(glob_match(path, pat) for pat in patterns):
+            cfg = ctx.parsed("master_config", path, parse_master_config, tree=tree)
+            if cfg is not None:
+                out.append(cfg)
+    return out
+
+
 def head_master_configs(ctx: Any) -> list[MasterConfig]:
     """Every master config of the head (or linted) tree, parsed once per blob."""
     out = []

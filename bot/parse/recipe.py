@@ -45,7 +45,7 @@ WRAPPERS = {
 }
 # Inert to the interpreter (they change no shell state), but rules read their
 # words: `sed -i` / `git apply` / `pip install` / `cp` into an installed engine.
-REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln"})
+REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln", "curl", "wget"})
 BOOL_FLAG_RE = re.compile(
     r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
     r"enforce-eager|async-scheduling|use-chat-template|apply-chat-template|"
@@ -87,6 +87,15 @@ class Launch:
     span: Span
     assumptions: tuple[Any, ...]
     eval_only: bool | None  # True: EVAL_ONLY arm; False: throughput arm; None: both
+    # multi-node recipes: "prefill" | "decode" | "aggregated"; bash recipes: "server"
+    role: str = "server"
+    # the benchmark client's environment (multi-node `benchmark.env`)
+    client_env: dict[str, Str] = field(default_factory=dict)
+
+    @property
+    def decodes(self) -> bool:
+        """Whether this launch decodes tokens (a disaggregated prefill worker does not)."""
+        return self.role != "prefill"
 
     def flag(self, *names: str) -> Flag | None:
         for name in names:
@@ -187,6 +196,9 @@ class Recipe:
     commands: list[Run] = field(default_factory=list)
     comments: dict[int, str] = field(default_factory=dict)
     problems: list[Problem] = field(default_factory=list)
+    # multi-node (srt-slurm YAML) recipes: the serving frontend ("dynamo", "vllm", ...)
+    multi_node: bool = False
+    frontend: str | None = None
 
     @property
     def agentic(self) -> bool:
@@ -310,6 +322,10 @@ def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | N
 
 
 def parse_recipe(path: str, text: str) -> Recipe:
+    if path.endswith((".yaml", ".yml")):
+        from bot.parse.srt_recipe import parse_srt_recipe
+
+        return parse_srt_recipe(path, text)
     kind, model, precision, sku, mtp = describe_path(path)
     recipe = Recipe(
         path=path, text=text, kind=kind, model=model, precision=precision, sku=sku, mtp=mtp

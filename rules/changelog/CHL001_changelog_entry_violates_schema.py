@@ -10,7 +10,8 @@ import jsonschema
 
 from bot.core.config import load_schema
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
-from bot.parse.changelog import Changelog, Entry, new_entries, parse_changelog, yaml_type_name
+from bot.parse.changelog import Changelog, Entry, new_entries, yaml_type_name
+from bot.parse.changelog_diff import base_changelog
 
 SCHEMA_NAME = "changelog-entry.schema.json"
 # CHL002 owns `pr-link`: a missing or empty link is reported once, there.
@@ -242,7 +243,7 @@ def _validator() -> jsonschema.protocols.Validator:
 def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
     base = None
     if ctx.base is not None:
-        base = ctx.parsed("changelog", changelog.path, parse_changelog, tree=ctx.base)
+        base = base_changelog(ctx, changelog.path)
     validator = _validator()
     for entry in new_entries(changelog, base):
         for error in validator.iter_errors(entry.data):

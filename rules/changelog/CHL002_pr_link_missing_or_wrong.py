@@ -7,7 +7,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
-from bot.parse.changelog import Change, Changelog, entry_changes, parse_changelog
+from bot.parse.changelog import Change, Changelog, entry_changes
+from bot.parse.changelog_diff import base_changelog
 
 DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
 KEY = "pr-link"
@@ -208,7 +209,7 @@ def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
     prefix = ctx.pr_link_prefix(DEFAULT_PREFIX)
     base = None
     if ctx.base is not None:
-        base = ctx.parsed("changelog", changelog.path, parse_changelog, tree=ctx.base)
+        base = base_changelog(ctx, changelog.path)
     pr: int | None = ctx.pr
     # Without a base or a pull request, every entry is merged history.
     merged = ctx.base is None and pr is None

@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterator, Sequence
+from dataclasses import replace
 from functools import cache
 from typing import Any, TypeGuard
 
 import jsonschema
 
 from bot.core.config import load_schema
-from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
@@ -340,6 +341,34 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
 
 
 def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+    changed = _schema_code_changed(ctx)
+    for finding in _check(master, ctx):
+        if not changed:
+            yield finding
+            continue
+        # judged by the base's schema while the PR changes the repository's own:
+        # say so and leave it to a human
+        names = ", ".join(f"`{p}`" for p in changed)
+        yield replace(
+            finding,
+            severity=WARNING,
+            message=T(
+                en=f"{finding.message.en}; this PR changes the schema code ({names}), so a "
+                "human must check the entry against the new schema",
+                zh=f"{finding.message.zh}；本 PR 修改了 schema 代码（{names}），需人工按新 schema 核对该条目",
+            ),
+        )
+
+
+def _schema_code_changed(ctx: Any) -> list[str]:
+    """The repository's own master-config schema code this PR changes."""
+    if ctx.base is None:
+        return []
+    paths = ctx.knowledge.section("master_config_schema_code") or []
+    return [p for p in paths if ctx.text(p, ctx.base) != ctx.text(p)]
+
+
+def _check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     if base is None:
         entries = list(master.entries.values())

@@ -9,6 +9,7 @@ from bot.core.model import ERROR, INFO, Condition, Example, Finding, Rule, Span,
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
+    archived_master_configs,
     base_master_configs,
     engine_family,
     entry_changes,
@@ -235,6 +236,12 @@ def _check(
     assigned = next((primary[m] for m in sorted(family) if primary.get(m)), None)
     wanted = [str(e) for e in assigned or engines]
     for cfg in pool:
+        for other in cfg.entries.values():
+            if _covers(other, family, sku, wanted, knowledge):
+                return
+    # entries archived in `configs/deprecated/` were submitted before, in order
+    # (read only when the active configs do not already cover the entry)
+    for cfg in archived_master_configs(ctx):
         for other in cfg.entries.values():
             if _covers(other, family, sku, wanted, knowledge):
                 return

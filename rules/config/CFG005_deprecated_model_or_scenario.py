@@ -295,8 +295,27 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
     for change in entry_changes(master, base):
         if change.renamed_from is not None:
             continue  # the same entry under a new key submits nothing new
+        if change.before is not None and _adds_nothing(change.entry.data, change.before.data):
+            continue  # points moved out or removed: nothing is submitted
         enabled = [d for d in items if d.scope != "new" or change.is_new]
-        yield from _entry_findings(master, change.entry, change.before, enabled, tree=False)
+        model = change.entry.get("model-prefix")
+        pool = [e for cfg in base for e in cfg.entries.values() if e.get("model-prefix") == model]
+        yield from _entry_findings(
+            master, change.entry, change.before, enabled, tree=False, pool=pool
+        )
+
+
+def _adds_nothing(new: Any, old: Any) -> bool:
+    """Whether `new` only keeps or drops what `old` has (keys, list items, values)."""
+    if isinstance(new, dict):
+        return isinstance(old, dict) and all(
+            k in old and _adds_nothing(v, old[k]) for k, v in new.items()
+        )
+    if isinstance(new, list):
+        return isinstance(old, list) and all(
+            any(_adds_nothing(item, o) for o in old) for item in new
+        )
+    return bool(new == old)
 
 
 def _entry_findings(
@@ -306,6 +325,7 @@ def _entry_findings(
     items: list[Deprecation],
     *,
     tree: bool,
+    pool: list[MasterEntry] | None = None,
 ) -> Iterator[Finding]:
     if not isinstance(entry.data, dict):
         return
@@ -321,6 +341,12 @@ def _entry_findings(
         if before is not None and isinstance(before.data, dict):
             old = [p.value for p in _parts(before.data, item)]
             parts = [p for p in parts if p.value not in old]
+        if parts and pool and not item.whole_entry:
+            # a point moved from another entry of the same model is not a new submission
+            moved = [
+                p.value for e in pool if isinstance(e.data, dict) for p in _parts(e.data, item)
+            ]
+            parts = [p for p in parts if p.value not in moved]
         hit = False
         for part in parts:
             hit = True

@@ -47,6 +47,36 @@ RULE = Rule(
             "values after it may be missed",
             zh="脚本第 {line} 行有解析器无法定位的 bash 语法错误，之后的取值可能缺失",
         ),
+        "unknown_role": T(
+            en="Unknown role `{role}` in `{section}` (expected prefill, decode or aggregated); "
+            "its settings were not analysed",
+            zh="`{section}` 中的角色 `{role}` 未知（应为 prefill、decode 或 aggregated）；"
+            "其设置未作分析",
+        ),
+        "no_section": T(
+            en="There is no `{section}` section, so the engine launches are unknown",
+            zh="缺少 `{section}` 部分，因此无法得知引擎的启动方式",
+        ),
+        "unknown_backend": T(
+            en="Unknown backend type `{backend}`; no launch was analysed",
+            zh="后端类型 `{backend}` 未知；未分析任何启动",
+        ),
+        "not_mapping": T(
+            en="`{key}` is a {type}, not a mapping; its settings were not read",
+            zh="`{key}` 是 {type}，不是映射；其设置未被读取",
+        ),
+        "not_string": T(
+            en="`{key}` is a {type}, not a string; the variable was not read",
+            zh="`{key}` 是 {type}，不是字符串；该变量未被读取",
+        ),
+        "no_roles": T(
+            en="`{section}` names no prefill, decode or aggregated role; nothing to analyse",
+            zh="`{section}` 没有 prefill、decode 或 aggregated 角色；没有可分析的内容",
+        ),
+        "empty": T(
+            en="The recipe is empty; no launch was analysed",
+            zh="配方为空；未分析任何启动",
+        ),
         "binary": T(
             en="Not a text file: the file holds binary content and is not analysed",
             zh="不是文本文件：文件包含二进制内容，未作分析",
@@ -148,6 +178,17 @@ _VARIANTS: tuple[tuple[str | None, re.Pattern[str]], ...] = (
         re.compile(r"^bash syntax error on line (?P<line>\d+): unexpected `(?P<near>[^`]*)`;"),
     ),
     ("syntax", re.compile(r"^bash syntax error on line (?P<line>\d+):")),
+    # multi-node recipes (bot/parse/srt_recipe.py)
+    ("unknown_role", re.compile(r"^unknown role `(?P<role>[^`]+)` in `(?P<section>[^`]+)`")),
+    ("no_section", re.compile(r"^no `(?P<section>[^`]+)` section")),
+    ("unknown_backend", re.compile(r"^unknown backend type `(?P<backend>[^`]*)`")),
+    (
+        "not_mapping",
+        re.compile(r"^`(?P<key>[^`]+)` is an? (?P<type>[\w ]+?), not a mapping(?!$| of roles)"),
+    ),
+    ("not_string", re.compile(r"^`(?P<key>[^`]+)` is an? (?P<type>[\w ]+?), not a string")),
+    ("no_roles", re.compile(r"^`(?P<section>[^`]+)` names no prefill, decode or aggregated")),
+    ("empty", re.compile(r"^recipe is empty")),
     (
         "too_large",
         re.compile(r"^script is (?P<size>[\d,]+) bytes, over the (?P<limit>[\d,]+)-byte"),

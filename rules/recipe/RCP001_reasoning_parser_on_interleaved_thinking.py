@@ -72,7 +72,10 @@ RULE = Rule(
             "run SWE-bench only when selected, so the finding is a warning that names this "
             "condition; a repository whose agentic evals are multi-turn by default sets "
             "`knowledge.agentic_eval.multi_turn_by_default: true` and gets an error. Which models "
-            "interleave thinking is data (`knowledge.models.<prefix>.interleaved_thinking`)."
+            "interleave thinking is data (`knowledge.models.<prefix>.interleaved_thinking`). "
+            "Multi-node recipes served through the Dynamo frontend set reasoning parsers on "
+            "purpose (`dyn-reasoning-parser`, InferenceX #2663): the rule stays silent behind a "
+            "frontend whose `knowledge.frontends.<type>.reasoning_parser_intended` is true."
         ),
         zh=(
             "MiniMax-M3 等交错思考模型输出的思考块必须在每一轮通过 `message.content` 回传。推理解析器会把它"
@@ -82,7 +85,9 @@ RULE = Rule(
             "评估。自 InferenceX #2464 起，智能体 eval-only 任务默认使用单轮 GSM8K，只有选中时才运行 "
             "SWE-bench，因此该问题报告为警告并注明条件；若仓库的智能体评估默认是多轮的，可设置 "
             "`knowledge.agentic_eval.multi_turn_by_default: true`，此时报告为错误。哪些模型使用交错思考"
-            "由数据 `knowledge.models.<prefix>.interleaved_thinking` 决定。"
+            "由数据 `knowledge.models.<prefix>.interleaved_thinking` 决定。经 Dynamo 前端服务的多节点配方有意"
+            "设置推理解析器（`dyn-reasoning-parser`，InferenceX #2663）：若前端的 "
+            "`knowledge.frontends.<type>.reasoning_parser_intended` 为 true，本规则不报告。"
         ),
     ),
     bad=(
@@ -144,6 +149,10 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         return
     model = ctx.knowledge.model(recipe.model)
     if not model.get("interleaved_thinking"):
+        return
+    frontends = ctx.knowledge.section("frontends") or {}
+    if recipe.frontend and (frontends.get(recipe.frontend) or {}).get("reasoning_parser_intended"):
+        # the frontend parses reasoning itself, on purpose (InferenceX #2663)
         return
     evals = ctx.knowledge.section("agentic_eval") or {}
     multi_turn = bool(evals.get("multi_turn_by_default"))

@@ -3,12 +3,19 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
-from bot.parse.recipe import Recipe, describe_path, parse_recipe
+from bot.parse.recipe import Recipe, Setting, describe_path, parse_recipe
+
+_FLAG = {
+    "vllm": "--gpu-memory-utilization",
+    "atom": "--gpu-memory-utilization",
+    "sglang": "--mem-fraction-static",
+}
 
 _SIBLING = (
     "#!/usr/bin/env bash\n"
@@ -20,6 +27,18 @@ RULE = Rule(
     id="RCP002",
     slug="gpu-memory-too-high-for-draft-head",
     severity=ERROR,
+    conditions={
+        "no-base": Condition(
+            WARNING,
+            T(
+                en="there is no PR base to tell whether the recipe already ran at this value "
+                "(a lone file or a whole tree), and the limit is the engine default or the "
+                "recipe is multi-node",
+                zh="没有 PR 基线可判断该配方是否已按此值运行过（单个文件或整个目录树），"
+                "且上限取引擎默认值或该配方为多节点配方",
+            ),
+        ),
+    },
     target="recipe",
     title=T(
         en="Memory fraction too high for a draft head",
@@ -37,6 +56,20 @@ RULE = Rule(
             "separate draft model the `{engine}` limit is {limit}",
             zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；使用独立草稿模型时 "
             "`{engine}` 的上限为 {limit}",
+        ),
+        "no_base": T(
+            en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; the proven "
+            "spec-decode sibling `{sibling}` runs {limit}; without a PR base, whether this "
+            "recipe already ran at this value is unknown",
+            zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；已验证的投机解码配方 "
+            "`{sibling}` 使用 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过",
+        ),
+        "default_limit_no_base": T(
+            en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; with a "
+            "separate draft model the `{engine}` limit is {limit}; without a PR base, whether "
+            "this recipe already ran at this value is unknown",
+            zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；使用独立草稿模型时 "
+            "`{engine}` 的上限为 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过",
         ),
     },
     fix=T(en="Set `{flag} {limit}`", zh="将其设为 `{flag} {limit}`"),
@@ -119,7 +152,67 @@ RULE = Rule(
 )
 
 
+_PARALLEL = (
+    "tensor-parallel-size",
+    "data-parallel-size",
+    "pipeline-parallel-size",
+    "tensor_parallel_size",
+    "pipeline_parallel_size",
+    "moe_expert_parallel_size",
+)
+
+
+def _layout(recipe: Recipe) -> frozenset[tuple[str, str, str]]:
+    """Each role's parallel layout: a sibling proves a fraction only for the same deployment."""
+    out = set()
+    for launch in recipe.launches:
+        for name in _PARALLEL:
+            f = launch.flag("--" + name)
+            if f is not None:
+                out.add((launch.role, name, f.value.text if f.value else "true"))
+            if isinstance(launch.engine_yaml, dict) and name in launch.engine_yaml:
+                out.add((launch.role, name, str(launch.engine_yaml[name])))
+    return frozenset(out)
+
+
+def _multi_node_limit(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
+    """The highest fraction a spec-decode recipe of the same directory, SKU and parallel
+    layout runs; a single-node sibling says nothing about a disaggregated worker, and
+    neither does the single-node default."""
+    source = ctx.base if ctx.base is not None else ctx.tree
+    folder = recipe.path.rsplit("/", 1)[0] + "/"
+
+    def proven() -> list[tuple[str, str | None, frozenset[Any], str, float]]:
+        out = []
+        for path in ctx.recipes(source):
+            if not path.startswith(folder) or "/" in path[len(folder) :]:
+                continue
+            sibling = ctx.parsed("recipe", path, parse_recipe, tree=source)
+            if sibling is None:
+                continue
+            layout = _layout(sibling)
+            for launch in sibling.launches:
+                mem = facts.memory(launch)
+                value = facts._float(mem.value) if mem is not None else None
+                s = facts.spec(launch, ctx.knowledge)
+                if value is not None and s is not None and s.draft is not None:
+                    out.append((path, sibling.sku, layout, launch.engine, value))
+        return out
+
+    rows = ctx.memo(f"rcp002-multinode:{id(source)}:{folder}", proven)
+    layout = _layout(recipe)
+    best: tuple[float, str] | None = None
+    for path, sku, lay, eng, value in rows:
+        if path == recipe.path or sku != recipe.sku or lay != layout or eng != engine:
+            continue
+        if best is None or value > best[0]:
+            best = (value, path)
+    return best
+
+
 def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
+    if recipe.multi_node:
+        return _multi_node_limit(recipe, engine, ctx)
     source = ctx.base if ctx.base is not None else ctx.tree
     best: tuple[tuple[int, int, str], float, str] | None = None
     for path in ctx.recipes(source):
@@ -152,11 +245,14 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[flo
     return (best[1], best[2]) if best else None
 
 
-def _established(recipe: Recipe, ctx: Context) -> bool:
-    """A recipe already merged has run at its value; only new ones get the default limit."""
+def _established(recipe: Recipe, ctx: Context) -> bool | None:
+    """Whether the recipe is already merged (it has run at its value); None without a base.
+
+    Only a PR's base can tell: a lone file and a whole tree get the same answer.
+    """
     if ctx.base is not None:
         return ctx.base.read(recipe.path) is not None
-    return ctx.mode == "tree"
+    return None
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
@@ -166,8 +262,24 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         if s is None or not facts.uses_separate_draft(s):
             continue
         mem = facts.memory(launch)
-        value = facts._float(mem.value) if mem is not None else None
-        if mem is None or value is None or mem.span.line in seen:
+        if mem is None:
+            # the flag is absent: the engine's own default applies, at the launch
+            default = (ctx.knowledge.section("memory").get("engine_default") or {}).get(
+                launch.engine
+            )
+            if default is None or launch.role != "server":
+                continue
+            mem = Setting(
+                float(default),
+                launch.span,
+                f"{float(default):.2f}",
+                _FLAG.get(launch.engine, "memory fraction"),
+            )
+        value = facts._float(mem.value)
+        if value is None or mem.span.line in seen:
+            continue
+        established = _established(recipe, ctx)
+        if recipe.multi_node and established:
             continue
         sibling = _limit_from_siblings(recipe, launch.engine, ctx)
         if sibling is not None:
@@ -177,11 +289,16 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             where = ""
             variant = "default_limit"
             defaults = ctx.knowledge.section("memory").get("default_limit", {})
-            if launch.engine not in defaults or _established(recipe, ctx):
+            if recipe.multi_node or launch.engine not in defaults or established:
                 continue
             limit = float(defaults[launch.engine])
         if value <= limit + 1e-9:
             continue
+        condition: str | None = None
+        if established is None and (recipe.multi_node or sibling is None):
+            # no PR base decides whether this recipe already ran at this value
+            condition = "no-base"
+            variant = f"{variant}_no_base" if variant else "no_base"
         seen.add(mem.span.line)
         draft = facts.draft_identity(s, recipe, ctx.knowledge) or (s.draft.text if s.draft else "?")
         flag = mem.source.replace("engine YAML ", "")
@@ -197,6 +314,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             draft=draft,
             limit=f"{limit:.2f}",
             variant=variant,
+            condition=condition,
             sibling=where,
             engine=launch.engine,
         )

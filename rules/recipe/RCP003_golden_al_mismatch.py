@@ -9,7 +9,7 @@ from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
-from bot.parse.golden import GoldenCurve
+from bot.parse.golden import GoldenCurve, candidates
 from bot.parse.recipe import Launch, Recipe
 
 _GQA = (
@@ -262,41 +262,6 @@ RULE = Rule(
 )
 
 
-def _candidates(
-    recipe: Recipe, spec: facts.Spec, ctx: Context
-) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
-    """(curves that apply to this launch, same-model curves that do not)."""
-    knowledge = ctx.knowledge
-    entries = [e for e in knowledge.section("golden") or [] if e.get("model") == recipe.model]
-    if not entries:
-        return [], []
-    draft = facts.draft_identity(spec, recipe, knowledge)
-    chosen = entries
-    if draft is not None and any(draft in (e.get("drafts") or []) for e in entries):
-        chosen = [e for e in entries if draft in (e.get("drafts") or [])]
-    elif spec.method is not None and any(e.get("method") == spec.method for e in entries):
-        chosen = [e for e in entries if e.get("method") == spec.method]
-    golden = ctx.golden()
-    names = {e["file"] for e in chosen}
-    curves = [c for c in golden.curves if c.name in names]
-    other = [c for c in golden.curves if c.name in {e["file"] for e in entries} - names]
-
-    # spec-config attributes named in a curve header must match the launch
-    def attrs_match(c: GoldenCurve) -> bool:
-        return all(
-            spec.attrs.get(k) == v
-            for k, v in c.spec_attrs.items()
-            if k != "rejection_sample_method"
-        )
-
-    if spec.attrs:
-        # the launch spells its sampling attributes (vLLM): curves must agree
-        matching = [c for c in curves if c.spec_attrs and attrs_match(c)]
-        curves = matching or [c for c in curves if not c.spec_attrs] or curves
-    # engines that cannot spell them keep every curve of the model and draft
-    return curves, other
-
-
 def _expected(kind: str, al: float, k: int) -> float:
     if kind == "trtllm":
         return al - 1
@@ -315,13 +280,13 @@ def _fmt(x: float) -> str:
 
 def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | None:
     spec = facts.spec(launch, ctx.knowledge)
-    if spec is None or spec.simulation is None or launch.eval_only is True:
+    if spec is None or spec.simulation is None or launch.eval_only is True or not launch.decodes:
         return None
     actual = spec.simulation.value
     k = facts.k_value(spec)
     if actual is None or k is None:
         return None
-    curves, other = _candidates(recipe, spec, ctx)
+    curves, other = candidates(recipe, spec, ctx)
     if not curves:
         return None
     thinking = facts.thinking(launch, recipe, ctx.knowledge)

@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from bot.core.engine import Context
 from bot.core.model import ERROR, Example, Finding, Rule, T
-from bot.parse import facts
+from bot.parse import facts, master_launch
 from bot.parse.recipe import Recipe
 
 _KNOB = {
@@ -77,12 +77,26 @@ RULE = Rule(
 )
 
 
+def _injected_by_runner(recipe: Recipe, ctx: Context) -> bool:
+    """A multi-node recipe whose runs get synthetic acceptance from the runner.
+
+    Only master-config points run a multi-node recipe; when every point that
+    runs it as the throughput job sets `SYNTHETIC_ACCEPTANCE=true`, the runner
+    injects the AL (and none runs it otherwise, nothing runs it at all).
+    """
+    runs = [
+        r for r in master_launch.master_launches(ctx).get(recipe.path, []) if r.role == "throughput"
+    ]
+    return all(r.injects_acceptance for r in runs)
+
+
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     if not recipe.agentic:
         return
     seen: set[int] = set()
+    injected: bool | None = None
     for launch in recipe.launches:
-        if launch.eval_only is True:
+        if launch.eval_only is True or not launch.decodes:
             continue
         spec = facts.spec(launch, ctx.knowledge)
         if (
@@ -92,6 +106,11 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             or spec.anchor.line in seen
         ):
             continue
+        if recipe.multi_node:
+            if injected is None:
+                injected = _injected_by_runner(recipe, ctx)
+            if injected:
+                return
         seen.add(spec.anchor.line)
         yield RULE.hit(
             recipe.path,

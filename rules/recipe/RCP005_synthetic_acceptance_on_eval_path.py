@@ -6,7 +6,7 @@ from collections.abc import Iterator
 
 from bot.core.engine import Context
 from bot.core.model import ERROR, Example, Finding, Rule, T
-from bot.parse import facts
+from bot.parse import facts, master_launch
 from bot.parse.recipe import Recipe
 
 RULE = Rule(
@@ -69,12 +69,21 @@ RULE = Rule(
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
-    if "EVAL_ONLY" not in recipe.text:
+    if "EVAL_ONLY" not in recipe.text and not recipe.multi_node:
         return
     seen: set[int] = set()
+    eval_twin: bool | None = None
     for launch in recipe.launches:
-        if launch.eval_only is False:
+        if not launch.decodes:
             continue
+        if launch.eval_only is False:
+            if not recipe.multi_node:
+                continue
+            if eval_twin is None:  # a master-config point runs it as EVAL_CONFIG_FILE
+                runs = master_launch.master_launches(ctx).get(recipe.path, [])
+                eval_twin = any(r.role == "eval" for r in runs)
+            if not eval_twin:
+                continue
         spec = facts.spec(launch, ctx.knowledge)
         if spec is None or spec.simulation is None:
             continue

@@ -57,6 +57,8 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         return
     seen: set[int] = set()
     for launch in recipe.launches:
+        if not launch.decodes:
+            continue
         spec = facts.spec(launch, ctx.knowledge)
         if spec is None or spec.simulation is None:
             continue

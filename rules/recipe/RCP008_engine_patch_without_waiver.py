@@ -445,6 +445,26 @@ def _copy(run: Run, kn: _Know) -> _Op | None:
     return None
 
 
+def _download(run: Run, kn: _Know) -> _Op | None:
+    """`curl -o FILE` / `wget -O FILE` (or `-P DIR`) into the installed engine."""
+    words = run.words[1:]
+    if run.name == "curl":
+        target = _flag_value(words, "-o", "--output")
+    else:
+        target = _flag_value(words, "-O", "--output-document") or _flag_value(
+            words, "-P", "--directory-prefix"
+        )
+    if target is None or not _engine_target(target, kn):
+        return None
+    where, where_zh = _place(target, kn)
+    return _Op(
+        run.span,
+        f"`{run.name}` downloads over {where} in the installed engine",
+        f"`{run.name}` 下载文件覆盖了已安装引擎中的 {where_zh}",
+        f"{run.name} {target.text}",
+    )
+
+
 def _python_code(run: Run) -> tuple[str | None, list[Str], str]:
     """(code, arguments, how) of a python run: a heredoc on stdin or `-c CODE`."""
     words = run.words[1:]
@@ -746,6 +766,8 @@ def _ops(recipe: Recipe, ctx: Context, kn: _Know, depth: int = 0) -> Iterator[_O
             op = _sed(run, kn)
         elif name in ("cp", "mv", "ln", "install", "rsync", "tee"):
             op = _copy(run, kn)
+        elif name in ("curl", "wget"):
+            op = _download(run, kn)
         if op is None and _PY.match(name):
             op = _python(run, kn)
         if op is None:
@@ -828,6 +850,16 @@ def _coverage(
     if _own_waiver(ctx, wdir):
         return None
     introduced = _introduced(recipe, ctx, op)
+    if introduced is True and op.scripts:
+        # a new recipe that runs an already-waived patch script: that waiver covers it
+        scripts = {posixpath.basename(p) for p in op.scripts}
+        pattern = re.compile(
+            r"(?<![\w.-])(?:[\w./-]*/)?(?:"
+            + "|".join(map(re.escape, sorted(scripts)))
+            + r")(?![\w.-])"
+        )
+        if any(pattern.search(text) for text in _waivers(ctx, ctx.tree, wdir).values()):
+            return None
     if introduced is not True:
         tree = ctx.base if ctx.base is not None else ctx.tree
         names = _names(recipe, op)

@@ -1,0 +1,131 @@
+"""Which master-config points run which multi-node recipe, and how. Pure.
+
+A multi-node point in `configs/*-master.yaml` names the recipe it runs in
+its `additional-settings` (`CONFIG_FILE=recipes/vllm/...yaml`, and for an
+eval twin `EVAL_CONFIG_FILE=...`) next to launch data the runner applies to
+that recipe: `SYNTHETIC_ACCEPTANCE=true` makes the runner inject synthetic
+acceptance into the throughput run (`runners/inject_synthetic_acceptance.py`,
+a no-op under `EVAL_ONLY`), `SYNTHETIC_ACCEPTANCE_LENGTH` sets its AL. This
+joins each recipe path to those points, with the line of each setting.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from bot.parse.master_config import MasterConfig, MasterEntry, head_master_configs
+
+# where `CONFIG_FILE=recipes/<x>` lives in the repository (srt-slurm's
+# `recipes/` is copied from this directory by the runners)
+RECIPE_ROOTS = ("benchmarks/multi_node/srt-slurm-recipes/", "")
+
+
+@dataclass(frozen=True)
+class MasterLaunch:
+    """One search-space point of a master-config entry that runs a recipe."""
+
+    config: str  # master-config path
+    key: str  # config key
+    scenario: str  # "agentic-coding" | "fixed-seq-len" | ...
+    role: str  # "throughput" (CONFIG_FILE) | "eval" (EVAL_CONFIG_FILE)
+    line: int  # the line of the CONFIG_FILE setting
+    spec_decoding: str | None
+    # every `NAME=value` of the point's additional-settings -> (value, line)
+    settings: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+
+    @property
+    def injects_acceptance(self) -> bool:
+        value = self.settings.get("SYNTHETIC_ACCEPTANCE", ("", 0))[0]
+        return self.role == "throughput" and value.strip().lower() == "true"
+
+
+def _points(node: Any, path: tuple[Any, ...], scenario: str | None, out: list[Any]) -> None:
+    if isinstance(node, dict):
+        if "search-space" in node and isinstance(node["search-space"], list):
+            for i, point in enumerate(node["search-space"]):
+                out.append((point, (*path, "search-space", i), scenario))
+            return
+        for k, v in node.items():
+            _points(
+                v, (*path, k), scenario or (k if path and path[-1] == "scenarios" else None), out
+            )
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _points(v, (*path, i), scenario, out)
+
+
+def _settings(node: Any, path: tuple[Any, ...], out: list[tuple[str, tuple[Any, ...]]]) -> None:
+    if isinstance(node, dict):
+        for k, v in node.items():
+            if k == "additional-settings" and isinstance(v, list):
+                for i, item in enumerate(v):
+                    if isinstance(item, str):
+                        out.append((item, (*path, k, i)))
+            else:
+                _settings(v, (*path, k), out)
+    elif isinstance(node, list):
+        for i, v in enumerate(node):
+            _settings(v, (*path, i), out)
+
+
+def entry_launches(cfg: MasterConfig, entry: MasterEntry) -> list[tuple[str, MasterLaunch]]:
+    """(recipe path as written, launch) for every point of `entry` naming a recipe."""
+    found: list[Any] = []
+    _points(entry.data, (), None, found)
+    out: list[tuple[str, MasterLaunch]] = []
+    for point, path, scenario in found:
+        items: list[tuple[str, tuple[Any, ...]]] = []
+        _settings(point, path, items)
+        settings: dict[str, tuple[str, int]] = {}
+        for text, ipath in items:
+            name, sep, value = text.partition("=")
+            if sep:
+                settings.setdefault(name.strip(), (value.strip(), entry.line_at(ipath)))
+        spec = point.get("spec-decoding") if isinstance(point, dict) else None
+        for name, role in (("CONFIG_FILE", "throughput"), ("EVAL_CONFIG_FILE", "eval")):
+            if name not in settings:
+                continue
+            value, line = settings[name]
+            out.append(
+                (
+                    value.split(":", 1)[0],
+                    MasterLaunch(
+                        cfg.path,
+                        entry.key,
+                        scenario or "",
+                        role,
+                        line,
+                        str(spec) if spec is not None else None,
+                        settings,
+                    ),
+                )
+            )
+    return out
+
+
+def recipe_path(written: str, exists: Any) -> str | None:
+    """The repository path of `CONFIG_FILE=<written>`, when the tree has it."""
+    for root in RECIPE_ROOTS:
+        candidate = root + written.removeprefix("recipes/") if root else written
+        if exists(candidate):
+            return candidate
+    return None
+
+
+def master_launches(ctx: Any) -> dict[str, list[MasterLaunch]]:
+    """Recipe path -> the master-config points that run it (head tree, memoised)."""
+
+    def build() -> dict[str, list[MasterLaunch]]:
+        paths = set(ctx.all_paths())
+        out: dict[str, list[MasterLaunch]] = {}
+        for cfg in head_master_configs(ctx):
+            for entry in cfg.entries.values():
+                for written, launch in entry_launches(cfg, entry):
+                    path = recipe_path(written, paths.__contains__)
+                    if path is not None:
+                        out.setdefault(path, []).append(launch)
+        return out
+
+    return ctx.memo("master_launches", build)  # type: ignore[no-any-return]

@@ -1,0 +1,305 @@
+"""YAML with the position of every key and value, for hostile input. Pure.
+
+One pass over the C parser's event stream builds the values (plain scalars
+resolved like the safe loader, via `master_config._plain`) and, for every
+mapping, the line and column of each key and value. Anchors and aliases
+share one Python object, so an alias bomb stays a small graph; its expanded
+size is then measured without expanding it (`yamlsafe.check_shape`). Merge
+keys (`<<: *anchor`, `<<: [*a, *b]`) copy the anchored keys with their
+positions, so a finding about a merged value lands on the line where it is
+written. Nothing here raises: a defect is returned as a `YamlError`.
+
+Mappings are `PosMap` (a dict) with an `lc` like ruamel's round-trip nodes
+(`lc.line`, `lc.col`, `lc.key(k)`, `lc.value(k)`, 0-based), so code written
+against round-trip YAML reads them unchanged.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import Any
+
+from ruamel.yaml import YAML
+from ruamel.yaml.error import MarkedYAMLError, YAMLError
+from ruamel.yaml.events import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
+
+from bot.parse.master_config import _NOT_RESOLVED, _plain
+from bot.parse.yamlsafe import YamlError, check_shape
+
+MAX_BYTES = 1024 * 1024
+MAX_EVENTS = 100_000
+MAX_DEPTH = 64
+
+_LOADER = YAML(typ="safe", pure=False)
+# libyaml refuses some plain scalars YAML 1.2 allows in flow mappings
+# (`{ container: lmsysorg/sglang:nightly }`); ruamel's own parser reads them
+_PURE = YAML(typ="safe", pure=True)
+
+
+class _LC:
+    __slots__ = ("col", "keys", "line", "quoted", "raw", "values")
+
+    def __init__(self, line: int, col: int) -> None:
+        self.line = line
+        self.col = col
+        self.keys: dict[Any, tuple[int, int]] = {}
+        self.values: dict[Any, tuple[int, int]] = {}
+        self.quoted: set[Any] = set()
+        self.raw: dict[Any, str] = {}
+
+    def key(self, k: Any) -> tuple[int, int]:
+        return self.keys.get(k, (self.line, self.col))
+
+    def value(self, k: Any) -> tuple[int, int]:
+        return self.values.get(k, self.key(k))
+
+
+class PosMap(dict[Any, Any]):
+    """A mapping that knows where each key and value is written (0-based)."""
+
+    lc: _LC
+
+    def __init__(self, line: int = 0, col: int = 0) -> None:
+        super().__init__()
+        self.lc = _LC(line, col)
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def key_pos(self, k: Any) -> tuple[int, int]:
+        """1-based line and column of key `k`."""
+        line, col = self.lc.key(k)
+        return line + 1, col + 1
+
+    def raw(self, k: Any) -> str | None:
+        """The scalar value of `k` as written (quotes removed), or None."""
+        return self.lc.raw.get(k)
+
+    def value_pos(self, k: Any) -> tuple[int, int]:
+        """1-based line and column of the first character of `k`'s value text."""
+        line, col = self.lc.value(k)
+        return line + 1, col + 1 + (1 if k in self.lc.quoted else 0)
+
+
+class PosList(list[Any]):
+    """A sequence with the position of each item (0-based)."""
+
+    def __init__(self, line: int = 0, col: int = 0) -> None:
+        super().__init__()
+        self.line = line
+        self.col = col
+        self.items: list[tuple[int, int]] = []
+
+    def __hash__(self) -> int:  # type: ignore[override]
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+
+class _Frame:
+    __slots__ = ("container", "has_key", "key", "key_pos", "merges")
+
+    def __init__(self, container: Any) -> None:
+        self.container = container
+        self.key: Any = None
+        self.key_pos = (0, 0)
+        self.has_key = False
+        self.merges: list[Any] = []
+
+
+_MERGE = object()
+
+
+def load_positioned(text: str, *, label: str = "YAML") -> Any:
+    """Load one YAML document with positions; raises YamlError on any defect.
+
+    A duplicate key keeps its last value, as PyYAML (which srtctl reads
+    recipes with) does.
+    """
+    try:
+        return _load(text, label, _LOADER)
+    except YamlError as exc:
+        if "invalid YAML" not in str(exc):
+            raise
+        first = exc
+    # libyaml (YAML 1.1) refuses `{ image: repo/name:tag }`; YAML 1.2 readers
+    # take it. Quote such scalars on the lines it names (columns after them
+    # shift; lines stay), then fall back to ruamel's slower pure parser.
+    fixed = text
+    for _ in range(_MAX_REQUOTES):
+        line = first.line
+        if line is None or "unexpected ':'" not in str(first):
+            break
+        rows = fixed.split("\n")
+        if not 0 < line <= len(rows):
+            break
+        quoted = _FLOW_COLON.sub(r'\1"\2"', rows[line - 1])
+        if quoted == rows[line - 1]:
+            break
+        rows[line - 1] = quoted
+        fixed = "\n".join(rows)
+        try:
+            return _load(fixed, label, _LOADER)
+        except YamlError as exc:
+            if "invalid YAML" not in str(exc):
+                raise
+            first = exc
+    return _load(text, label, _PURE)
+
+
+_MAX_REQUOTES = 16
+# `key: value` inside a flow mapping where the plain value holds a `:`
+_FLOW_COLON = re.compile(r"([{,]\s*[\w.-]+:\s+)([^\s'\"{}\[\],][^\s{}\[\],]*:[^\s{}\[\],]*)")
+
+
+def _load(text: str, label: str, loader: YAML) -> Any:
+    if len(text) > MAX_BYTES:
+        raise YamlError(f"{label}: {len(text):,} characters is over the {MAX_BYTES:,} limit")
+    if "\x00" in text:
+        raise YamlError(
+            f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
+        )
+    anchors: dict[str, Any] = {}
+    stack: list[_Frame] = []
+    root: Any = None
+    documents = 0
+    count = 0
+    aliased = False
+    try:
+        for event in loader.parse(text):
+            count += 1
+            if count > MAX_EVENTS:
+                raise YamlError(f"{label}: more than {MAX_EVENTS:,} YAML events; not analysed")
+            cls = type(event)
+            if cls is MappingEndEvent:
+                frame = stack.pop()
+                _apply_merges(frame, label)
+                continue
+            if cls is SequenceEndEvent:
+                stack.pop()
+                continue
+            if cls is DocumentStartEvent:
+                documents += 1
+                if documents > 1:
+                    line = int(event.start_mark.line) + 1
+                    raise YamlError(f"{label}: more than one YAML document", line=line)
+                continue
+            if cls not in (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent):
+                continue
+            pos = (int(event.start_mark.line), int(event.start_mark.column))
+            quoted = False
+            raw: str | None = None
+            value: Any
+            if cls is AliasEvent:
+                aliased = True
+                if event.anchor not in anchors:
+                    raise YamlError(
+                        f"{label}: alias *{event.anchor} names no anchor", line=pos[0] + 1
+                    )
+                value = anchors[event.anchor]
+            elif cls is ScalarEvent:
+                raw = event.value
+                if event.tag is None and event.implicit[0]:
+                    value = _plain(event.value)
+                    if value is _NOT_RESOLVED:
+                        value = _MERGE if event.value == "<<" else event.value
+                else:
+                    value = event.value
+                    quoted = event.style in ("'", '"')
+            elif cls is MappingStartEvent:
+                value = PosMap(*pos)
+            else:
+                value = PosList(*pos)
+            anchor = getattr(event, "anchor", None) if cls is not AliasEvent else None
+            if anchor is not None:
+                anchors[anchor] = value
+            parent = stack[-1] if stack else None
+            if parent is None:
+                root = value
+            elif isinstance(parent.container, PosMap) and not parent.has_key:
+                if isinstance(value, (PosMap, PosList)) and cls is not AliasEvent:
+                    raise YamlError(f"{label}: a mapping used as a key", line=pos[0] + 1)
+                parent.key = value
+                parent.key_pos = pos
+                parent.has_key = True
+                continue
+            elif isinstance(parent.container, PosMap):
+                m: PosMap = parent.container
+                parent.has_key = False
+                if parent.key is _MERGE:
+                    parent.merges.append(value)
+                else:
+                    try:
+                        m[parent.key] = value
+                    except TypeError as exc:
+                        raise YamlError(
+                            f"{label}: unusable mapping key", line=parent.key_pos[0] + 1
+                        ) from exc
+                    m.lc.keys[parent.key] = parent.key_pos
+                    m.lc.values[parent.key] = pos
+                    if quoted:
+                        m.lc.quoted.add(parent.key)
+                    if raw is not None:
+                        m.lc.raw[parent.key] = raw
+            else:
+                lst: PosList = parent.container
+                lst.append(value)
+                lst.items.append(pos)
+            if cls in (MappingStartEvent, SequenceStartEvent):
+                stack.append(_Frame(value))
+                if len(stack) > MAX_DEPTH:
+                    raise YamlError(
+                        f"{label}: nesting deeper than {MAX_DEPTH} levels", line=pos[0] + 1
+                    )
+    except MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        where = int(mark.line) + 1 if mark is not None else None
+        detail = "; ".join(str(x) for x in (exc.context, exc.problem) if x)
+        raise YamlError(f"{label}: invalid YAML: {detail[:300]}", line=where) from exc
+    except YamlError:
+        raise
+    except (YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
+        raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
+    if aliased:  # only aliases can make the document larger than its events
+        check_shape(root, label)
+    return root
+
+
+def _apply_merges(frame: _Frame, label: str) -> None:
+    """`<<` keys: copy keys the mapping does not set itself, first merge wins."""
+    if not frame.merges or not isinstance(frame.container, PosMap):
+        return
+    target: PosMap = frame.container
+    sources: list[Any] = []
+    for merged in frame.merges:
+        if isinstance(merged, PosList):
+            sources.extend(merged)
+        else:
+            sources.append(merged)
+    for src in sources:
+        if not isinstance(src, PosMap):
+            raise YamlError(
+                f"{label}: a merge key (`<<`) must name a mapping", line=target.lc.line + 1
+            )
+        for k, v in src.items():
+            if k in target:
+                continue
+            target[k] = v
+            target.lc.keys[k] = src.lc.key(k)
+            target.lc.values[k] = src.lc.value(k)
+            if k in src.lc.quoted:
+                target.lc.quoted.add(k)
+            if k in src.lc.raw:
+                target.lc.raw[k] = src.lc.raw[k]

@@ -1,0 +1,112 @@
+"""RCP011: a benchmark client is given another client's chat-template flag."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from bot.core.engine import Context
+from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.parse.recipe import Recipe, Run
+
+RULE = Rule(
+    id="RCP011",
+    slug="benchmark-client-chat-flag-unknown",
+    severity=ERROR,
+    target="recipe",
+    title=T(
+        en="Benchmark client given a chat-template flag it does not know",
+        zh="基准测试客户端收到了它不认识的 chat 模板参数",
+    ),
+    message=T(
+        en="`{client}` does not take `{flag}`; its chat-template flag is {expected}",
+        zh="`{client}` 不接受 `{flag}`；它的 chat 模板参数是 {expected}",
+    ),
+    fix=T(en="Replace `{flag}` with {expected}", zh="将 `{flag}` 换成 {expected}"),
+    rationale=T(
+        en=(
+            "Each benchmark client spells the chat-template switch its own way: "
+            "`run_benchmark_serving` (benchmarks/benchmark_lib.sh) and "
+            "`utils/bench_serving/benchmark_serving.py` take `--use-chat-template`, SGLang's "
+            "`sglang.bench_serving` and the agentic replay take `--apply-chat-template`. Another "
+            "client's flag is rejected (the run fails) or ignored (prompts go out raw, which "
+            "spec-decode acceptance depends on). InferenceX's reviewer prompt requires the "
+            "client's chat-template flag on speculative-decoding recipes; RCP009 checks that "
+            "one is given, this rule that it is the client's own. The flags each client takes "
+            "are data (`knowledge.benchmark_client.client_chat_flags`)."
+        ),
+        zh=(
+            "每个基准测试客户端的 chat 模板开关写法不同：`run_benchmark_serving`（benchmarks/benchmark_lib.sh）"
+            "与 `utils/bench_serving/benchmark_serving.py` 使用 `--use-chat-template`，SGLang 的 "
+            "`sglang.bench_serving` 与智能体回放使用 `--apply-chat-template`。传入其他客户端的参数会被拒绝"
+            "（测试失败）或被忽略（提示词按原样发送，而投机解码的接受率依赖于此）。InferenceX 的审查提示要求"
+            "投机解码配方为客户端传入 chat 模板参数；RCP009 检查是否传入，本规则检查是否为该客户端自己的参数。"
+            "各客户端接受的参数由数据 `knowledge.benchmark_client.client_chat_flags` 决定。"
+        ),
+    ),
+    bad=(
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h200_mtp.sh",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "python3 -m sglang.launch_server --speculative-algorithm EAGLE &\n"
+                'run_benchmark_serving --model "$MODEL" --port "$PORT" \\\n'
+                "    --apply-chat-template  # [RCP011]\n"
+            ),
+        ),
+    ),
+    good=(
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h200_mtp.sh",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "python3 -m sglang.launch_server --speculative-algorithm EAGLE &\n"
+                'run_benchmark_serving --model "$MODEL" --port "$PORT" --use-chat-template\n'
+            ),
+        ),
+    ),
+)
+
+
+def _client(run: Run, clients: Mapping[str, Any]) -> tuple[str, int] | None:
+    bases = [w.text.rsplit("/", 1)[-1] for w in run.words[:6]]
+    for name in clients:
+        toks = str(name).split()
+        for i in range(len(bases) - len(toks) + 1):
+            if bases[i : i + len(toks)] == toks:
+                return str(name), i + len(toks)
+    return None
+
+
+def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+    table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
+    accepted: Mapping[str, Any] = table.get("client_chat_flags", {}) or {}
+    chat_flags = set(table.get("chat_flags", []) or [])
+    if not accepted or not chat_flags:
+        return
+    seen: set[tuple[int, int]] = set()
+    for run in recipe.commands:
+        found = _client(run, accepted)
+        if found is None:
+            continue
+        client, start = found
+        own = [str(f) for f in accepted.get(client) or []]
+        for word in run.words[start:]:
+            text = word.text.split("=", 1)[0]
+            if not word.known or text not in chat_flags or text in own:
+                continue
+            span = word.span or run.span
+            if (span.line, span.col) in seen:
+                continue
+            seen.add((span.line, span.col))
+            expected = " or ".join(f"`{f}`" for f in own) or "none"
+            expected_zh = " 或 ".join(f"`{f}`" for f in own) or "无"
+            yield RULE.hit(
+                recipe.path,
+                span,
+                f"{client} {text}",
+                client=client,
+                flag=text,
+                expected=expected,
+                expected_zh=expected_zh,
+            )

@@ -1,0 +1,301 @@
+"""Precision fixes found by running the bot over real InferenceX PRs (issue 8, item 5)."""
+
+from __future__ import annotations
+
+from bot.core.changeset import build_changeset
+from bot.core.config import build_config
+from bot.core.engine import Context, lint
+from bot.core.registry import all_rules
+from bot.core.tree import MemoryTree
+
+MASTER = "configs/nvidia-master.yaml"
+TILERT = (
+    "glm5.1-fp8-b200-tilert:\n"
+    "  image: tilert/tilert:0.3\n"
+    "  model: zai-org/GLM-5.1-FP8\n"
+    "  model-prefix: glm5.1\n"
+    "  runner: b200\n"
+    "  precision: fp8\n"
+    "  framework: tilert\n"
+    "  multinode: true\n"
+    "  scenarios:\n"
+    "    fixed-seq-len:\n"
+    "    - isl: 8192\n"
+    "      osl: 1024\n"
+    "      search-space:\n"
+    "      - {tp: 8, conc-start: 4, conc-end: 64}\n"
+)
+ARCHIVED_SGLANG = (
+    "glm5-fp8-b200-sglang:\n"
+    "  image: lmsysorg/sglang:v0.5.9\n"
+    "  model: zai-org/GLM-5-FP8\n"
+    "  model-prefix: glm5\n"
+    "  runner: b200\n"
+    "  precision: fp8\n"
+    "  framework: sglang\n"
+    "  multinode: false\n"
+    "  scenarios:\n"
+    "    fixed-seq-len:\n"
+    "    - isl: 1024\n"
+    "      osl: 1024\n"
+    "      search-space:\n"
+    "      - {tp: 8, conc-start: 4, conc-end: 64}\n"
+)
+
+
+def _cfg004(head: dict[str, str], base: dict[str, str]) -> list[str]:
+    rules = [rm for rm in all_rules() if rm.rule.id == "CFG004"]
+    bt, ht = MemoryTree(base), MemoryTree(head)
+    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
+    ctx = Context(
+        tree=ht,
+        config=build_config(None),
+        base=bt,
+        changed=frozenset(changed),
+        mode="pr",
+        change=build_changeset(bt, ht, changed, pr=1),
+    )
+    return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
+
+
+def test_engine_first_ordering_counts_archived_entries_of_the_model_family() -> None:
+    archive = {"configs/deprecated/nvidia-glm5-glm5.1-master.yaml": ARCHIVED_SGLANG}
+    # glm5 (same family as glm5.1) ran SGLang on B200 before it was archived
+    assert _cfg004({MASTER: TILERT, **archive}, {MASTER: "", **archive}) == []
+    # without that history the TileRT entry comes first
+    assert _cfg004({MASTER: TILERT}, {MASTER: ""}) != []
+
+
+def _rcp008(head: dict[str, str], base: dict[str, str], pr: int = 42) -> list[str]:
+    rules = [rm for rm in all_rules() if rm.rule.id == "RCP008"]
+    bt, ht = MemoryTree(base), MemoryTree(head)
+    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
+    ctx = Context(
+        tree=ht,
+        config=build_config(None),
+        pr=pr,
+        base=bt,
+        changed=frozenset(changed),
+        mode="pr",
+        change=build_changeset(bt, ht, changed, pr=pr),
+    )
+    return [f.message.en for f in lint(ctx, paths=[RECIPE], rules=rules).findings]
+
+
+RECIPE = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"
+SITE = "/usr/local/lib/python3.12/site-packages/vllm/v1/attention/backends/mla/common.py"
+
+
+def test_curl_and_wget_into_site_packages_patch_the_engine() -> None:
+    for cmd in (
+        f"curl -sSL -o {SITE} https://example.com/common.py",
+        f"wget -q -O {SITE} https://x/y.py",
+    ):
+        text = f"#!/usr/bin/env bash\n{cmd}\nvllm serve m &\n"
+        found = _rcp008({RECIPE: text}, {})
+        assert len(found) == 1 and "installed engine" in found[0], found
+    text = "#!/usr/bin/env bash\ncurl -sSL -o /tmp/data.json https://x/y.json\nvllm serve m &\n"
+    assert _rcp008({RECIPE: text}, {}) == []
+
+
+def test_existing_waiver_naming_the_patch_script_covers_a_new_recipe() -> None:
+    helper = "benchmarks/single_node/agentic/apply_k3_patches.sh"
+    patch = f"#!/usr/bin/env bash\nsed -i 's/a/b/' {SITE}\n"
+    text = '#!/usr/bin/env bash\nbash "$(dirname "$0")/apply_k3_patches.sh"\nvllm serve m &\n'
+    waiver = {"docs/waiver/2501.md": "Waiver for `apply_k3_patches.sh` (upstream fix pending).\n"}
+    base = {helper: patch, **waiver}
+    assert _rcp008({RECIPE: text, **base}, base) == []
+    assert _rcp008({RECIPE: text, helper: patch}, {helper: patch}) != []
+
+
+# ------------------------------------------------------------------ changelog bytes
+
+CHANGELOG = "perf-changelog.yaml"
+PULL = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
+
+
+def _entry(key: str, link: str) -> str:
+    return (
+        f'- config-keys:\n    - {key}\n  description:\n    - "Bump the image"\n  pr-link: {link}\n'
+    )
+
+
+def _changelog(head: str, base: str, pr: int) -> list[tuple[str, str]]:
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+    ctx = Context(
+        tree=MemoryTree({CHANGELOG: head}),
+        config=build_config(None),
+        pr=pr,
+        base=MemoryTree({CHANGELOG: base}),
+    )
+    return [(f.rule, f.severity) for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
+
+
+def test_rewritten_final_whitespace_only_line_is_a_history_change() -> None:
+    base = (
+        _entry("a-fp8-h100-vllm", f"{PULL}1")
+        + "\n"
+        + _entry("b-fp8-h100-vllm", f"{PULL}2")
+        + "  \n"
+    )
+    new = _entry("c-fp8-h100-vllm", f"{PULL}3")
+    # the PR turns the base's final "  " line into the empty separator line
+    rewritten = base[: -len("  \n")] + "\n" + new
+    assert ("CHL008", "warning") in _changelog(rewritten, base, 3)
+    # kept byte for byte, then one empty line and the new entry: history intact
+    kept = base + "\n" + new
+    assert not any(rule == "CHL008" for rule, _ in _changelog(kept, base, 3))
+
+
+# ------------------------------------------------------------------ CFG005
+
+
+def _cfg005(head: str, base: str) -> list[str]:
+    import datetime
+
+    rules = [rm for rm in all_rules() if rm.rule.id == "CFG005"]
+    bt, ht = MemoryTree({MASTER: base}), MemoryTree({MASTER: head})
+    ctx = Context(
+        tree=ht,
+        config=build_config(None),
+        base=bt,
+        changed=frozenset({MASTER}),
+        mode="pr",
+        change=build_changeset(bt, ht, {MASTER}, pr=1),
+        review_date=datetime.date(2026, 8, 22),
+    )
+    return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
+
+
+def test_moving_points_out_of_a_deprecated_entry_submits_nothing() -> None:
+    two = TILERT.replace(
+        "      - {tp: 8, conc-start: 4, conc-end: 64}\n",
+        "      - {tp: 8, conc-start: 4, conc-end: 64}\n      - {tp: 4, conc-start: 1, conc-end: 8}\n",
+    )
+    assert _cfg005(TILERT, two) == []  # a point removed from a retired model's entry
+    # a new point for the retired model is a submission
+    three = two + "      - {tp: 2, conc-start: 1, conc-end: 2}\n"
+    assert _cfg005(three, two) != []
+
+
+# ------------------------------------------------------------------ CFG001
+
+
+def test_schema_findings_when_the_pr_changes_the_schema_code() -> None:
+    rules = [rm for rm in all_rules() if rm.rule.id == "CFG001"]
+    bad = TILERT.replace("  precision: fp8\n", "  precision: fp8\n  trace-source: agentx\n")
+    code = "utils/matrix_logic/validation.py"
+
+    def run(head_code: str) -> list[tuple[str, str]]:
+        base = {MASTER: "", code: "class Entry: ...\n"}
+        head = {MASTER: bad, code: head_code}
+        bt, ht = MemoryTree(base), MemoryTree(head)
+        changed = {p for p in head if head[p] != base.get(p)}
+        ctx = Context(
+            tree=ht,
+            config=build_config(None),
+            base=bt,
+            changed=frozenset(changed),
+            mode="pr",
+            change=build_changeset(bt, ht, changed, pr=1),
+        )
+        return [(f.severity, f.message.en) for f in lint(ctx, paths=[MASTER], rules=rules).findings]
+
+    same = run("class Entry: ...\n")
+    assert same and all(sev == "error" for sev, _ in same)
+    changed = run("class Entry:\n    trace_source: str\n")
+    assert len(changed) == len(same)
+    assert all(sev == "warning" and "changes the schema code" in msg for sev, msg in changed)
+
+
+def test_rcp002_absent_flag_runs_at_the_engine_default() -> None:
+    path = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
+    text = (
+        "#!/usr/bin/env bash\n"
+        'vllm serve "$MODEL" --speculative-config \'{"method": "dspark", '
+        '"model": "Inferact/Kimi-K3-DSpark", "num_speculative_tokens": 3}\' &\n'
+    )
+    rules = [rm for rm in all_rules() if rm.rule.id == "RCP002"]
+
+    def run(cfg: str | None) -> list[int]:
+        config = build_config(cfg, source=".recipe-bot.yml")
+        ctx = Context(tree=MemoryTree({path: text}), config=config, base=MemoryTree({}), mode="pr")
+        return [f.line for f in lint(ctx, paths=[path], rules=rules).findings]
+
+    assert run(None) == []  # vLLM's default 0.90 is the limit
+    assert run("knowledge:\n  memory:\n    default_limit: {vllm: 0.85}\n") == [2]
+
+
+def test_bulk_link_migration_is_a_link_correction_not_a_history_edit() -> None:
+    old = "https://github.com/SemiAnalysisAI/InferenceMAX/pull/"
+
+    def entry(key: str, n: int, prefix: str, see: int) -> str:
+        return (
+            f"- config-keys:\n    - {key}\n  description:\n"
+            f'    - "Same recipe as {prefix}{see}"\n  pr-link: {prefix}{n}\n'
+        )
+
+    def log(prefix: str, see: tuple[int, int, int] = (5, 6, 7)) -> str:
+        keys = ("a-fp8-h100-vllm", "b-fp8-h100-vllm", "c-fp8-h100-vllm")
+        return "\n".join(
+            entry(k, i + 1, prefix, s) for i, (k, s) in enumerate(zip(keys, see, strict=True))
+        )
+
+    base = log(old)
+    renamed = _changelog(log(PULL), base, 9)
+    assert not any(rule in ("CHL004", "CHL008") for rule, _ in renamed), renamed
+    # a changed pull-request number inside a description is a history edit
+    edited = _changelog(log(old, see=(5, 6, 8)), base, 9)
+    assert ("CHL004", "error") in edited
+
+
+def test_entries_a_stale_branch_carries_from_the_base_tip_are_not_the_prs() -> None:
+    a = _entry("a-fp8-h100-vllm", f"{PULL}10")
+    x = _entry("x-fp8-h100-vllm", f"{PULL}50")  # merged on main after the branch forked
+    p = _entry("p-fp8-h100-vllm", f"{PULL}60")  # this PR's own entry
+    merge_base, tip, head = a, a + "\n" + x, a + "\n" + x + "\n" + p
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+
+    def run(with_tip: bool) -> list[str]:
+        ctx = Context(
+            tree=MemoryTree({CHANGELOG: head}),
+            config=build_config(None),
+            pr=60,
+            base=MemoryTree({CHANGELOG: merge_base}),
+            base_tip=MemoryTree({CHANGELOG: tip}) if with_tip else None,
+        )
+        return [f.rule for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
+
+    assert "CHL002" in run(False)  # without the tip, #50's entry looks like this PR's
+    assert run(True) == []
+
+
+# ------------------------------------------------------------------ feasible paths
+
+
+def test_numeric_and_string_tests_of_one_variable_stay_consistent() -> None:
+    from bot.parse import facts
+    from bot.parse.recipe import parse_recipe
+
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$TP" -eq 4 ]; then\n'
+        "  MEM=0.98\n"
+        "else\n"
+        "  MEM=0.95\n"
+        "fi\n"
+        'if [ "$TP" = "4" ]; then\n'
+        "  EAGER=--enforce-eager\n"
+        "else\n"
+        "  EAGER=--no-enforce-eager\n"
+        "fi\n"
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text)
+    seen = set()
+    for launch in recipe.launches:
+        mem = facts.memory(launch)
+        assert mem is not None
+        seen.add((mem.value, launch.flag("--enforce-eager") is not None))
+    # TP=4 takes 0.98 with --enforce-eager; any other TP 0.95 without: no mixed path
+    assert seen == {("0.98", True), ("0.95", False)}
