@@ -62,6 +62,7 @@ from bot.server.queue import (
     REVIEW,
     SUPERSEDED,
     DeliveryRecord,
+    GroupCommit,
     Ingested,
     Job,
     QueueError,
@@ -346,15 +347,6 @@ END $$;
 """
 
 
-class _Lane:
-    """Deliveries waiting for one group commit."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.pending: list[_Slot] = []
-        self.leading = False
-
-
 class _OneFailed(Exception):
     """A delivery of an optimistic batch failed: run the batch again, isolated."""
 
@@ -486,7 +478,7 @@ class PostgresQueue:
         self._workers: dict[str, int] = {}  # owner → procrastinate worker id
         self._workers_lock = threading.Lock()
         # group commit in a few lanes (a PR always in the same one): batches in parallel
-        self._lanes = [_Lane() for _ in range(max(1, lanes))]
+        self._lanes = [GroupCommit() for _ in range(max(1, lanes))]
         self._pool = ConnectionPool(
             dsn,
             min_size=min(4, pool_size),  # the group-commit lanes and a worker, opened at start
@@ -584,26 +576,8 @@ class PostgresQueue:
         problem = check_record(record)
         if problem is not None:
             raise RejectedRecord(problem)
-        slot = _Slot(record)
         lane = self._lanes[zlib.crc32(repr(_pr_key(record)).encode()) % len(self._lanes)]
-        with lane.lock:
-            lane.pending.append(slot)
-            follower, lane.leading = lane.leading, True
-        if follower:
-            slot.wake.wait()
-            if slot.committed:
-                return slot.outcome()
-        with lane.lock:  # leading (first caller, or promoted)
-            batch, lane.pending = lane.pending, []
-        try:
-            self._ingest_batch(batch)
-        finally:
-            with lane.lock:
-                if lane.pending:
-                    lane.pending[0].wake.set()  # not committed: it leads the next batch
-                else:
-                    lane.leading = False
-        return slot.outcome()
+        return lane.submit(_Slot(record), self._ingest_batch)
 
     def _ingest_batch(self, batch: list[_Slot]) -> None:
         ordered = sorted(batch, key=lambda s: _pr_key(s.record))

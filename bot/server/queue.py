@@ -213,6 +213,38 @@ class _Slot:
         return self.result
 
 
+class GroupCommit:
+    """Concurrent `ingest` callers share one transaction: one caller at a time leads and
+    commits everything pending, then promotes the first caller that arrived meanwhile to
+    lead the next batch. Used by both queue backends."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.pending: list[_Slot] = []
+        self.leading = False
+
+    def submit(self, slot: _Slot, run_batch: Callable[[list[_Slot]], None]) -> Ingested:
+        """Wait for `slot`'s batch to commit (leading it, when no batch is running)."""
+        with self.lock:
+            self.pending.append(slot)
+            follower, self.leading = self.leading, True
+        if follower:
+            slot.wake.wait()
+            if slot.committed:
+                return slot.outcome()
+        with self.lock:  # leading (first caller, or promoted)
+            batch, self.pending = self.pending, []
+        try:
+            run_batch(batch)
+        finally:
+            with self.lock:
+                if self.pending:
+                    self.pending[0].wake.set()  # not committed: it leads the next batch
+                else:
+                    self.leading = False
+        return slot.outcome()
+
+
 class SQLiteQueue:
     """`JobQueue` on one SQLite file (WAL, synchronous=FULL: an acknowledged delivery survives
     a crash of the process or the machine)."""
@@ -231,9 +263,7 @@ class SQLiteQueue:
         self.max_attempts = max_attempts
         self.clock = clock
         self._lock = threading.Lock()
-        self._pending_lock = threading.Lock()
-        self._pending: list[_Slot] = []
-        self._leading = False
+        self._group = GroupCommit()
         directory = os.path.dirname(os.path.abspath(path))
         os.makedirs(directory, exist_ok=True)
         self._db = sqlite3.connect(path, isolation_level=None, check_same_thread=False)
@@ -296,25 +326,7 @@ class SQLiteQueue:
         problem = check_record(record)
         if problem is not None:
             raise RejectedRecord(problem)
-        slot = _Slot(record)
-        with self._pending_lock:
-            self._pending.append(slot)
-            follower, self._leading = self._leading, True
-        if follower:
-            slot.wake.wait()
-            if slot.committed:
-                return slot.outcome()
-        with self._pending_lock:  # leading (first caller, or promoted)
-            batch, self._pending = self._pending, []
-        try:
-            self._ingest_batch(batch)
-        finally:
-            with self._pending_lock:
-                if self._pending:
-                    self._pending[0].wake.set()  # not committed: it leads the next batch
-                else:
-                    self._leading = False
-        return slot.outcome()
+        return self._group.submit(_Slot(record), self._ingest_batch)
 
     def _ingest_batch(self, batch: list[_Slot]) -> None:
         now = self.clock()
