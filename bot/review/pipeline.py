@@ -67,6 +67,9 @@ def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetim
         if f.previous_path:
             changed.add(f.previous_path)
     change = build_changeset(base, head, changed, pr=pull.number, author=pull.author)
+    # a stale branch carries entries the base branch merged since the merge-base: the
+    # changelog rules compare with the base branch's tip to tell them from the PR's own
+    tip = GitHubTree(gw, pull.repo, pull.base_sha) if pull.base_sha != base_sha else None
     ctx = Context(
         tree=head,
         config=config,
@@ -77,6 +80,7 @@ def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetim
         change=change,
         review_date=today,
         repository=pull.repo,
+        base_tip=tip,
     )
     return Outcome(pull, lint(ctx, paths=sorted(changed)), ctx=ctx)
 
