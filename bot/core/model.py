@@ -182,7 +182,9 @@ class Rule:
     id: str
     slug: str
     severity: Severity
-    target: Literal["recipe", "changelog", "master_config", "change", "suppression"]
+    # "signoff": a row of the sign-off verdict, computed by `bot/signoff/verify.py` with the
+    # wording of this record; the lint engine never runs it
+    target: Literal["recipe", "changelog", "master_config", "change", "suppression", "signoff"]
     title: T
     message: T
     rationale: T

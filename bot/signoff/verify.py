@@ -58,6 +58,7 @@ from typing import Any
 from bot.core.config import Knowledge
 from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import Finding, T
+from bot.core.registry import signoff_rule
 from bot.signoff.codeowners import parse_codeowners
 from bot.signoff.detect import Signoff, absence_reason, find_signoff, links_in
 from bot.signoff.model import (
@@ -152,6 +153,18 @@ def _shipped() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
 
 def _check(name: str, status: CheckStatus, en: str, zh: str) -> Check:
     return Check(name, status, T(en=en, zh=zh))
+
+
+def _says(name: str, variant: str, **params: Any) -> T:
+    """A wording of the sign-off row `name`, from its SGN record (`rules/signoff/`)."""
+    rule = signoff_rule(name)
+    if rule is None or variant not in rule.variants:
+        raise KeyError(f"no SGN record with the wording {variant!r} for the row {name!r}")
+    return rule.variants[variant].format(params)
+
+
+def _row(name: str, status: CheckStatus, variant: str, **params: Any) -> Check:
+    return Check(name, status, _says(name, variant, **params))
 
 
 def _at(login: str) -> str:
@@ -255,26 +268,11 @@ def _name(b: BenchmarkChange) -> str:
 def _absent(body: str) -> Check:
     why = absence_reason(body)
     if why == "quoted":
-        return _check(
-            "signoff",
-            "fail",
-            "the sign-off phrase appears only inside a quote (`>`), which is someone else's sign-off",
-            "签署语句只出现在引用（`>`）中，引用的是他人的签署",
-        )
+        return _row("signoff", "fail", "quoted")
     if why == "code":
-        return _check(
-            "signoff",
-            "fail",
-            "the sign-off is inside a code block or code span, where its boxes do not render",
-            "签署位于代码块或行内代码中，复选框不会渲染",
-        )
+        return _row("signoff", "fail", "in-code")
     if why == "comment":
-        return _check(
-            "signoff",
-            "fail",
-            "the sign-off phrase appears only inside an HTML comment, which GitHub does not show",
-            "签署语句只出现在 HTML 注释中，GitHub 不会显示",
-        )
+        return _row("signoff", "fail", "in-html-comment")
     return _check(
         "signoff",
         "fail",
@@ -301,19 +299,12 @@ def _detected(facts: SignoffFacts, signoff: Signoff) -> Check:
 
 def _signed(facts: SignoffFacts, signoff: Signoff) -> Check:
     if signoff.signed is None:
-        return _check("signed", "fail", "no `Signed:` line", "缺少 `Signed:` 行")
+        return _row("signed", "fail", "missing")
     if signoff.placeholder:
-        return _check(
-            "signed",
-            "fail",
-            "`Signed:` still holds the placeholder `FILL_IN_GITHUB_USERNAME`",
-            "`Signed:` 仍是占位符 `FILL_IN_GITHUB_USERNAME`",
-        )
+        return _row("signed", "fail", "placeholder")
     login = signoff.signed_login
     if login is None:
-        return _check(
-            "signed", "fail", "`Signed:` names no GitHub login", "`Signed:` 未写明 GitHub 用户名"
-        )
+        return _row("signed", "fail", "no-login")
     if not _same_login(login, facts.signer):
         return _check(
             "signed",
@@ -825,12 +816,7 @@ def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
 
 def _reuse(facts: SignoffFacts, cfg: Settings) -> Check:
     if facts.reuse_sweeps is None:
-        return _check(
-            "reuse-sweep",
-            "unknown",
-            "could not verify `/reuse-sweep-run`: the PR's comments were not available",
-            "无法核实 `/reuse-sweep-run`：未能获取本 PR 的评论",
-        )
+        return _row("reuse-sweep", "unknown", "comments-unread")
     sweeps = [s for s in facts.reuse_sweeps if not _same_login(s.author, facts.bot_login)]
     for s in sweeps:
         if s.permission is not None and s.permission.lower() in cfg.write:
@@ -857,12 +843,7 @@ def _reuse(facts: SignoffFacts, cfg: Settings) -> Check:
             f"(only {_at(sweeps[0].author)}, without write access)",
             f"本 PR 上没有授权用户发布的 `/reuse-sweep-run` 命令（仅有无写权限的 {_at(sweeps[0].author)}）",
         )
-    return _check(
-        "reuse-sweep",
-        "fail",
-        "No authorized `/reuse-sweep-run` command has been posted on this PR",
-        "本 PR 上没有授权用户发布的 `/reuse-sweep-run` 命令",
-    )
+    return _row("reuse-sweep", "fail", "none")
 
 
 # ------------------------------------------------------------------ content checks
@@ -908,14 +889,7 @@ def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[C
                 )
             )
         else:
-            out.append(
-                _check(
-                    "recipe-link",
-                    "na",
-                    "the PR adds or changes no recipe or master-config entry",
-                    "本 PR 未新增或修改任何配方或主配置条目",
-                )
-            )
+            out.append(_row("recipe-link", "na", "no-recipe"))
         if unsure:
             out.append(
                 _check(
@@ -1052,27 +1026,13 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
             )
         unread = []
     elif scripts:
-        out.append(
-            _check(
-                "waiver",
-                "pass",
-                "the PR's recipe scripts patch no engine",
-                "本 PR 的配方脚本未对推理引擎打补丁",
-            )
-        )
+        out.append(_row("waiver", "pass", "no-patch"))
     elif unread:
         en, zh = _unread_reason(unread, what, what_zh)
         out.append(_check("waiver", "human", en, zh))
         unread = []
     else:
-        out.append(
-            _check(
-                "waiver",
-                "na",
-                "the PR changes no benchmark script",
-                "本 PR 未修改基准脚本",
-            )
-        )
+        out.append(_row("waiver", "na", "no-benchmark"))
     if unread and not errors:
         en, zh = _unread_reason(unread, what, what_zh)
         out.append(_check("waiver-unread", "human", en, zh))
@@ -1095,9 +1055,21 @@ class _RuleCheck:
     name: str
     applies: str  # which benchmarks it is about: any | spec | agentic-spec | master | append-only
     reads: str  # what its rules read: recipes | master | changelog
-    na: T
-    ok: T
-    unread: T | None = None  # what a human checks in what the rules do not read
+    # its wording is in its SGN record (`rules/signoff/`): variants `na`, `ok` and, for a
+    # check with an `-unread` row, `what-unread` (what a human checks there)
+
+    @property
+    def na(self) -> T:
+        return _says(self.name, "na")
+
+    @property
+    def ok(self) -> T:
+        return _says(self.name, "ok")
+
+    @property
+    def unread(self) -> T | None:
+        rule = signoff_rule(self.name)
+        return rule.variants.get("what-unread") if rule is not None else None
 
 
 _RULE_CHECKS = (
@@ -1105,69 +1077,31 @@ _RULE_CHECKS = (
         "images",
         "master",
         "master",
-        T("the PR adds or changes no master-config entry", "本 PR 未新增或修改主配置条目"),
-        T(
-            "new or changed master-config entries run upstream vLLM/SGLang images and "
-            "follow the vLLM/SGLang-first order",
-            "新增或修改的主配置条目使用上游 vLLM/SGLang 镜像，并遵循 vLLM/SGLang 优先的顺序",
-        ),
     ),
     _RuleCheck(
         "deprecated",
         "master",
         "master",
-        T("the PR adds or changes no master-config entry", "本 PR 未新增或修改主配置条目"),
-        T(
-            "no new or changed master-config entry submits a deprecated model or scenario",
-            "新增或修改的主配置条目均未提交已弃用的模型或场景",
-        ),
     ),
     _RuleCheck(
         "architecture",
         "any",
         "recipes",
-        T("the PR changes no benchmark", "本 PR 未修改任何基准"),
-        T(
-            "the PR's recipe scripts override nothing that changes the model architecture",
-            "本 PR 的配方脚本没有改变模型架构的覆盖参数",
-        ),
-        T("architecture overrides", "模型架构覆盖参数"),
     ),
     _RuleCheck(
         "chat-template",
         "spec",
         "recipes",
-        T("the PR has no speculative-decoding change", "本 PR 不涉及投机解码变更"),
-        T(
-            "the PR's speculative-decoding recipe scripts send chat-templated prompts",
-            "本 PR 的投机解码配方脚本使用 chat template 发送请求",
-        ),
-        T("chat-templated prompts", "chat template 的使用"),
     ),
     _RuleCheck(
         "golden-al",
         "agentic-spec",
         "recipes",
-        T("the PR has no agentic speculative-decoding change", "本 PR 不涉及 agentic 投机解码变更"),
-        T(
-            "the PR's agentic speculative-decoding recipe scripts simulate acceptance at the "
-            "golden AL",
-            "本 PR 的 agentic 投机解码配方脚本按黄金 AL 模拟接受",
-        ),
-        T("simulated acceptance at the golden AL", "是否按黄金 AL 模拟接受"),
     ),
     _RuleCheck(
         "append-only",
         "append-only",
         "changelog",
-        T(
-            "no new changelog entry sets `append-only: true`",
-            "没有新增的 changelog 条目设置 `append-only: true`",
-        ),
-        T(
-            "the `append-only: true` entries are not mixed with regular entries",
-            "`append-only: true` 条目没有与普通条目混在一起",
-        ),
     ),
 )
 
@@ -1224,14 +1158,7 @@ def _disapproval(facts: SignoffFacts, cfg: Settings) -> list[Check]:
     if not cfg.disapprove:
         return []
     if facts.comments is None:
-        return [
-            _check(
-                "disapproval",
-                "unknown",
-                "could not verify that nobody disapproved: the PR's comments were not available",
-                "无法核实是否有人反对：未能获取本 PR 的评论",
-            )
-        ]
+        return [_row("disapproval", "unknown", "comments-unread")]
 
     def says(body: str, phrases: Sequence[str]) -> bool:
         low = body.lower()
@@ -1257,7 +1184,7 @@ def _disapproval(facts: SignoffFacts, cfg: Settings) -> list[Check]:
                 f"{who} 反对此 PR；在其以 {undo} 撤回之前保持阻止",
             )
         ]
-    return [_check("disapproval", "pass", "no standing disapproval", "没有未撤回的反对")]
+    return [_row("disapproval", "pass", "none")]
 
 
 def _rule_rows(
@@ -1268,12 +1195,7 @@ def _rule_rows(
             return [Check(spec.name, "na", spec.na)]
         return [
             Check(spec.name, "pass", spec.ok),
-            _check(
-                "append-only-isolation",
-                "human",
-                "check that every benchmark-affecting change reaches only the appended points",
-                "请确认每一处影响基准的变更都只作用于新追加的数据点",
-            ),
+            _row("append-only-isolation", "human", "check"),
         ]
     relevant = [b for b in content.benchmarks if _relevant(spec.applies, b)]
     if not relevant:
@@ -1309,14 +1231,7 @@ def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
     checks += _disapproval(facts, cfg)
     checks += _template(facts, signoff, cfg)
     checks.append(_ci(facts, cfg))
-    checks.append(
-        _check(
-            "eval-accuracy",
-            "human",
-            "check that the eval scores meet the model's bar and ran on this config's image",
-            "请确认评测分数达到该模型的标准，且使用的是此配置的镜像",
-        )
-    )
+    checks.append(_row("eval-accuracy", "human", "check"))
     checks.append(_reuse(facts, cfg))
     checks += _recipe_link(facts, signoff, cfg)
     by_name = {s.name: s for s in _RULE_CHECKS}
