@@ -162,3 +162,22 @@ def test_signoff_records_are_not_lint_rules() -> None:
     rm = next(rm for rm in RULES if rm.rule.target == "signoff")
     with pytest.raises(TypeError, match="not by the lint engine"):
         list(rm.check())
+
+
+def test_every_signoff_wording_verify_uses_is_in_its_record() -> None:
+    text = (ROOT / "bot" / "signoff" / "verify.py").read_text(encoding="utf-8")
+    used = re.findall(r'_row\(\s*"([a-z-]+)",\s*"[a-z]+",\s*"([a-z0-9-]+)"', text)
+    used += re.findall(r'_says\(\s*"([a-z-]+)",\s*"([a-z0-9-]+)"', text)
+    assert len(used) > 40
+    records = {r.slug: r for r in SIGNOFF}
+    missing = [(n, v) for n, v in used if n not in records or v not in records[n].variants]
+    assert not missing, missing
+    # and each record's wording is used (a rule row's `na`/`ok`/`what-unread` through _says)
+    rows = {"na", "ok", "what-unread"}
+    unused = [
+        (r.slug, v)
+        for r in SIGNOFF
+        for v in r.variants
+        if (r.slug, v) not in used and v not in rows
+    ]
+    assert not unused, unused

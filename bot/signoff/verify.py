@@ -155,7 +155,7 @@ def _check(name: str, status: CheckStatus, en: str, zh: str) -> Check:
     return Check(name, status, T(en=en, zh=zh))
 
 
-def _says(name: str, variant: str, **params: Any) -> T:
+def _says(name: str, variant: str, /, **params: Any) -> T:
     """A wording of the sign-off row `name`, from its SGN record (`rules/signoff/`)."""
     rule = signoff_rule(name)
     if rule is None or variant not in rule.variants:
@@ -163,7 +163,7 @@ def _says(name: str, variant: str, **params: Any) -> T:
     return rule.variants[variant].format(params)
 
 
-def _row(name: str, status: CheckStatus, variant: str, **params: Any) -> Check:
+def _row(name: str, status: CheckStatus, variant: str, /, **params: Any) -> Check:
     return Check(name, status, _says(name, variant, **params))
 
 
@@ -273,28 +273,13 @@ def _absent(body: str) -> Check:
         return _row("signoff", "fail", "in-code")
     if why == "comment":
         return _row("signoff", "fail", "in-html-comment")
-    return _check(
-        "signoff",
-        "fail",
-        f'no line holds the sign-off phrase "{SIGNOFF_PHRASE}"',
-        f"没有任何一行包含签署语句“{SIGNOFF_PHRASE}”",
-    )
+    return _row("signoff", "fail", "no-phrase", signoff_phrase=SIGNOFF_PHRASE)
 
 
 def _detected(facts: SignoffFacts, signoff: Signoff) -> Check:
     if facts.edited_by and not _same_login(facts.edited_by, facts.signer):
-        return _check(
-            "signoff",
-            "fail",
-            f"{_at(facts.edited_by)} edited this sign-off; only the signer's own words count",
-            f"{_at(facts.edited_by)} 编辑了这份签署；只有签署人本人的内容才有效",
-        )
-    return _check(
-        "signoff",
-        "pass",
-        f"sign-off by {_at(facts.signer)} found at line {signoff.line}",
-        f"在第 {signoff.line} 行找到 {_at(facts.signer)} 的签署",
-    )
+        return _row("signoff", "fail", "edited-by-other", edited_by=_at(facts.edited_by))
+    return _row("signoff", "pass", "found", signer=_at(facts.signer), line=signoff.line)
 
 
 def _signed(facts: SignoffFacts, signoff: Signoff) -> Check:
@@ -306,18 +291,8 @@ def _signed(facts: SignoffFacts, signoff: Signoff) -> Check:
     if login is None:
         return _row("signed", "fail", "no-login")
     if not _same_login(login, facts.signer):
-        return _check(
-            "signed",
-            "fail",
-            f"`Signed:` names {_at(login)}, but the comment is by {_at(facts.signer)}",
-            f"`Signed:` 写的是 {_at(login)}，但评论作者是 {_at(facts.signer)}",
-        )
-    return _check(
-        "signed",
-        "pass",
-        f"`Signed:` names the comment's author {_at(facts.signer)}",
-        f"`Signed:` 与评论作者 {_at(facts.signer)} 一致",
-    )
+        return _row("signed", "fail", "names-other", login=_at(login), signer=_at(facts.signer))
+    return _row("signed", "pass", "names-author", signer=_at(facts.signer))
 
 
 # ------------------------------------------------------------------ owner (check 0)
@@ -327,26 +302,11 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
     signer = facts.signer
     me = signer.lower()
     if _is_bot(signer, facts):
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} is a bot account; a bot's sign-off never counts",
-            f"{_at(signer)} 是机器人账号；机器人的签署一律无效",
-        )
+        return _row("owner", "fail", "bot-account", signer=_at(signer))
     if cfg.exclude_author and _same_login(signer, facts.pr_author):
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} opened this PR; the repository does not let the author sign off",
-            f"{_at(signer)} 是本 PR 的作者；此仓库不允许作者本人签署",
-        )
+        return _row("owner", "fail", "pr-author", signer=_at(signer))
     if facts.codeowners_text is None:
-        return _check(
-            "owner",
-            "unknown",
-            f"could not verify ownership: `{cfg.codeowners_path}` could not be read from the base branch",
-            f"无法核实归属：未能从基准分支读取 `{cfg.codeowners_path}`",
-        )
+        return _row("owner", "unknown", "codeowners-unread", codeowners_path=cfg.codeowners_path)
     owners = parse_codeowners(facts.codeowners_text)
     member = {k.lower(): v for k, v in facts.team_membership.items()}
 
@@ -397,21 +357,10 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
     if need_any and not specific and me not in owners.all_users():
         codeowner, any_unknown = state(owners.all_teams())
     if codeowner is False:
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} is not a CODEOWNER: CODEOWNERS lists them on no line, "
-            "by name or through a team",
-            f"{_at(signer)} 不是 CODEOWNER：CODEOWNERS 中没有任何一行（直接或经由团队）列出此人",
-        )
+        return _row("owner", "fail", "not-listed", signer=_at(signer))
     permission = (facts.signer_permission or "").lower() or None
     if permission is not None and permission not in cfg.write:
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} has `{permission}` access; a sign-off needs write access",
-            f"{_at(signer)} 只有 `{permission}` 权限；签署需要写权限",
-        )
+        return _row("owner", "fail", "no-write-access", signer=_at(signer), permission=permission)
     via_org = ""
     org_ok = cfg.unreadable_teams == "org-member" and facts.signer_org_member is True
     if org_ok and (unreadable or codeowner is None):
@@ -423,29 +372,19 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
     if unreadable:
         path, teams = unreadable[0]
         shown = ", ".join(teams)
-        return _check(
+        return _row(
             "owner",
             "unknown",
-            f"could not verify whether {_at(signer)} is in {shown}, the owners of `{path}`: "
-            "team membership is not readable with the bot's token",
-            f"无法核实 {_at(signer)} 是否属于 `{path}` 的所有者 {shown}：机器人的令牌无法读取团队成员",
+            "team-unreadable",
+            signer=_at(signer),
+            shown=shown,
+            path=path,
         )
     if codeowner is None:
         shown = ", ".join(any_unknown[:MAX_LISTED])
-        return _check(
-            "owner",
-            "unknown",
-            f"could not verify that {_at(signer)} is a CODEOWNER: not listed by name, and "
-            f"membership of {shown} is not readable with the bot's token",
-            f"无法核实 {_at(signer)} 是否为 CODEOWNER：未被直接列出，且机器人的令牌无法读取 {shown} 的成员",
-        )
+        return _row("owner", "unknown", "teams-unreadable", signer=_at(signer), shown=shown)
     if permission is None:
-        return _check(
-            "owner",
-            "unknown",
-            f"could not verify {_at(signer)}'s permission on the repository",
-            f"无法核实 {_at(signer)} 在仓库中的权限",
-        )
+        return _row("owner", "unknown", "permission-unknown", signer=_at(signer))
     note_en = note_zh = ""
     if via_org:
         note_en = (
@@ -582,24 +521,10 @@ def _listed(items: Sequence[TemplateItem]) -> tuple[str, str]:
 def _template(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
     path = cfg.template_path
     if facts.template_text is None:
-        return [
-            _check(
-                "template",
-                "unknown",
-                f"could not verify the checklist: `{path}` could not be read from the default branch",
-                f"无法核实清单：未能从默认分支读取 `{path}`",
-            )
-        ]
+        return [_row("template", "unknown", "template-unread", path=path)]
     template = parse_template(facts.template_text, facts.template_zh_text)
     if template is None:
-        return [
-            _check(
-                "template",
-                "unknown",
-                f"could not verify the checklist: `{path}` holds no template block with the sign-off phrase",
-                f"无法核实清单：`{path}` 中没有包含签署语句的模板块",
-            )
-        ]
+        return [_row("template", "unknown", "template-zh-unread", path=path)]
     template = fill_zh(template, cfg.item_zh)
     matches = match_items(template, signoff.items, cfg.threshold)
     missing = [m.item for m in matches if m.signoff is None]
@@ -775,13 +700,15 @@ def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
         runs = [r for r in facts.check_runs if r.head_sha == sha]
         bench, evals = _group(runs, cfg.benchmark_runs), _group(runs, cfg.eval_runs)
         if bench.state == "green" and evals.state == "green":
-            return _check(
+            return _row(
                 "ci-green",
                 "pass",
-                f"`{sha[:7]}` has green {bench_label} ({bench.count}) and {eval_label} "
-                f"({evals.count}) check runs",
-                f"`{sha[:7]}` 的 {bench_label}（{bench.count} 个）与 {eval_label}（{evals.count} 个）"
-                "检查运行均已通过",
+                "green",
+                sha_7=sha[:7],
+                bench_label=bench_label,
+                count=bench.count,
+                eval_label=eval_label,
+                count_2=evals.count,
             )
         if detail_en or (bench.state == "none" and evals.state == "none"):
             continue
@@ -820,29 +747,18 @@ def _reuse(facts: SignoffFacts, cfg: Settings) -> Check:
     sweeps = [s for s in facts.reuse_sweeps if not _same_login(s.author, facts.bot_login)]
     for s in sweeps:
         if s.permission is not None and s.permission.lower() in cfg.write:
-            return _check(
+            return _row(
                 "reuse-sweep",
                 "pass",
-                f"`/reuse-sweep-run` posted by {_at(s.author)} (`{s.permission.lower()}`)",
-                f"{_at(s.author)}（`{s.permission.lower()}`）已发布 `/reuse-sweep-run`",
+                "posted",
+                author=_at(s.author),
+                lower=s.permission.lower(),
             )
     unknown = [s.author for s in sweeps if s.permission is None]
     if unknown:
-        return _check(
-            "reuse-sweep",
-            "unknown",
-            f"could not verify that {_at(unknown[0])}, who posted `/reuse-sweep-run`, "
-            "has write access",
-            f"无法核实发布 `/reuse-sweep-run` 的 {_at(unknown[0])} 是否拥有写权限",
-        )
+        return _row("reuse-sweep", "unknown", "permission-unknown", poster=_at(unknown[0]))
     if sweeps:
-        return _check(
-            "reuse-sweep",
-            "fail",
-            "No authorized `/reuse-sweep-run` command has been posted on this PR "
-            f"(only {_at(sweeps[0].author)}, without write access)",
-            f"本 PR 上没有授权用户发布的 `/reuse-sweep-run` 命令（仅有无写权限的 {_at(sweeps[0].author)}）",
-        )
+        return _row("reuse-sweep", "fail", "not-authorized", author=_at(sweeps[0].author))
     return _row("reuse-sweep", "fail", "none")
 
 
@@ -880,24 +796,16 @@ def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[C
         elif single:
             engines = sorted({e for b in single for e in b.engines})
             shown = ", ".join(f"`{e}`" for e in engines) or "unknown engines"
-            out.append(
-                _check(
-                    "recipe-link",
-                    "na",
-                    f"no single-node vLLM/SGLang recipe is added or changed ({shown} only)",
-                    f"没有新增或修改单节点 vLLM/SGLang 配方（仅 {shown}）",
-                )
-            )
+            out.append(_row("recipe-link", "na", "no-single-node", shown=shown))
         else:
             out.append(_row("recipe-link", "na", "no-recipe"))
         if unsure:
             out.append(
-                _check(
+                _row(
                     "recipe-upstream",
                     "human",
-                    f"could not tell which engine `{_name(unsure[0])}` launches; check whether "
-                    "it needs an upstream recipe link",
-                    f"无法判断 `{_name(unsure[0])}` 启动的引擎；请确认是否需要上游配方链接",
+                    "engine-unknown",
+                    benchmark=_name(unsure[0]),
                 )
             )
         return out
@@ -930,13 +838,7 @@ def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[C
             f"links {links[0]} for `{name}`{more}",
             f"为 `{name}`{more_zh} 提供了链接 {links[0]}",
         ),
-        _check(
-            "recipe-upstream",
-            "human",
-            f"check that {links[0]} is merged or published and that its major server arguments "
-            f"match `{name}`",
-            f"请确认 {links[0]} 已合并或已发布，且其主要服务参数与 `{name}` 一致",
-        ),
+        _row("recipe-upstream", "human", "check", link=links[0], name=name),
     ]
 
 
@@ -998,32 +900,10 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
         waiver = filed[0]
         tail = "/".join(waiver.split("/")[-2:])  # "waiver/2600.md"
         if tail not in signoff.text:
-            out.append(
-                _check(
-                    "waiver",
-                    "fail",
-                    f"the PR files the waiver `{waiver}`, but the sign-off does not link it",
-                    f"本 PR 提交了豁免文件 `{waiver}`，但签署中没有链接它",
-                )
-            )
+            out.append(_row("waiver", "fail", "not-linked", waiver=waiver))
         else:
-            out.append(
-                _check(
-                    "waiver",
-                    "pass",
-                    f"the waiver `{waiver}` is filed in this PR and linked",
-                    f"豁免文件 `{waiver}` 已在本 PR 中提交并在签署中链接",
-                )
-            )
-            out.append(
-                _check(
-                    "waiver-content",
-                    "human",
-                    f"check that `{waiver}` covers the patch: what is patched, why the upstream "
-                    "image cannot run, the upstream PR or issue, the removal plan",
-                    f"请确认 `{waiver}` 覆盖了该补丁：修改内容、上游镜像为何无法运行、上游 PR 或 issue、移除计划",
-                )
-            )
+            out.append(_row("waiver", "pass", "linked", waiver=waiver))
+            out.append(_row("waiver-content", "human", "check", waiver=waiver))
         unread = []
     elif scripts:
         out.append(_row("waiver", "pass", "no-patch"))
@@ -1176,14 +1056,7 @@ def _disapproval(facts: SignoffFacts, cfg: Settings) -> list[Check]:
     if standing:
         who = ", ".join(_at(a) for a in standing.values())
         undo = ", ".join(f"`{w}`" for w in cfg.withdraw) or "-"
-        return [
-            _check(
-                "disapproval",
-                "fail",
-                f"{who} disapproved this PR; it is blocked until they withdraw with {undo}",
-                f"{who} 反对此 PR；在其以 {undo} 撤回之前保持阻止",
-            )
-        ]
+        return [_row("disapproval", "fail", "disapproved", who=who, undo=undo)]
     return [_row("disapproval", "pass", "none")]
 
 
@@ -1359,22 +1232,12 @@ def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdic
             for g in missing[:MAX_LISTED]
         )
         have = ", ".join(f"line {k} by {_at(v)}" for k, v in sorted(covered.items()) if k) or "none"
-        check = _check(
-            "owner",
-            "fail",
-            f"groups still missing a CODEOWNER sign-off: {shown} (covered: {have})",
-            f"以下归属组仍缺少 CODEOWNER 签署：{shown}（已覆盖：{have}）",
-        )
+        check = _row("owner", "fail", "groups-missing", shown=shown, have=have)
     else:
         have = ", ".join(
             f"{_at(v)} ({'catch-all' if k == 0 else f'CODEOWNERS line {k}'})"
             for k, v in sorted(covered.items())
         )
-        check = _check(
-            "owner",
-            "pass",
-            f"every CODEOWNERS group of the changed paths has a valid sign-off: {have}",
-            f"变更路径的每个 CODEOWNERS 归属组都有有效签署：{have}",
-        )
+        check = _row("owner", "pass", "groups-signed", have=have)
     checks = tuple(check if c.name == "owner" else c for c in verdict.checks)
     return _verdict(newest, list(checks))

@@ -22,6 +22,17 @@ RULE = Rule(
         zh="签署是在有效行（不在引用、代码块、行内代码或 HTML 注释中）上包含清单语句的评论；引用或代码块展示的是他人的签署或模板本身。除签署人外任何人的编辑都会使签署失效。",
     ),
     variants={
+        "no-phrase": T(
+            en='no line holds the sign-off phrase "{signoff_phrase}"',
+            zh="没有任何一行包含签署语句“{signoff_phrase}”",
+        ),
+        "found": T(
+            en="sign-off by {signer} found at line {line}", zh="在第 {line} 行找到 {signer} 的签署"
+        ),
+        "edited-by-other": T(
+            en="{edited_by} edited this sign-off; only the signer's own words count",
+            zh="{edited_by} 编辑了这份签署；只有签署人本人的内容才有效",
+        ),
         "quoted": T(
             en="the sign-off phrase appears only inside a quote (`>`), which is someone else's sign-off",
             zh="签署语句只出现在引用（`>`）中，引用的是他人的签署",

@@ -22,6 +22,14 @@ RULE = Rule(
         zh="模板以 `Signed: FILL_IN_GITHUB_USERNAME` 结尾；只有该行写明评论作者的 GitHub 用户名时签署才有效，避免代他人签署。",
     ),
     variants={
+        "names-author": T(
+            en="`Signed:` names the comment's author {signer}",
+            zh="`Signed:` 与评论作者 {signer} 一致",
+        ),
+        "names-other": T(
+            en="`Signed:` names {login}, but the comment is by {signer}",
+            zh="`Signed:` 写的是 {login}，但评论作者是 {signer}",
+        ),
         "missing": T(
             en="no `Signed:` line",
             zh="缺少 `Signed:` 行",

@@ -22,6 +22,10 @@ RULE = Rule(
         zh="仅在设置了 `knowledge.signoff.disapproval.phrases` 时生效（与 policy-bot 的选项相同）：拥有写权限者发表含该短语的评论后会阻塞，直到其发表撤回短语。",
     ),
     variants={
+        "disapproved": T(
+            en="{who} disapproved this PR; it is blocked until they withdraw with {undo}",
+            zh="{who} 反对此 PR；在其以 {undo} 撤回之前保持阻止",
+        ),
         "none": T(
             en="no standing disapproval",
             zh="没有未撤回的反对",

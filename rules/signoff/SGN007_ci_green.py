@@ -21,4 +21,10 @@ RULE = Rule(
         en="Check runs are recognised by the job names of the base branch's `.github/workflows/run-sweep.yml` (single-node, agentic, multi-node and their evals; `canary /` excluded), or by the knowledge defaults when it is absent. Skipped runs do not count; a failed, cancelled or running one makes that commit not green.",
         zh="检查运行按基础分支 `.github/workflows/run-sweep.yml` 产生的作业名识别（单节点、agentic、多节点及其评测；不含 `canary /`），该文件不存在时使用知识库默认值。跳过的运行不计入；失败、取消或仍在运行的会使该提交不算通过。",
     ),
+    variants={
+        "green": T(
+            en="`{sha_7}` has green {bench_label} ({count}) and {eval_label} ({count_2}) check runs",
+            zh="`{sha_7}` 的 {bench_label}（{count} 个）与 {eval_label}（{count_2} 个）检查运行均已通过",
+        ),
+    },
 )

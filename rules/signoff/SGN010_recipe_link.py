@@ -22,6 +22,10 @@ RULE = Rule(
         zh="单节点 vLLM 或 SGLang 配方需要链接到 vllm-project/recipes 或 sgl-project/sglang 的 PR，或 recipes.vllm.ai、docs.sglang.io 页面；模板自带的链接不算。多节点或分离式部署的 PR 以及其他引擎不适用。",
     ),
     variants={
+        "no-single-node": T(
+            en="no single-node vLLM/SGLang recipe is added or changed ({shown} only)",
+            zh="没有新增或修改单节点 vLLM/SGLang 配方（仅 {shown}）",
+        ),
         "no-recipe": T(
             en="the PR adds or changes no recipe or master-config entry",
             zh="本 PR 未新增或修改任何配方或主配置条目",

@@ -21,4 +21,14 @@ RULE = Rule(
         en="Whether a linked page matches the recipe's arguments is read by a human.",
         zh="链接页面是否与配方参数一致由人工核对。",
     ),
+    variants={
+        "check": T(
+            en="check that {link} is merged or published and that its major server arguments match `{name}`",
+            zh="请确认 {link} 已合并或已发布，且其主要服务参数与 `{name}` 一致",
+        ),
+        "engine-unknown": T(
+            en="could not tell which engine `{benchmark}` launches; check whether it needs an upstream recipe link",
+            zh="无法判断 `{benchmark}` 启动的引擎；请确认是否需要上游配方链接",
+        ),
+    },
 )

@@ -22,6 +22,14 @@ RULE = Rule(
         zh="本 PR 新增的引擎补丁（RCP008）若没有在本 PR 中提交 `docs/waiver/<PR>.md` 则不通过；本 PR 提交的豁免文件须在签署中链接。",
     ),
     variants={
+        "not-linked": T(
+            en="the PR files the waiver `{waiver}`, but the sign-off does not link it",
+            zh="本 PR 提交了豁免文件 `{waiver}`，但签署中没有链接它",
+        ),
+        "linked": T(
+            en="the waiver `{waiver}` is filed in this PR and linked",
+            zh="豁免文件 `{waiver}` 已在本 PR 中提交并在签署中链接",
+        ),
         "no-patch": T(
             en="the PR's recipe scripts patch no engine",
             zh="本 PR 的配方脚本未对推理引擎打补丁",

@@ -21,4 +21,10 @@ RULE = Rule(
         en="Whether the waiver says what is patched, why the upstream image cannot run the benchmark and how the patch is removed is read by a human.",
         zh="豁免文件是否说明了修改内容、上游镜像为何无法运行基准以及移除计划，由人工阅读。",
     ),
+    variants={
+        "check": T(
+            en="check that `{waiver}` covers the patch: what is patched, why the upstream image cannot run, the upstream PR or issue, the removal plan",
+            zh="请确认 `{waiver}` 覆盖了该补丁：修改内容、上游镜像为何无法运行、上游 PR 或 issue、移除计划",
+        ),
+    },
 )
