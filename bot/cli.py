@@ -15,7 +15,7 @@ import os
 import re
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, NoReturn, TextIO
 
@@ -1099,8 +1099,7 @@ def cmd_signoff(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
 
 
 def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from bot.signoff.content import with_content
-    from bot.signoff.model import SignoffFacts
+    from bot.signoff.gather import SignedComment, Signer, gather
     from bot.signoff.render import render_verdict_comment
     from bot.signoff.verify import verify_all
     from bot.sources import _git  # the PR's commits: `git rev-list`
@@ -1131,7 +1130,6 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         )
         closers += [base_tree, head_tree, base_tip]
         config = _config_from(base_tip, args.config, f"at {args.base}")
-        table = config.knowledge.section("signoff") or {}
         changed = frozenset(changed_paths(repo, args.base, args.head))
         change = build_changeset(base_tree, head_tree, changed, pr=args.pr, author=author)
         ctx = Context(
@@ -1145,70 +1143,70 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
             review_date=args.date or datetime.date.today(),
         )
         report = lint(ctx, paths=sorted(changed))
-        commits = _git(repo, "rev-list", "--reverse", f"{fork}..{head_sha}").decode().split()
         teams = None
         if args.teams is not None:
             teams = [t.strip() for t in args.teams.split(",") if t.strip()]
-        codeowners = _first_text(base_tip, table.get("codeowners") or [".github/CODEOWNERS"])
-        membership: dict[str, bool | None] = {}
-        if teams is not None and codeowners is not None:
-            from bot.signoff.codeowners import parse_codeowners
+        # the options describe the newest signer; the others' permission is the one
+        # given with their --author, if any
+        resolved = head_sha
+        others = {login: perm for _, login, perm in signed[:-1]}
 
-            mine = {t.lower() for t in teams}
-            for team in parse_codeowners(codeowners).all_teams():
-                membership[team] = team.lower() in mine
-        facts = SignoffFacts(
-            head_sha=head_sha,
-            signer=author,
-            body=body,
+        class _LocalSource:
+            """`bot signoff check`'s `FactSource`: the local repository and the options."""
+
+            head_sha = resolved
+
+            def base_text(self, path: str) -> str | None:
+                return _first_text(base_tip, [path])
+
+            def template_text(self, path: str) -> str | None:
+                return _first_text(base_tip, [path])
+
+            def changed(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+                return tuple(sorted(changed)), ()
+
+            def commits(self) -> tuple[str, ...] | None:
+                out = _git(repo, "rev-list", "--reverse", f"{fork}..{resolved}").decode().split()
+                return tuple(out)
+
+            def check_runs(self, commits: tuple[str, ...] | None) -> tuple[Any, ...] | None:
+                return _load_check_runs(args.check_runs, resolved) if args.check_runs else None
+
+            def reuse_sweeps(self) -> tuple[Any, ...] | None:
+                if args.reuse_sweep is not None or not comments:
+                    return _reuse_sweeps(args.reuse_sweep)
+                return _sweeps_in(comments)
+
+            def comments(self) -> tuple[Any, ...] | None:
+                return tuple(comments) if args.comment else None
+
+            def signer(
+                self, login: str, codeowners: str | None, paths: tuple[str, ...], newest: bool
+            ) -> Signer:
+                is_bot = login.lower().endswith("[bot]")
+                if not newest:
+                    return Signer(others.get(login), {}, None, is_bot)
+                membership: dict[str, bool | None] = {}
+                if teams is not None and codeowners is not None:
+                    from bot.signoff.codeowners import parse_codeowners
+
+                    mine = {t.lower() for t in teams}
+                    for team in parse_codeowners(codeowners).all_teams():
+                        membership[team] = team.lower() in mine
+                return Signer(args.permission, membership, args.org_member, is_bot)
+
+            def lint(self) -> tuple[Context | None, Report]:
+                return ctx, report
+
+        everyone = gather(
+            _LocalSource(),
+            [SignedComment(login, text) for text, login, _ in signed[:-1]]
+            + [SignedComment(author, body, args.edited_by)],
+            config.knowledge,
             pr=args.pr,
-            signer_is_bot=author.lower().endswith("[bot]"),
             bot_login=args.bot_login,
-            changed_paths=tuple(sorted(changed)),
-            codeowners_text=codeowners,
-            template_text=_first_text(
-                base_tip, [str(table.get("template", "docs/PR_REVIEW_CHECKLIST.md"))]
-            ),
-            template_zh_text=_first_text(
-                base_tip, [str(table.get("template_zh", "docs/PR_REVIEW_CHECKLIST_zh.md"))]
-            ),
-            signer_permission=args.permission,
-            team_membership=membership,
-            pr_commits=tuple(commits),
-            check_runs=_load_check_runs(args.check_runs, head_sha) if args.check_runs else None,
-            reuse_sweeps=_reuse_sweeps(args.reuse_sweep)
-            if args.reuse_sweep is not None or not comments
-            else _sweeps_in(comments),
-            edited_by=args.edited_by,
-            sweep_workflow_text=_first_text(
-                base_tip,
-                [
-                    str(
-                        (table.get("check_runs") or {}).get("workflow")
-                        or ".github/workflows/run-sweep.yml"
-                    )
-                ],
-            ),
             pr_author=args.pr_author,
-            comments=tuple(comments) if args.comment else None,
-            signer_org_member=args.org_member,
         )
-        facts = with_content(facts, ctx, report)
-        everyone = [
-            replace(
-                facts,
-                signer=login,
-                body=text,
-                signer_is_bot=login.lower().endswith("[bot]"),
-                # the options describe the newest signer; the others' permission is unknown
-                signer_permission=perm,
-                team_membership={},
-                edited_by=None,
-                signer_org_member=None,
-            )
-            for text, login, perm in signed[:-1]
-        ]
-        everyone.append(facts)
     finally:
         for tree in closers:
             tree.close()

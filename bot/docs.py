@@ -133,10 +133,22 @@ def render_rule_markdown(rule: Rule | RuleModule, level: int = 2) -> str:
             for name, c in rule.conditions.items()
         ),
         f"- Target / 检查对象: `{rule.target}`",
-        f"- Suppress / 抑制: `# bot: ignore[{rule.id}] <reason>` on the line or the line above"
-        " / 写在该行或上一行",
+        *(
+            [
+                f"- Sign-off row / 签署结论中的行: `{rule.slug}`. A failing row blocks the "
+                "sign-off; a `warning` check at most needs a human. It is computed from the "
+                "sign-off facts, not by the lint engine, and cannot be suppressed. / "
+                "不通过的行会阻塞签署；`warning` 级别的检查至多需要人工确认。"
+                "该行由签署事实计算，而非由 lint 引擎运行，不能被抑制。",
+            ]
+            if rule.target == "signoff"
+            else [
+                f"- Suppress / 抑制: `# bot: ignore[{rule.id}] <reason>` on the line or the "
+                "line above / 写在该行或上一行",
+            ]
+        ),
         "",
-        f"{sub} Message / 提示信息",
+        f"{sub} {'Decides / 判定' if rule.target == 'signoff' else 'Message / 提示信息'}",
         "",
         f"- {rule.message.en}",
         f"- {rule.message.zh}",
@@ -160,6 +172,18 @@ def render_rule_markdown(rule: Rule | RuleModule, level: int = 2) -> str:
         "",
         rule.rationale.zh.strip(),
         "",
+    ]
+    if rule.target == "signoff":
+        out += [
+            f"{sub} Examples / 示例",
+            "",
+            "The sign-off cases of `tests/test_signoff_matrix.py` (sign-offs over the "
+            "checklist's history, each with its expected verdict) and `tests/test_signoff_*.py` "
+            "are this check's examples. / 本检查的示例见 `tests/test_signoff_matrix.py` 与 "
+            "`tests/test_signoff_*.py` 中的签署用例。",
+        ]
+        return "\n".join(out) + "\n"
+    out += [
         f"{sub} Examples / 示例",
         "",
         f"Lines marked `[{rule.id}]` are where the rule reports. / 标有 `[{rule.id}]` 的行是规则报告的位置。",

@@ -298,7 +298,7 @@ def test_rcp008_python_heredoc_with_engine_path_argument() -> None:
     found = lint("RCP008", text)
     assert lines(found) == [3]
     assert "rocm_aiter_mla.py" in found[0].message.en
-    assert "内联 Python heredoc" in found[0].message.zh
+    assert "内联的 Python 脚本（heredoc）" in found[0].message.zh
 
 
 def test_rcp008_python_heredoc_locating_the_engine() -> None:

@@ -80,6 +80,13 @@ def test_message_style(rm: RuleModule) -> None:
 
 @pytest.mark.parametrize("rm", PARAMS)
 def test_has_bad_and_good_examples(rm: RuleModule) -> None:
+    if rm.rule.target == "signoff":
+        # A sign-off check judges a sign-off comment against facts (CODEOWNERS, check runs,
+        # permissions, the PR's lint), not a file, so the example runner cannot run a file
+        # example for it. Its examples are the cases of tests/test_signoff_matrix.py;
+        # test_every_signoff_row_has_a_record_and_every_record_a_row checks that they reach it.
+        assert not rm.rule.bad and not rm.rule.good, "a file example would never run"
+        return
     assert rm.rule.bad, "at least one bad example"
     assert rm.rule.good, "at least one good example"
 
@@ -120,3 +127,57 @@ def test_docs_write_and_check(tmp_path: Path, capsys: pytest.CaptureFixture[str]
     readme.write_text("# no markers\n", encoding="utf-8")
     assert main(["--check", "--root", str(tmp_path)]) == 0  # nothing to regenerate there
     capsys.readouterr()
+
+
+SIGNOFF = [rm.rule for rm in RULES if rm.rule.target == "signoff"]
+
+
+def test_every_signoff_row_has_a_record_and_every_record_a_row() -> None:
+    """The matrix's verdicts reach every SGN record, and emit no row without one."""
+    from bot.signoff.verify import verify_all
+    from tests.test_signoff_matrix import PARAMS as MATRIX
+    from tests.test_signoff_matrix import build
+
+    seen: set[str] = set()
+    for param in MATRIX:
+        case, version, _ = param.values
+        facts, knowledge = build(case, version)
+        seen |= {c.name for c in verify_all(facts, knowledge).checks}
+    slugs = {r.slug for r in SIGNOFF}
+    assert seen - slugs == set(), "rows without an SGN record"
+    # a row the matrix does not reach is asserted on by name in a sign-off unit test
+    tests = "".join(
+        p.read_text(encoding="utf-8") for p in (ROOT / "tests").glob("test_signoff*.py")
+    )
+    untested = [s for s in sorted(slugs - seen) if f'"{s}"' not in tests]
+    assert not untested, f"no sign-off test names these rows: {untested}"
+
+
+def test_signoff_records_are_not_lint_rules() -> None:
+    from bot.core.registry import resolve_rule
+
+    assert SIGNOFF and all(r.id.startswith("SGN") for r in SIGNOFF)
+    for r in SIGNOFF:
+        assert resolve_rule(r.id) is None and resolve_rule(r.slug) is None
+    rm = next(rm for rm in RULES if rm.rule.target == "signoff")
+    with pytest.raises(TypeError, match="not by the lint engine"):
+        list(rm.check())
+
+
+def test_every_signoff_wording_verify_uses_is_in_its_record() -> None:
+    text = (ROOT / "bot" / "signoff" / "verify.py").read_text(encoding="utf-8")
+    used = re.findall(r'_row\(\s*"([a-z-]+)",\s*"[a-z]+",\s*"([a-z0-9-]+)"', text)
+    used += re.findall(r'_says\(\s*"([a-z-]+)",\s*"([a-z0-9-]+)"', text)
+    assert len(used) > 40
+    records = {r.slug: r for r in SIGNOFF}
+    missing = [(n, v) for n, v in used if n not in records or v not in records[n].variants]
+    assert not missing, missing
+    # and each record's wording is used (a rule row's `na`/`ok`/`what-unread` through _says)
+    rows = {"na", "ok", "what-unread"}
+    unused = [
+        (r.slug, v)
+        for r in SIGNOFF
+        for v in r.variants
+        if (r.slug, v) not in used and v not in rows
+    ]
+    assert not unused, unused

@@ -24,7 +24,7 @@ from bot.core.changeset import build_changeset
 from bot.core.config import ConfigError, build_config
 from bot.core.engine import Context, Report, lint
 from bot.core.gate import decide
-from bot.core.model import ERROR, WARNING, Condition, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Finding, Join, Rule, Span, T, part
 from bot.core.registry import RegistryError, all_rules, get_rule, load_rules
 from bot.core.tree import MemoryTree
 from bot.docs import render_rule_markdown, render_rules_table
@@ -380,3 +380,72 @@ def test_a_deleted_entry_without_pr_link_has_its_own_variant() -> None:
     assert found[0].message.zh == (
         "`minimaxm3-fp8-h200-vllm-agentic` 的已合并条目（没有 `pr-link`）被删除"
     )
+
+
+def test_a_wording_is_a_variant_not_a_chinese_parameter() -> None:
+    rule = Rule(
+        id="TST001",
+        slug="t",
+        severity=WARNING,
+        target="recipe",
+        title=T(en="t", zh="t"),
+        message=T(en="{what}; {list}", zh="{what}；{list}"),
+        rationale=T(en="r", zh="r"),
+        variants={
+            "outer": T(en="runs `{name}` ({inner})", zh="运行了 `{name}`（{inner}）"),
+            "inner": T(en="line {line}", zh="第 {line} 行"),
+        },
+    )
+    f = rule.hit(
+        "a.sh",
+        Span(1),
+        "s",
+        what=part("outer", name="x.sh", inner=part("inner", line=3)),
+        list=Join(("`a`", "`b`"), "or"),
+    )
+    assert f.message.en == "runs `x.sh` (line 3); `a` or `b`"
+    assert f.message.zh == "运行了 `x.sh`（第 3 行）；`a` 或 `b`"
+    with pytest.raises(TypeError, match="a wording is a variant"):
+        rule.hit("a.sh", Span(1), "s", what="x", what_zh="中文")
+    with pytest.raises(KeyError, match="no variant"):
+        rule.hit("a.sh", Span(1), "s", what=part("missing"))
+
+
+RCP008_INPUTS = {
+    "pip from an index, only under a condition": (
+        "#!/usr/bin/env bash\n"
+        'if [ "$FRAMEWORK" = vllm ]; then\n'
+        "  pip install --index-url https://pkgs.acme.dev/simple vllm==0.9.1\n"
+        "fi\n"
+    ),
+    "patch applied to the installed engine": (
+        "#!/usr/bin/env bash\n"
+        'SITE="$(python3 -c \'import importlib.util as u; print(u.find_spec("vllm").origin)\')"\n'
+        'patch -p1 -d "$SITE" < fix.diff\n'
+    ),
+    "python -c rewrites the engine": (
+        "#!/usr/bin/env bash\n"
+        'python3 -c "import vllm, pathlib; p = pathlib.Path(vllm.__file__); '
+        "p.write_text(p.read_text().replace('a', 'b'))\"\n"
+    ),
+    "sitecustomize": (
+        "#!/usr/bin/env bash\ncat > /tmp/site/sitecustomize.py <<'PY'\nimport sglang\nPY\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("name", list(RCP008_INPUTS))
+def test_every_rcp008_message_is_worded_by_its_record(name: str) -> None:
+    path = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h100.sh"
+    base = {path: "#!/usr/bin/env bash\n"}
+    found = [f for f in _lint({path: RCP008_INPUTS[name]}, base).findings if f.rule == "RCP008"]
+    assert found, name
+    for f in found:
+        assert f.severity == "error" and "docs/waiver/7.md" in f.message.en
+        assert "本 PR 未添加豁免文件 `docs/waiver/7.md`" in f.message.zh
+        prose = re.sub(r"`[^`]*`", "", f.message.zh)
+        assert not re.search(r"[A-Za-z]{3,} [a-z]{3,}", prose), f.message.zh
+    if "condition" in name:
+        assert "(only when `FRAMEWORK=vllm`)" in found[0].message.en
+        assert "（仅当 `FRAMEWORK=vllm` 时）" in found[0].message.zh
+        assert "the index `https://pkgs.acme.dev/simple`" in found[0].message.en

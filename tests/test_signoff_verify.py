@@ -604,6 +604,10 @@ def test_what_the_recipe_rules_do_not_read_is_left_to_a_human(knowledge: Knowled
     assert rows["golden-al-unread"].status == "human"
     assert "`qwen3.5-fp8-mi355x-sglang-agentic-mtp`" in rows["golden-al-unread"].reason.en
     assert rows["waiver"].status == "pass" and "waiver-unread" not in rows
+    # the other recipe rows list what their rules do not read in the same way
+    for name in ("architecture-unread", "chat-template-unread"):
+        assert rows[name].status == "human", name
+        assert "`qwen3.5-fp8-mi355x-sglang-agentic-mtp`" in rows[name].reason.en
 
 
 def test_settings_default_to_the_shipped_knowledge(knowledge: Knowledge) -> None:

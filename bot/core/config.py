@@ -96,7 +96,7 @@ def _rule_id(name: str, source: str, where: str) -> str:
 
     rid = resolve_rule(str(name))
     if rid is None:
-        known = ", ".join(rm.rule.id for rm in all_rules())
+        known = ", ".join(rm.rule.id for rm in all_rules() if rm.rule.target != "signoff")
         raise ConfigError(
             f"{source}: {where}: unknown rule {name!r} (not a rule id or slug; known ids: {known})"
         )

@@ -44,6 +44,54 @@ class T:
         return self.zh if lang == "zh" else self.en
 
 
+@dataclass(frozen=True)
+class Part:
+    """A parameter worded by a named variant of the same rule record.
+
+    The variant is filled with its own value-only parameters (which may be parts
+    or joins again) in each language, so a message composed of several clauses
+    still takes every word of both languages from the record.
+    """
+
+    name: str
+    params: Mapping[str, Any] = field(default_factory=dict)
+
+
+def part(variant: str, /, **params: Any) -> Part:
+    return Part(variant, params)
+
+
+@dataclass(frozen=True)
+class Join:
+    """A list of values as one parameter, joined in each language's way."""
+
+    items: tuple[Any, ...]
+    word: Literal["and", "or", "list"] = "list"
+
+
+JOINERS: dict[str, T] = {
+    "and": T(en=" and ", zh="、"),
+    "or": T(en=" or ", zh=" 或 "),
+    "list": T(en=", ", zh="、"),
+}
+
+
+def render_param(value: Any, lang: str, variants: Mapping[str, T], owner: str = "") -> str:
+    """A parameter in one language: a value as is, a `T` (bilingual data from the
+    knowledge), a `Join` of values, or a `Part` worded by a variant of the record."""
+    if isinstance(value, Part):
+        if value.name not in variants:
+            raise KeyError(f"{owner}: no variant {value.name!r} for a part")
+        filled = {k: render_param(v, lang, variants, owner) for k, v in value.params.items()}
+        return variants[value.name].get(lang).format_map(_Params(filled))
+    if isinstance(value, Join):
+        sep = JOINERS[value.word].get(lang)
+        return sep.join(render_param(v, lang, variants, owner) for v in value.items)
+    if isinstance(value, T):
+        return value.get(lang)
+    return str(value)
+
+
 class _Params(dict[str, Any]):
     """format_map helper: a missing placeholder stays visible instead of raising."""
 
@@ -134,7 +182,9 @@ class Rule:
     id: str
     slug: str
     severity: Severity
-    target: Literal["recipe", "changelog", "master_config", "change", "suppression"]
+    # "signoff": a row of the sign-off verdict, computed by `bot/signoff/verify.py` with the
+    # wording of this record; the lint engine never runs it
+    target: Literal["recipe", "changelog", "master_config", "change", "suppression", "signoff"]
     title: T
     message: T
     rationale: T
@@ -183,9 +233,21 @@ class Rule:
         """Build a finding of this rule with its message filled in."""
         if "severity" in params:
             raise TypeError(f"{self.id}: a severity is declared as a Condition, not passed")
+        prose = sorted(k for k in params if k.endswith("_zh"))
+        if prose:
+            raise TypeError(
+                f"{self.id}: {prose} - a wording is a variant of the record (pass a Part), "
+                "parameters are values"
+            )
         severity = self.severity_of(condition)
         message = self.variants[variant] if variant else self.message
         fix = self.variant_fixes.get(variant, self.fix) if variant else self.fix
+        en = {k: render_param(v, "en", self.variants, self.id) for k, v in params.items()}
+        zh = {k: render_param(v, "zh", self.variants, self.id) for k, v in params.items()}
+
+        def fill(text: T) -> T:
+            return T(en=text.en.format_map(_Params(en)), zh=text.zh.format_map(_Params(zh)))
+
         return Finding(
             rule=self.id,
             slug=self.slug,
@@ -193,8 +255,8 @@ class Rule:
             path=path,
             span=span,
             title=self.title,
-            message=message.format(params),
-            fix=fix.format(params) if fix else None,
+            message=fill(message),
+            fix=fill(fix) if fix else None,
             subject=subject,
             suggestion=suggestion,
             proposal=proposal,

@@ -50,6 +50,9 @@ def load_rules(package_name: str = "bot.rules") -> list[RuleModule]:
         check: Any = getattr(module, "check", None)
         if rule is None and check is None:
             continue
+        if isinstance(rule, Rule) and rule.target == "signoff" and check is None:
+            # a sign-off check: `bot/signoff/verify.py` computes its row from the facts
+            check = _signoff_row
         if not isinstance(rule, Rule) or not callable(check):
             raise RegistryError(f"{module.__name__}: a rule module needs RULE (a Rule) and check()")
         if not ID_RE.match(rule.id):
@@ -73,6 +76,22 @@ def load_rules(package_name: str = "bot.rules") -> list[RuleModule]:
     return [found[k] for k in sorted(found)]
 
 
+def _signoff_row(*_: Any) -> Iterator[Finding]:
+    raise TypeError("a sign-off check is computed by bot.signoff.verify, not by the lint engine")
+
+
+def is_signoff(rule: Rule) -> bool:
+    return rule.target == "signoff"
+
+
+def signoff_rule(name: str) -> Rule | None:
+    """The SGN record of the sign-off row `name` (its slug)."""
+    for rm in all_rules():
+        if rm.rule.target == "signoff" and rm.rule.slug == name:
+            return rm.rule
+    return None
+
+
 _CACHE: list[RuleModule] | None = None
 
 
@@ -84,9 +103,11 @@ def all_rules() -> list[RuleModule]:
 
 
 def resolve_rule(name: str) -> str | None:
-    """The rule id that `name` (an id, any case, or a slug) names; None if none does."""
+    """The lint rule id that `name` (an id, any case, or a slug) names; None if none does.
+
+    Sign-off checks (SGN) are not lint rules: nothing suppresses or disables them."""
     rm = get_rule(name.strip())
-    return rm.rule.id if rm is not None else None
+    return rm.rule.id if rm is not None and not is_signoff(rm.rule) else None
 
 
 def get_rule(rule_id: str) -> RuleModule | None:

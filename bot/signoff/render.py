@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from bot.core.model import T
+from bot.core.registry import signoff_rule
 from bot.signoff.model import VERDICT_MARK, Check, Verdict
 
 MAX_BODY = 65_000
@@ -29,32 +30,6 @@ STATUS = {
     "unknown": T("UNVERIFIED", "无法核实"),
     "human": T("NEEDS A HUMAN", "需人工确认"),
 }
-TITLES: dict[str, T] = {
-    "signoff": T("Sign-off", "签署"),
-    "signed": T("Signature", "签名"),
-    "owner": T("CODEOWNER", "CODEOWNER 归属"),
-    "template": T("Checklist template", "清单模板"),
-    "explanations": T("Unchecked items", "未勾选条目"),
-    "ci-green": T("Sweep and evals", "扫描与评测"),
-    "eval-accuracy": T("Eval accuracy", "评测准确率"),
-    "reuse-sweep": T("Reuse-sweep command", "复用扫描命令"),
-    "recipe-link": T("Upstream recipe link", "上游配方链接"),
-    "recipe-upstream": T("Upstream recipe", "上游配方"),
-    "images": T("Upstream images and engine order", "上游镜像与引擎顺序"),
-    "deprecated": T("Deprecated models and scenarios", "已弃用的模型与场景"),
-    "architecture": T("Model architecture", "模型架构"),
-    "chat-template": T("Chat templates for spec decoding", "投机解码的 chat template"),
-    "waiver": T("Engine patches and waiver", "引擎补丁与豁免"),
-    "waiver-content": T("Waiver content", "豁免内容"),
-    "patch-preexisting": T("Earlier engine patch", "已有的引擎补丁"),
-    "golden-al": T("Golden acceptance length", "黄金接受长度"),
-    "append-only": T("Append-only", "仅追加"),
-    "append-only-isolation": T("Append-only isolation", "仅追加隔离"),
-    "architecture-unread": T("Model architecture, not read", "模型架构（未读取部分）"),
-    "chat-template-unread": T("Chat templates, not read", "chat template（未读取部分）"),
-    "golden-al-unread": T("Golden acceptance length, not read", "黄金接受长度（未读取部分）"),
-    "waiver-unread": T("Engine patches, not read", "引擎补丁（未读取部分）"),
-}
 PASS_HEADER = "## ✅✅✅ **Verdict: PASS** ✅✅✅"
 FAIL_HEADER = "## ❌❌❌ **REJECTED** ❌❌❌"
 PASS_HEADER_ZH = "## ✅✅✅ **结论：通过** ✅✅✅"
@@ -62,7 +37,9 @@ FAIL_HEADER_ZH = "## ❌❌❌ **驳回** ❌❌❌"
 
 
 def _title(name: str) -> T:
-    return TITLES.get(name, T(name, name))
+    """A row's title, from its SGN record (`rules/signoff/`)."""
+    rule = signoff_rule(name)
+    return rule.title if rule is not None else T(name, name)
 
 
 def _flat(text: str) -> str:

@@ -63,6 +63,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
+from bot.core.engine import Context, Report
 from bot.core.model import T
 from bot.github.types import (
     Comment,
@@ -72,11 +73,13 @@ from bot.github.types import (
     SignoffGateway,
     Status,
 )
+from bot.signoff.gather import SignedComment, Signer, gather
 from bot.signoff.model import (
     DEFAULT_STATUS_CONTEXT,
     VERDICT_MARK,
     Check,
     CheckRun,
+    PostedComment,
     ReuseSweep,
     SignoffFacts,
     Verdict,
@@ -88,11 +91,7 @@ log = logging.getLogger("bot.signoff")
 RECORD_MARK = "<!-- codeowner-signoff-verify-record "
 RECORD_RE = re.compile(r"<!-- codeowner-signoff-verify-record (\{.*?\}) -->", re.S)
 FORGED_RE = re.compile(r"<!--\s*codeowner-signoff-verify|verdict\W{0,8}pass", re.I)
-CODEOWNERS_PATHS = (".github/CODEOWNERS", "CODEOWNERS", "docs/CODEOWNERS")
-TEMPLATE_PATH = "docs/PR_REVIEW_CHECKLIST.md"
-SWEEP_WORKFLOW = ".github/workflows/run-sweep.yml"
-TEMPLATE_ZH_PATH = "docs/PR_REVIEW_CHECKLIST_zh.md"
-# (knowledge `signoff.codeowners`, `signoff.template`, `signoff.template_zh` override these)
+# which files hold CODEOWNERS, the checklist and the sweep workflow: `knowledge.signoff`
 MAX_RECORDS = 50  # withdrawals / tamper records kept per verdict comment
 MAX_BODY = 65_000  # GitHub refuses comments over 65,536 characters
 HEAD_ATTEMPTS = 3  # decisions made again when the head moves under us
@@ -537,6 +536,103 @@ def _knowledge(gw: Gateway, pull: PullInfo) -> Any:
     return build_config(None).knowledge
 
 
+class _ApiSource:
+    """The service's `FactSource`: the GitHub API, each answer read once."""
+
+    def __init__(
+        self,
+        gw: SignoffGateway,
+        pull: PullInfo,
+        me: str,
+        settings: SignoffSettings,
+        comments: Sequence[Comment],
+        required_teams: Any,
+        today: datetime.date,
+    ) -> None:
+        self.gw, self.pull, self.me, self.settings = gw, pull, me, settings
+        self.repo = pull.repo
+        self.head_sha = pull.head_sha
+        self._comments = comments
+        self._required_teams = required_teams
+        self._today = today
+        self._files = gw.pull_files(self.repo, pull.number)
+        self._permissions: dict[str, str | None] = {}
+
+    def base_text(self, path: str) -> str | None:
+        return _read_text(self.gw, self.repo, path, self.pull.base_ref)
+
+    def template_text(self, path: str) -> str | None:
+        ref = self.settings.template_ref or self.pull.base_ref
+        return _read_text(self.gw, self.repo, path, ref)
+
+    def changed(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        files = self._files
+        return tuple(f.path for f in files), tuple(f.path for f in files if f.status == "added")
+
+    def permission(self, login: str) -> str | None:
+        if login.lower() not in self._permissions:
+            self._permissions[login.lower()] = self.gw.collaborator_permission(self.repo, login)
+        return self._permissions[login.lower()]
+
+    def signer(
+        self, login: str, codeowners: str | None, paths: tuple[str, ...], newest: bool
+    ) -> Signer:
+        permission = self.permission(login)
+        teams: dict[str, bool | None] = {}
+        if codeowners is not None:
+            for team in sorted(self._required_teams(codeowners, paths, signer=login)):
+                org, _, slug = team.lstrip("@").partition("/")
+                teams[team] = self.gw.team_membership(self.repo, org, slug, login) if slug else None
+        return Signer(permission, teams, self._org_member(login, teams))
+
+    def _org_member(self, login: str, member: Mapping[str, bool | None]) -> bool | None:
+        """For teams whose membership is unreadable: is `login` in the teams' organisation?"""
+        ask = getattr(self.gw, "org_membership", None)
+        orgs = sorted({t.lstrip("@").partition("/")[0] for t, v in member.items() if v is None})
+        if ask is None or not orgs:
+            return None
+        answers = [ask(self.repo, org, login) for org in orgs]
+        return True if any(a is True for a in answers) else (None if None in answers else False)
+
+    def commits(self) -> tuple[str, ...] | None:
+        return tuple(self.gw.pull_commits(self.repo, self.pull.number))
+
+    def check_runs(self, commits: tuple[str, ...] | None) -> tuple[CheckRun, ...] | None:
+        runs: list[CheckRun] = []
+        for sha in (commits or ())[-self.settings.max_commits :]:
+            runs.extend(
+                CheckRun(r.name, r.status, r.conclusion, r.head_sha or sha)
+                for r in self.gw.check_runs(self.repo, sha)
+            )
+        return tuple(runs)
+
+    def reuse_sweeps(self) -> tuple[ReuseSweep, ...] | None:
+        from bot.signoff.detect import has_reuse_sweep
+
+        return tuple(
+            ReuseSweep(c.author, self.permission(c.author))
+            for c in self._comments
+            if has_reuse_sweep(c.body) and c.author.lower() != self.me.lower()
+        )
+
+    def comments(self) -> tuple[PostedComment, ...] | None:
+        from bot.signoff.detect import find_signoff
+
+        return tuple(
+            PostedComment(c.author, c.body, self.permission(c.author))
+            for c in self._comments
+            if c.author.lower() != self.me.lower() and find_signoff(c.body) is None
+        )
+
+    def lint(self) -> tuple[Context | None, Report]:
+        from bot.review.pipeline import lint_pull
+
+        outcome = lint_pull(self.gw, self.pull, self._files, self._today)
+        if outcome.ctx is None or outcome.config_error is not None:
+            return None, outcome.report
+        return outcome.ctx, outcome.report
+
+
 def _facts(
     gw: SignoffGateway,
     pull: PullInfo,
@@ -549,124 +645,14 @@ def _facts(
     knowledge: Any,
     today: datetime.date,
 ) -> list[SignoffFacts]:
-    """The facts of each sign-off in `signoffs` (the last is the newest): what the PR
-    changes, its lint, CI and comments are read once; who signed is read per sign-off."""
-    from bot.review.pipeline import lint_pull
-    from bot.signoff.content import with_content
-    from bot.signoff.detect import find_signoff, has_reuse_sweep
-    from bot.signoff.model import PostedComment
-
-    signoff = signoffs[-1]
-    repo, signer = pull.repo, signoff.author
-    files = gw.pull_files(repo, pull.number)
-    paths = tuple(f.path for f in files)
-    table = knowledge.section("signoff") or {}
-    codeowners = None
-    for path in table.get("codeowners") or CODEOWNERS_PATHS:
-        codeowners = _read_text(gw, repo, str(path), pull.base_ref)
-        if codeowners is not None:
-            break
-    template_ref = settings.template_ref or pull.base_ref
-    template_path = str(table.get("template") or TEMPLATE_PATH)
-    template_zh_path = str(table.get("template_zh") or TEMPLATE_ZH_PATH)
-    permissions: dict[str, str | None] = {}
-
-    def permission(login: str) -> str | None:
-        if login.lower() not in permissions:
-            permissions[login.lower()] = gw.collaborator_permission(repo, login)
-        return permissions[login.lower()]
-
-    teams: dict[str, bool | None] = {}
-    if codeowners is not None:
-        for team in sorted(required_teams(codeowners, paths, signer=signer)):
-            org, _, slug = team.lstrip("@").partition("/")
-            teams[team] = gw.team_membership(repo, org, slug, signer) if slug else None
-
-    def org_member(login: str, member: Mapping[str, bool | None]) -> bool | None:
-        """For teams whose membership is unreadable: is `login` in the teams' organisation?"""
-        ask = getattr(gw, "org_membership", None)
-        orgs = sorted({t.lstrip("@").partition("/")[0] for t, v in member.items() if v is None})
-        if ask is None or not orgs:
-            return None
-        answers = [ask(repo, org, login) for org in orgs]
-        return True if any(a is True for a in answers) else (None if None in answers else False)
-
-    commits = gw.pull_commits(repo, pull.number)
-    runs: list[CheckRun] = []
-    for sha in commits[-settings.max_commits :]:
-        runs.extend(
-            CheckRun(r.name, r.status, r.conclusion, r.head_sha or sha)
-            for r in gw.check_runs(repo, sha)
-        )
-    sweeps = tuple(
-        ReuseSweep(c.author, permission(c.author))
-        for c in comments
-        if has_reuse_sweep(c.body) and c.author.lower() != me.lower()
+    """The facts of each sign-off in `signoffs` (the last is the newest), by the gatherer
+    that `bot signoff check` uses too (`bot.signoff.gather`)."""
+    src = _ApiSource(gw, pull, me, settings, comments, required_teams, today)
+    signed = [SignedComment(c.author, c.comment.body, records.edited_by(c)) for c in signoffs]
+    url = pull.html_url.rsplit("/pull/", 1)[0] if "/pull/" in pull.html_url else None
+    return gather(
+        src, signed, knowledge, pr=pull.number, bot_login=me, repo_url=url, pr_author=pull.author
     )
-    facts = SignoffFacts(
-        head_sha=pull.head_sha,
-        signer=signer,
-        body=signoff.comment.body,
-        pr=pull.number,
-        signer_is_bot=False,
-        bot_login=me,
-        changed_paths=paths,
-        codeowners_text=codeowners,
-        template_text=_read_text(gw, repo, template_path, template_ref),
-        template_zh_text=_read_text(gw, repo, template_zh_path, template_ref),
-        signer_permission=permission(signer),
-        team_membership=teams,
-        pr_commits=tuple(commits),
-        check_runs=tuple(runs),
-        reuse_sweeps=sweeps,
-        added_paths=tuple(f.path for f in files if f.status == "added"),
-        edited_by=records.edited_by(signoff),
-        repo_url=pull.html_url.rsplit("/pull/", 1)[0] if "/pull/" in pull.html_url else None,
-        sweep_workflow_text=_read_text(
-            gw,
-            repo,
-            str((table.get("check_runs") or {}).get("workflow") or SWEEP_WORKFLOW),
-            pull.base_ref,
-        ),
-        pr_author=pull.author,
-        signer_org_member=org_member(signer, teams),
-    )
-    disapproval = (table.get("disapproval") or {}).get("phrases") or []
-    if disapproval:
-        facts = replace(
-            facts,
-            comments=tuple(
-                PostedComment(c.author, c.body, permission(c.author))
-                for c in comments
-                if c.author.lower() != me.lower() and find_signoff(c.body) is None
-            ),
-        )
-    outcome = lint_pull(gw, pull, files, today)
-    if outcome.ctx is None or outcome.config_error is not None:
-        facts = replace(facts, findings=tuple(outcome.report.findings))
-    else:
-        facts = with_content(facts, outcome.ctx, outcome.report)
-    out: list[SignoffFacts] = []
-    for other in signoffs[:-1]:
-        login = other.author
-        member: dict[str, bool | None] = {}
-        if codeowners is not None:
-            for team in sorted(required_teams(codeowners, paths, signer=login)):
-                org, _, slug = team.lstrip("@").partition("/")
-                member[team] = gw.team_membership(repo, org, slug, login) if slug else None
-        out.append(
-            replace(
-                facts,
-                signer=login,
-                body=other.comment.body,
-                signer_permission=permission(login),
-                team_membership=member,
-                edited_by=records.edited_by(other),
-                signer_org_member=org_member(login, member),
-            )
-        )
-    out.append(facts)
-    return out
 
 
 # --------------------------------------------------------------------------- output

@@ -58,6 +58,7 @@ from typing import Any
 from bot.core.config import Knowledge
 from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import Finding, T
+from bot.core.registry import signoff_rule
 from bot.signoff.codeowners import parse_codeowners
 from bot.signoff.detect import Signoff, absence_reason, find_signoff, links_in
 from bot.signoff.model import (
@@ -152,6 +153,18 @@ def _shipped() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
 
 def _check(name: str, status: CheckStatus, en: str, zh: str) -> Check:
     return Check(name, status, T(en=en, zh=zh))
+
+
+def _says(name: str, variant: str, /, **params: Any) -> T:
+    """A wording of the sign-off row `name`, from its SGN record (`rules/signoff/`)."""
+    rule = signoff_rule(name)
+    if rule is None or variant not in rule.variants:
+        raise KeyError(f"no SGN record with the wording {variant!r} for the row {name!r}")
+    return rule.variants[variant].format(params)
+
+
+def _row(name: str, status: CheckStatus, variant: str, /, **params: Any) -> Check:
+    return Check(name, status, _says(name, variant, **params))
 
 
 def _at(login: str) -> str:
@@ -255,78 +268,31 @@ def _name(b: BenchmarkChange) -> str:
 def _absent(body: str) -> Check:
     why = absence_reason(body)
     if why == "quoted":
-        return _check(
-            "signoff",
-            "fail",
-            "the sign-off phrase appears only inside a quote (`>`), which is someone else's sign-off",
-            "签署语句只出现在引用（`>`）中，引用的是他人的签署",
-        )
+        return _row("signoff", "fail", "quoted")
     if why == "code":
-        return _check(
-            "signoff",
-            "fail",
-            "the sign-off is inside a code block or code span, where its boxes do not render",
-            "签署位于代码块或行内代码中，复选框不会渲染",
-        )
+        return _row("signoff", "fail", "in-code")
     if why == "comment":
-        return _check(
-            "signoff",
-            "fail",
-            "the sign-off phrase appears only inside an HTML comment, which GitHub does not show",
-            "签署语句只出现在 HTML 注释中，GitHub 不会显示",
-        )
-    return _check(
-        "signoff",
-        "fail",
-        f'no line holds the sign-off phrase "{SIGNOFF_PHRASE}"',
-        f"没有任何一行包含签署语句“{SIGNOFF_PHRASE}”",
-    )
+        return _row("signoff", "fail", "in-html-comment")
+    return _row("signoff", "fail", "no-phrase", signoff_phrase=SIGNOFF_PHRASE)
 
 
 def _detected(facts: SignoffFacts, signoff: Signoff) -> Check:
     if facts.edited_by and not _same_login(facts.edited_by, facts.signer):
-        return _check(
-            "signoff",
-            "fail",
-            f"{_at(facts.edited_by)} edited this sign-off; only the signer's own words count",
-            f"{_at(facts.edited_by)} 编辑了这份签署；只有签署人本人的内容才有效",
-        )
-    return _check(
-        "signoff",
-        "pass",
-        f"sign-off by {_at(facts.signer)} found at line {signoff.line}",
-        f"在第 {signoff.line} 行找到 {_at(facts.signer)} 的签署",
-    )
+        return _row("signoff", "fail", "edited-by-other", edited_by=_at(facts.edited_by))
+    return _row("signoff", "pass", "found", signer=_at(facts.signer), line=signoff.line)
 
 
 def _signed(facts: SignoffFacts, signoff: Signoff) -> Check:
     if signoff.signed is None:
-        return _check("signed", "fail", "no `Signed:` line", "缺少 `Signed:` 行")
+        return _row("signed", "fail", "missing")
     if signoff.placeholder:
-        return _check(
-            "signed",
-            "fail",
-            "`Signed:` still holds the placeholder `FILL_IN_GITHUB_USERNAME`",
-            "`Signed:` 仍是占位符 `FILL_IN_GITHUB_USERNAME`",
-        )
+        return _row("signed", "fail", "placeholder")
     login = signoff.signed_login
     if login is None:
-        return _check(
-            "signed", "fail", "`Signed:` names no GitHub login", "`Signed:` 未写明 GitHub 用户名"
-        )
+        return _row("signed", "fail", "no-login")
     if not _same_login(login, facts.signer):
-        return _check(
-            "signed",
-            "fail",
-            f"`Signed:` names {_at(login)}, but the comment is by {_at(facts.signer)}",
-            f"`Signed:` 写的是 {_at(login)}，但评论作者是 {_at(facts.signer)}",
-        )
-    return _check(
-        "signed",
-        "pass",
-        f"`Signed:` names the comment's author {_at(facts.signer)}",
-        f"`Signed:` 与评论作者 {_at(facts.signer)} 一致",
-    )
+        return _row("signed", "fail", "names-other", login=_at(login), signer=_at(facts.signer))
+    return _row("signed", "pass", "names-author", signer=_at(facts.signer))
 
 
 # ------------------------------------------------------------------ owner (check 0)
@@ -336,26 +302,11 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
     signer = facts.signer
     me = signer.lower()
     if _is_bot(signer, facts):
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} is a bot account; a bot's sign-off never counts",
-            f"{_at(signer)} 是机器人账号；机器人的签署一律无效",
-        )
+        return _row("owner", "fail", "bot-account", signer=_at(signer))
     if cfg.exclude_author and _same_login(signer, facts.pr_author):
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} opened this PR; the repository does not let the author sign off",
-            f"{_at(signer)} 是本 PR 的作者；此仓库不允许作者本人签署",
-        )
+        return _row("owner", "fail", "pr-author", signer=_at(signer))
     if facts.codeowners_text is None:
-        return _check(
-            "owner",
-            "unknown",
-            f"could not verify ownership: `{cfg.codeowners_path}` could not be read from the base branch",
-            f"无法核实归属：未能从基准分支读取 `{cfg.codeowners_path}`",
-        )
+        return _row("owner", "unknown", "codeowners-unread", codeowners_path=cfg.codeowners_path)
     owners = parse_codeowners(facts.codeowners_text)
     member = {k.lower(): v for k, v in facts.team_membership.items()}
 
@@ -406,21 +357,10 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
     if need_any and not specific and me not in owners.all_users():
         codeowner, any_unknown = state(owners.all_teams())
     if codeowner is False:
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} is not a CODEOWNER: CODEOWNERS lists them on no line, "
-            "by name or through a team",
-            f"{_at(signer)} 不是 CODEOWNER：CODEOWNERS 中没有任何一行（直接或经由团队）列出此人",
-        )
+        return _row("owner", "fail", "not-listed", signer=_at(signer))
     permission = (facts.signer_permission or "").lower() or None
     if permission is not None and permission not in cfg.write:
-        return _check(
-            "owner",
-            "fail",
-            f"{_at(signer)} has `{permission}` access; a sign-off needs write access",
-            f"{_at(signer)} 只有 `{permission}` 权限；签署需要写权限",
-        )
+        return _row("owner", "fail", "no-write-access", signer=_at(signer), permission=permission)
     via_org = ""
     org_ok = cfg.unreadable_teams == "org-member" and facts.signer_org_member is True
     if org_ok and (unreadable or codeowner is None):
@@ -432,29 +372,19 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
     if unreadable:
         path, teams = unreadable[0]
         shown = ", ".join(teams)
-        return _check(
+        return _row(
             "owner",
             "unknown",
-            f"could not verify whether {_at(signer)} is in {shown}, the owners of `{path}`: "
-            "team membership is not readable with the bot's token",
-            f"无法核实 {_at(signer)} 是否属于 `{path}` 的所有者 {shown}：机器人的令牌无法读取团队成员",
+            "team-unreadable",
+            signer=_at(signer),
+            shown=shown,
+            path=path,
         )
     if codeowner is None:
         shown = ", ".join(any_unknown[:MAX_LISTED])
-        return _check(
-            "owner",
-            "unknown",
-            f"could not verify that {_at(signer)} is a CODEOWNER: not listed by name, and "
-            f"membership of {shown} is not readable with the bot's token",
-            f"无法核实 {_at(signer)} 是否为 CODEOWNER：未被直接列出，且机器人的令牌无法读取 {shown} 的成员",
-        )
+        return _row("owner", "unknown", "teams-unreadable", signer=_at(signer), shown=shown)
     if permission is None:
-        return _check(
-            "owner",
-            "unknown",
-            f"could not verify {_at(signer)}'s permission on the repository",
-            f"无法核实 {_at(signer)} 在仓库中的权限",
-        )
+        return _row("owner", "unknown", "permission-unknown", signer=_at(signer))
     note_en = note_zh = ""
     if via_org:
         note_en = (
@@ -591,24 +521,10 @@ def _listed(items: Sequence[TemplateItem]) -> tuple[str, str]:
 def _template(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
     path = cfg.template_path
     if facts.template_text is None:
-        return [
-            _check(
-                "template",
-                "unknown",
-                f"could not verify the checklist: `{path}` could not be read from the default branch",
-                f"无法核实清单：未能从默认分支读取 `{path}`",
-            )
-        ]
+        return [_row("template", "unknown", "template-unread", path=path)]
     template = parse_template(facts.template_text, facts.template_zh_text)
     if template is None:
-        return [
-            _check(
-                "template",
-                "unknown",
-                f"could not verify the checklist: `{path}` holds no template block with the sign-off phrase",
-                f"无法核实清单：`{path}` 中没有包含签署语句的模板块",
-            )
-        ]
+        return [_row("template", "unknown", "template-zh-unread", path=path)]
     template = fill_zh(template, cfg.item_zh)
     matches = match_items(template, signoff.items, cfg.threshold)
     missing = [m.item for m in matches if m.signoff is None]
@@ -784,13 +700,15 @@ def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
         runs = [r for r in facts.check_runs if r.head_sha == sha]
         bench, evals = _group(runs, cfg.benchmark_runs), _group(runs, cfg.eval_runs)
         if bench.state == "green" and evals.state == "green":
-            return _check(
+            return _row(
                 "ci-green",
                 "pass",
-                f"`{sha[:7]}` has green {bench_label} ({bench.count}) and {eval_label} "
-                f"({evals.count}) check runs",
-                f"`{sha[:7]}` 的 {bench_label}（{bench.count} 个）与 {eval_label}（{evals.count} 个）"
-                "检查运行均已通过",
+                "green",
+                sha_7=sha[:7],
+                bench_label=bench_label,
+                count=bench.count,
+                eval_label=eval_label,
+                count_2=evals.count,
             )
         if detail_en or (bench.state == "none" and evals.state == "none"):
             continue
@@ -825,44 +743,23 @@ def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
 
 def _reuse(facts: SignoffFacts, cfg: Settings) -> Check:
     if facts.reuse_sweeps is None:
-        return _check(
-            "reuse-sweep",
-            "unknown",
-            "could not verify `/reuse-sweep-run`: the PR's comments were not available",
-            "无法核实 `/reuse-sweep-run`：未能获取本 PR 的评论",
-        )
+        return _row("reuse-sweep", "unknown", "comments-unread")
     sweeps = [s for s in facts.reuse_sweeps if not _same_login(s.author, facts.bot_login)]
     for s in sweeps:
         if s.permission is not None and s.permission.lower() in cfg.write:
-            return _check(
+            return _row(
                 "reuse-sweep",
                 "pass",
-                f"`/reuse-sweep-run` posted by {_at(s.author)} (`{s.permission.lower()}`)",
-                f"{_at(s.author)}（`{s.permission.lower()}`）已发布 `/reuse-sweep-run`",
+                "posted",
+                author=_at(s.author),
+                lower=s.permission.lower(),
             )
     unknown = [s.author for s in sweeps if s.permission is None]
     if unknown:
-        return _check(
-            "reuse-sweep",
-            "unknown",
-            f"could not verify that {_at(unknown[0])}, who posted `/reuse-sweep-run`, "
-            "has write access",
-            f"无法核实发布 `/reuse-sweep-run` 的 {_at(unknown[0])} 是否拥有写权限",
-        )
+        return _row("reuse-sweep", "unknown", "permission-unknown", poster=_at(unknown[0]))
     if sweeps:
-        return _check(
-            "reuse-sweep",
-            "fail",
-            "No authorized `/reuse-sweep-run` command has been posted on this PR "
-            f"(only {_at(sweeps[0].author)}, without write access)",
-            f"本 PR 上没有授权用户发布的 `/reuse-sweep-run` 命令（仅有无写权限的 {_at(sweeps[0].author)}）",
-        )
-    return _check(
-        "reuse-sweep",
-        "fail",
-        "No authorized `/reuse-sweep-run` command has been posted on this PR",
-        "本 PR 上没有授权用户发布的 `/reuse-sweep-run` 命令",
-    )
+        return _row("reuse-sweep", "fail", "not-authorized", author=_at(sweeps[0].author))
+    return _row("reuse-sweep", "fail", "none")
 
 
 # ------------------------------------------------------------------ content checks
@@ -899,31 +796,16 @@ def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[C
         elif single:
             engines = sorted({e for b in single for e in b.engines})
             shown = ", ".join(f"`{e}`" for e in engines) or "unknown engines"
-            out.append(
-                _check(
-                    "recipe-link",
-                    "na",
-                    f"no single-node vLLM/SGLang recipe is added or changed ({shown} only)",
-                    f"没有新增或修改单节点 vLLM/SGLang 配方（仅 {shown}）",
-                )
-            )
+            out.append(_row("recipe-link", "na", "no-single-node", shown=shown))
         else:
-            out.append(
-                _check(
-                    "recipe-link",
-                    "na",
-                    "the PR adds or changes no recipe or master-config entry",
-                    "本 PR 未新增或修改任何配方或主配置条目",
-                )
-            )
+            out.append(_row("recipe-link", "na", "no-recipe"))
         if unsure:
             out.append(
-                _check(
+                _row(
                     "recipe-upstream",
                     "human",
-                    f"could not tell which engine `{_name(unsure[0])}` launches; check whether "
-                    "it needs an upstream recipe link",
-                    f"无法判断 `{_name(unsure[0])}` 启动的引擎；请确认是否需要上游配方链接",
+                    "engine-unknown",
+                    benchmark=_name(unsure[0]),
                 )
             )
         return out
@@ -956,13 +838,7 @@ def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[C
             f"links {links[0]} for `{name}`{more}",
             f"为 `{name}`{more_zh} 提供了链接 {links[0]}",
         ),
-        _check(
-            "recipe-upstream",
-            "human",
-            f"check that {links[0]} is merged or published and that its major server arguments "
-            f"match `{name}`",
-            f"请确认 {links[0]} 已合并或已发布，且其主要服务参数与 `{name}` 一致",
-        ),
+        _row("recipe-upstream", "human", "check", link=links[0], name=name),
     ]
 
 
@@ -1024,55 +900,19 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
         waiver = filed[0]
         tail = "/".join(waiver.split("/")[-2:])  # "waiver/2600.md"
         if tail not in signoff.text:
-            out.append(
-                _check(
-                    "waiver",
-                    "fail",
-                    f"the PR files the waiver `{waiver}`, but the sign-off does not link it",
-                    f"本 PR 提交了豁免文件 `{waiver}`，但签署中没有链接它",
-                )
-            )
+            out.append(_row("waiver", "fail", "not-linked", waiver=waiver))
         else:
-            out.append(
-                _check(
-                    "waiver",
-                    "pass",
-                    f"the waiver `{waiver}` is filed in this PR and linked",
-                    f"豁免文件 `{waiver}` 已在本 PR 中提交并在签署中链接",
-                )
-            )
-            out.append(
-                _check(
-                    "waiver-content",
-                    "human",
-                    f"check that `{waiver}` covers the patch: what is patched, why the upstream "
-                    "image cannot run, the upstream PR or issue, the removal plan",
-                    f"请确认 `{waiver}` 覆盖了该补丁：修改内容、上游镜像为何无法运行、上游 PR 或 issue、移除计划",
-                )
-            )
+            out.append(_row("waiver", "pass", "linked", waiver=waiver))
+            out.append(_row("waiver-content", "human", "check", waiver=waiver))
         unread = []
     elif scripts:
-        out.append(
-            _check(
-                "waiver",
-                "pass",
-                "the PR's recipe scripts patch no engine",
-                "本 PR 的配方脚本未对推理引擎打补丁",
-            )
-        )
+        out.append(_row("waiver", "pass", "no-patch"))
     elif unread:
         en, zh = _unread_reason(unread, what, what_zh)
         out.append(_check("waiver", "human", en, zh))
         unread = []
     else:
-        out.append(
-            _check(
-                "waiver",
-                "na",
-                "the PR changes no benchmark script",
-                "本 PR 未修改基准脚本",
-            )
-        )
+        out.append(_row("waiver", "na", "no-benchmark"))
     if unread and not errors:
         en, zh = _unread_reason(unread, what, what_zh)
         out.append(_check("waiver-unread", "human", en, zh))
@@ -1095,9 +935,21 @@ class _RuleCheck:
     name: str
     applies: str  # which benchmarks it is about: any | spec | agentic-spec | master | append-only
     reads: str  # what its rules read: recipes | master | changelog
-    na: T
-    ok: T
-    unread: T | None = None  # what a human checks in what the rules do not read
+    # its wording is in its SGN record (`rules/signoff/`): variants `na`, `ok` and, for a
+    # check with an `-unread` row, `what-unread` (what a human checks there)
+
+    @property
+    def na(self) -> T:
+        return _says(self.name, "na")
+
+    @property
+    def ok(self) -> T:
+        return _says(self.name, "ok")
+
+    @property
+    def unread(self) -> T | None:
+        rule = signoff_rule(self.name)
+        return rule.variants.get("what-unread") if rule is not None else None
 
 
 _RULE_CHECKS = (
@@ -1105,69 +957,31 @@ _RULE_CHECKS = (
         "images",
         "master",
         "master",
-        T("the PR adds or changes no master-config entry", "本 PR 未新增或修改主配置条目"),
-        T(
-            "new or changed master-config entries run upstream vLLM/SGLang images and "
-            "follow the vLLM/SGLang-first order",
-            "新增或修改的主配置条目使用上游 vLLM/SGLang 镜像，并遵循 vLLM/SGLang 优先的顺序",
-        ),
     ),
     _RuleCheck(
         "deprecated",
         "master",
         "master",
-        T("the PR adds or changes no master-config entry", "本 PR 未新增或修改主配置条目"),
-        T(
-            "no new or changed master-config entry submits a deprecated model or scenario",
-            "新增或修改的主配置条目均未提交已弃用的模型或场景",
-        ),
     ),
     _RuleCheck(
         "architecture",
         "any",
         "recipes",
-        T("the PR changes no benchmark", "本 PR 未修改任何基准"),
-        T(
-            "the PR's recipe scripts override nothing that changes the model architecture",
-            "本 PR 的配方脚本没有改变模型架构的覆盖参数",
-        ),
-        T("architecture overrides", "模型架构覆盖参数"),
     ),
     _RuleCheck(
         "chat-template",
         "spec",
         "recipes",
-        T("the PR has no speculative-decoding change", "本 PR 不涉及投机解码变更"),
-        T(
-            "the PR's speculative-decoding recipe scripts send chat-templated prompts",
-            "本 PR 的投机解码配方脚本使用 chat template 发送请求",
-        ),
-        T("chat-templated prompts", "chat template 的使用"),
     ),
     _RuleCheck(
         "golden-al",
         "agentic-spec",
         "recipes",
-        T("the PR has no agentic speculative-decoding change", "本 PR 不涉及 agentic 投机解码变更"),
-        T(
-            "the PR's agentic speculative-decoding recipe scripts simulate acceptance at the "
-            "golden AL",
-            "本 PR 的 agentic 投机解码配方脚本按黄金 AL 模拟接受",
-        ),
-        T("simulated acceptance at the golden AL", "是否按黄金 AL 模拟接受"),
     ),
     _RuleCheck(
         "append-only",
         "append-only",
         "changelog",
-        T(
-            "no new changelog entry sets `append-only: true`",
-            "没有新增的 changelog 条目设置 `append-only: true`",
-        ),
-        T(
-            "the `append-only: true` entries are not mixed with regular entries",
-            "`append-only: true` 条目没有与普通条目混在一起",
-        ),
     ),
 )
 
@@ -1224,14 +1038,7 @@ def _disapproval(facts: SignoffFacts, cfg: Settings) -> list[Check]:
     if not cfg.disapprove:
         return []
     if facts.comments is None:
-        return [
-            _check(
-                "disapproval",
-                "unknown",
-                "could not verify that nobody disapproved: the PR's comments were not available",
-                "无法核实是否有人反对：未能获取本 PR 的评论",
-            )
-        ]
+        return [_row("disapproval", "unknown", "comments-unread")]
 
     def says(body: str, phrases: Sequence[str]) -> bool:
         low = body.lower()
@@ -1249,15 +1056,8 @@ def _disapproval(facts: SignoffFacts, cfg: Settings) -> list[Check]:
     if standing:
         who = ", ".join(_at(a) for a in standing.values())
         undo = ", ".join(f"`{w}`" for w in cfg.withdraw) or "-"
-        return [
-            _check(
-                "disapproval",
-                "fail",
-                f"{who} disapproved this PR; it is blocked until they withdraw with {undo}",
-                f"{who} 反对此 PR；在其以 {undo} 撤回之前保持阻止",
-            )
-        ]
-    return [_check("disapproval", "pass", "no standing disapproval", "没有未撤回的反对")]
+        return [_row("disapproval", "fail", "disapproved", who=who, undo=undo)]
+    return [_row("disapproval", "pass", "none")]
 
 
 def _rule_rows(
@@ -1268,12 +1068,7 @@ def _rule_rows(
             return [Check(spec.name, "na", spec.na)]
         return [
             Check(spec.name, "pass", spec.ok),
-            _check(
-                "append-only-isolation",
-                "human",
-                "check that every benchmark-affecting change reaches only the appended points",
-                "请确认每一处影响基准的变更都只作用于新追加的数据点",
-            ),
+            _row("append-only-isolation", "human", "check"),
         ]
     relevant = [b for b in content.benchmarks if _relevant(spec.applies, b)]
     if not relevant:
@@ -1309,14 +1104,7 @@ def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
     checks += _disapproval(facts, cfg)
     checks += _template(facts, signoff, cfg)
     checks.append(_ci(facts, cfg))
-    checks.append(
-        _check(
-            "eval-accuracy",
-            "human",
-            "check that the eval scores meet the model's bar and ran on this config's image",
-            "请确认评测分数达到该模型的标准，且使用的是此配置的镜像",
-        )
-    )
+    checks.append(_row("eval-accuracy", "human", "check"))
     checks.append(_reuse(facts, cfg))
     checks += _recipe_link(facts, signoff, cfg)
     by_name = {s.name: s for s in _RULE_CHECKS}
@@ -1444,22 +1232,12 @@ def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdic
             for g in missing[:MAX_LISTED]
         )
         have = ", ".join(f"line {k} by {_at(v)}" for k, v in sorted(covered.items()) if k) or "none"
-        check = _check(
-            "owner",
-            "fail",
-            f"groups still missing a CODEOWNER sign-off: {shown} (covered: {have})",
-            f"以下归属组仍缺少 CODEOWNER 签署：{shown}（已覆盖：{have}）",
-        )
+        check = _row("owner", "fail", "groups-missing", shown=shown, have=have)
     else:
         have = ", ".join(
             f"{_at(v)} ({'catch-all' if k == 0 else f'CODEOWNERS line {k}'})"
             for k, v in sorted(covered.items())
         )
-        check = _check(
-            "owner",
-            "pass",
-            f"every CODEOWNERS group of the changed paths has a valid sign-off: {have}",
-            f"变更路径的每个 CODEOWNERS 归属组都有有效签署：{have}",
-        )
+        check = _row("owner", "pass", "groups-signed", have=have)
     checks = tuple(check if c.name == "owner" else c for c in verdict.checks)
     return _verdict(newest, list(checks))

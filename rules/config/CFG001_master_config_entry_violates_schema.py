@@ -523,7 +523,7 @@ def _custom(
     filled = T(en=str(texts.get("en", "")), zh=str(texts.get("zh", ""))).format(
         {"where": where, **params}
     )
-    return _hit(master, entry, "custom", line, path, text=filled.en, text_zh=filled.zh, **params)
+    return _hit(master, entry, "custom", line, path, text=filled, **params)
 
 
 def _relational(

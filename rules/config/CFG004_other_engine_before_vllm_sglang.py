@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from bot.core.model import ERROR, INFO, Condition, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, INFO, Condition, Example, Finding, Join, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
@@ -246,8 +246,7 @@ def _check(
             if _covers(other, family, sku, wanted, knowledge):
                 return
     names = [str((engines.get(e, {}) or {}).get("name", e)) for e in wanted]
-    expected = " or ".join(names)
-    expected_zh = " 或 ".join(names)
+    expected = Join(tuple(names), "or")
     yield RULE.hit(
         master.path,
         Span(entry.key_lines.get("framework", entry.start_line)),
@@ -257,7 +256,6 @@ def _check(
         model=model,
         sku=sku.upper(),
         expected=expected,
-        expected_zh=expected_zh,
     )
 
 

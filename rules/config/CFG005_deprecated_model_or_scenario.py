@@ -124,7 +124,7 @@ RULE = Rule(
     ),
     message=T(
         en="Scenario `{scenario}` of `{model}` is deprecated after {last_day} ({source})",
-        zh="`{model}` 的 `{scenario}` 场景在 {last_day} 之后已弃用（{source}）",
+        zh="`{model}` 的 `{scenario}` 场景在 {last_day} 之后已弃用（出处：`{source}`）",
     ),
     fix=T(
         en="Drop the `{scenario}` scenario from the change",
@@ -162,15 +162,15 @@ RULE = Rule(
     variants={
         "model": T(
             en="Model `{model}` is retired after {last_day} ({source})",
-            zh="模型 `{model}` 在 {last_day} 之后已退役（{source}）",
+            zh="模型 `{model}` 在 {last_day} 之后已退役（出处：`{source}`）",
         ),
         "precision": T(
             en="`{precision}` recipes of `{model}` are deprecated after {last_day} ({source})",
-            zh="`{model}` 的 `{precision}` 配方在 {last_day} 之后已弃用（{source}）",
+            zh="`{model}` 的 `{precision}` 配方在 {last_day} 之后已弃用（出处：`{source}`）",
         ),
         "arm": T(
             en="`spec-decoding: {spec}` points of `{model}` in `{scenario}` are deprecated after {last_day} ({source})",
-            zh="`{model}` 在 `{scenario}` 中 `spec-decoding: {spec}` 的点在 {last_day} 之后已弃用（{source}）",
+            zh="`{model}` 在 `{scenario}` 中 `spec-decoding: {spec}` 的点在 {last_day} 之后已弃用（出处：`{source}`）",
         ),
     },
     variant_fixes={

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T, part
 from bot.parse import facts
 from bot.parse.golden import candidates
 from bot.parse.master_config import (
@@ -86,6 +86,16 @@ RULE = Rule(
         en="Injected synthetic AL differs from the golden AL",
         zh="注入的合成 AL 与黄金 AL 不符",
     ),
+    variants={
+        # the thinking mode, as a word
+        "on": T(en="on", zh="开启"),
+        "off": T(en="off", zh="关闭"),
+        # where the recipe's thinking mode comes from
+        "source": T(en="`{source}`", zh="`{source}`"),
+        "source-unknown": T(
+            en="not set by the recipe; model default unknown", zh="配方未设置，模型默认值未知"
+        ),
+    },
     message=T(
         en=(
             "`SYNTHETIC_ACCEPTANCE_LENGTH={actual}` for `{recipe}`, but `{file}` gives `{key}` "
@@ -200,7 +210,7 @@ def _check_point(
     if first is None or any(abs(actual - al) <= 1e-6 for al in options):
         return None
     curve, mode, k, al, thinking, draft = first
-    source = thinking.source if thinking.mode else "not set by the recipe; model default unknown"
+    source = part("source", source=thinking.source) if thinking.mode else part("source-unknown")
     return RULE.hit(
         master.path,
         Span(line),
@@ -212,7 +222,7 @@ def _check_point(
         file=curve.file,
         key=curve.model_key,
         mode=mode,
-        mode_short=mode.removeprefix("thinking_"),
+        mode_short=part(mode.removeprefix("thinking_")),
         k=k,
         al=_fmt(al),
         draft=draft or "?",

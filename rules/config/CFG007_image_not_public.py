@@ -6,7 +6,18 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
+from bot.core.model import (
+    ERROR,
+    WARNING,
+    Condition,
+    Example,
+    Finding,
+    Part,
+    Rule,
+    Span,
+    T,
+    part,
+)
 from bot.parse.master_config import MasterConfig, MasterEntry, base_master_configs, entry_changes
 
 _ENTRY = """\
@@ -41,6 +52,11 @@ RULE = Rule(
     },
     target="master_config",
     title=T(en="Image is not on a public registry", zh="镜像不在公开的镜像仓库中"),
+    variants={
+        # what the image is, in the message
+        "squashfs": T(en="a squashfs file", zh="squashfs 文件"),
+        "local-path": T(en="a local path", zh="本地路径"),
+    },
     message=T(
         en="`image: {image}` is {why}; others cannot pull it to reproduce the run",
         zh="`image: {image}` 是{why}，其他人无法拉取它来复现测试",
@@ -89,13 +105,13 @@ RULE = Rule(
 _LOCAL = re.compile(r"^(?:/|\./|\.\./|~|file:)")
 
 
-def _why(image: str) -> tuple[str, str] | None:
+def _why(image: str) -> Part | None:
     if image.lower().split("@", 1)[0].split(":", 1)[0].endswith(".sqsh") or image.lower().endswith(
         ".sqsh"
     ):
-        return "a squashfs file", "squashfs 文件"
+        return part("squashfs")
     if _LOCAL.match(image):
-        return "a local path", "本地路径"
+        return part("local-path")
     return None
 
 
@@ -123,6 +139,5 @@ def _check(master: MasterConfig, entry: MasterEntry, condition: str | None) -> I
         f"{entry.key} {image}",
         condition=condition,
         image=image,
-        why=why[0],
-        why_zh=why[1],
+        why=why,
     )

@@ -39,7 +39,7 @@ RULE = Rule(
         ),
         zh=(
             "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
-            "多轮智能体在下一轮会丢失它（当选择 {agent} 时会损害 EVAL_ONLY 评估）"
+            "多轮智能体在下一轮会丢失它（当选择 `{agent}` 时会损害 `EVAL_ONLY` 评估）"
         ),
     ),
     variants={
@@ -51,7 +51,7 @@ RULE = Rule(
             ),
             zh=(
                 "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
-                "多轮智能体在下一轮会丢失它（此仓库的智能体评估默认运行 {agent}）"
+                "多轮智能体在下一轮会丢失它（此仓库的智能体评估默认运行 `{agent}`）"
             ),
         ),
     },

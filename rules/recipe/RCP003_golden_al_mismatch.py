@@ -6,7 +6,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T, part
 from bot.core.suggest import replace_at
 from bot.parse import facts
 from bot.parse.golden import GoldenCurve, candidates
@@ -81,12 +81,15 @@ RULE = Rule(
                 "`AIPERF_EXTRA_INPUTS` on the client), or set `{setting}` to {expected}"
             ),
             zh=(
-                "显式{flip_word}思考（服务端 chat-template kwargs，或客户端 `AIPERF_EXTRA_INPUTS`），"
+                "显式{flip_word}思考（服务端的 chat 模板参数，或客户端 `AIPERF_EXTRA_INPUTS`），"
                 "或将 `{setting}` 设为 {expected}"
             ),
         ),
     },
     variants={
+        # the thinking mode, as a word
+        "on": T(en="on", zh="开启"),
+        "off": T(en="off", zh="关闭"),
         "model_default": T(
             en=(
                 "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
@@ -313,7 +316,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
         file=curve.file,
         key=curve.model_key,
         mode=mode,
-        mode_short=mode.removeprefix("thinking_"),
+        mode_short=part(mode.removeprefix("thinking_")),
         k=k,
         al=_fmt(al),
         expected=_fmt(expected),
@@ -357,10 +360,8 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
                 condition="thinking-inferred",
                 model=name_,
                 flip=flip,
-                flip_word=flip,
-                flip_word_zh="开启" if flip == "on" else "关闭",
-                default_word=thinking.mode,
-                default_word_zh="开启" if thinking.mode == "on" else "关闭",
+                flip_word=part(flip),
+                default_word=part(thinking.mode),
                 **params,
             )
     if thinking.explicit:

@@ -7,7 +7,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import WARNING, Example, Finding, Rule, Span, T
+from bot.core.model import WARNING, Example, Finding, Join, Part, Rule, Span, T, part, render_param
 from bot.parse.jsonpos import JNode, UnknownValue
 from bot.parse.recipe import Launch, Recipe
 
@@ -27,6 +27,10 @@ RULE = Rule(
         ),
         zh="{where} 设置了 {found}，改变了 {model} 的模型架构，而该模型并无已知的原生支持",
     ),
+    variants={
+        "the-model": T(en="the model", zh="该模型"),
+        "engine-yaml": T(en="`{key}` in the engine YAML", zh="引擎 YAML 中的 `{key}`"),
+    },
     fix=T(
         en="Remove {keys} from {where}",
         zh="从 {where} 中删除 {keys}",
@@ -198,8 +202,8 @@ def _show(value: Any) -> str:
 
 def _overrides(
     launch: Launch, table: Mapping[str, Any], arch: set[str]
-) -> Iterator[tuple[str, str, Span, list[tuple[str, str, Span, bool]]]]:
-    """(where en, where zh, anchor, [(key path, value, span, value known)]) per override."""
+) -> Iterator[tuple[str | Part, Span, list[tuple[str, str, Span, bool]]]]:
+    """(where, anchor, [(key path, value, span, value known)]) per override."""
     for name in table.get("flags", []) or []:
         # vLLM's dotted form: `--hf-overrides.text_config.index_topk_freq 4`
         for fname, dotted in launch.flags.items():
@@ -210,7 +214,7 @@ def _overrides(
                 raw = f.value.text if f.value is not None else "true"
                 known = f.value is None or f.value.known
                 where = f"`{name}.{path}`"
-                yield where, where, f.span, [(path, raw, f.value_span, known)]
+                yield where, f.span, [(path, raw, f.value_span, known)]
         node, flag = launch.flag_json(name)
         if flag is None or flag.value is None or node is None:
             continue
@@ -227,7 +231,7 @@ def _overrides(
             found.append((path, raw, span, not unknown))
         if found:
             where = f"`{flag.name}`"
-            yield where, where, found[0][2], found
+            yield where, found[0][2], found
     if launch.engine != "trtllm" or launch.engine_yaml is None:
         return
     for ykey in table.get("engine_yaml_keys", []) or []:
@@ -242,8 +246,7 @@ def _overrides(
             found.append((".".join(keys[1:]), shown, setting.span, known))
         if found:
             yield (
-                f"`{ykey}` in the engine YAML",
-                f"引擎 YAML 中的 `{ykey}`",
+                part("engine-yaml", key=ykey),
                 found[0][2],
                 found,
             )
@@ -259,7 +262,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     name = model.get("name") or recipe.model
     seen: set[tuple[int, int]] = set()
     for launch in recipe.launches:
-        for where, where_zh, anchor, found in _overrides(launch, table, arch):
+        for where, anchor, found in _overrides(launch, table, arch):
             hits = []
             for path, raw, span, known in found:
                 leaf = path.rsplit(".", 1)[-1]
@@ -274,13 +277,10 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             yield RULE.hit(
                 recipe.path,
                 hits[0][2],
-                f"{where} " + " ".join(f"{p}={v}" for p, v, _ in hits),
+                f"{render_param(where, 'en', RULE.variants)} "
+                + " ".join(f"{p}={v}" for p, v, _ in hits),
                 where=where,
-                where_zh=where_zh,
-                found=", ".join(shown),
-                found_zh="、".join(shown),
-                keys=", ".join(keys),
-                keys_zh="、".join(keys),
-                model=name or "the model",
-                model_zh=name or "该模型",
+                found=Join(tuple(shown)),
+                keys=Join(tuple(keys)),
+                model=name or part("the-model"),
             )

@@ -9,7 +9,19 @@ from dataclasses import dataclass, replace
 from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
+from bot.core.model import (
+    ERROR,
+    WARNING,
+    Condition,
+    Example,
+    Finding,
+    Join,
+    Part,
+    Rule,
+    Span,
+    T,
+    part,
+)
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Seg, Str
 
@@ -44,7 +56,70 @@ RULE = Rule(
     },
     target="recipe",
     title=T(en="Engine patched without a waiver", zh="未经豁免修改推理引擎"),
-    message=T(en="{action}; {waiver}", zh="{action}；{waiver}"),
+    # the message is three clauses, each a variant below with value-only parameters:
+    # what the recipe does, when (its environment conditions), and which waiver is missing
+    message=T(en="{action}{when}; {waiver}", zh="{action}{when}；{waiver}"),
+    variants={
+        # what the recipe does
+        "patch": T(en="`{cmd}` applies a patch", zh="`{cmd}` 打入了补丁"),
+        "patch-to": T(en="`{cmd}` applies a patch to {where}", zh="`{cmd}` 向 {where} 打入了补丁"),
+        "sed": T(en="`sed -i` edits {where} in place", zh="`sed -i` 原地修改了 {where}"),
+        "copy": T(
+            en="`{cmd}` overwrites {where} in the installed engine",
+            zh="`{cmd}` 覆盖了已安装引擎中的 {where}",
+        ),
+        "download": T(
+            en="`{cmd}` downloads over {where} in the installed engine",
+            zh="`{cmd}` 下载文件覆盖了已安装引擎中的 {where}",
+        ),
+        "python-heredoc": T(
+            en="an inline Python heredoc rewrites {where}",
+            zh="内联的 Python 脚本（heredoc）改写了 {where}",
+        ),
+        "python-c": T(en="`python -c` rewrites {where}", zh="`python -c` 改写了 {where}"),
+        "redirect": T(
+            en="`{cmd} > {dest}` writes into the installed engine",
+            zh="`{cmd} > {dest}` 写入了已安装的引擎",
+        ),
+        "startup-hook": T(
+            en="`{file}` injects start-up code that imports the engine (monkey-patching)",
+            zh="`{file}` 注入了导入引擎的启动代码（猴子补丁）",
+        ),
+        "pip": T(
+            en="`pip install {spec}` installs `{name}` from {source} on top of the pinned image",
+            zh="`pip install {spec}` 在固定镜像之上安装了 `{name}`（来源：{source}）",
+        ),
+        "helper": T(
+            en="runs `{name}`, which patches the serving stack ({inner})",
+            zh="运行了 `{name}`，该脚本修改了推理服务栈（{inner}）",
+        ),
+        "helper-line": T(en="line {line}: {action}", zh="第 {line} 行：{action}"),
+        "helper-python": T(en="it rewrites the installed `{ref}`", zh="它改写了已安装的 `{ref}`"),
+        "patch-script": T(en="runs the patch script `{name}`", zh="运行了补丁脚本 `{name}`"),
+        # where a patch lands, when the path is not shown as is
+        "installed": T(en="the installed `{ref}`", zh="已安装的 `{ref}`"),
+        # where `pip install` takes an engine from
+        "from-git": T(en="a git URL", zh="git 地址"),
+        "from-url": T(en="a URL", zh="URL"),
+        "from-source": T(en="a source build of `{repo}`", zh="`{repo}` 的源码构建"),
+        "from-local": T(en="a local build", zh="本地构建"),
+        "from-index": T(en="the index `{index}`", zh="索引 `{index}`"),
+        # the environment the command runs under
+        "when": T(en=" (only when {conds})", zh="（仅当 {conds} 时）"),
+        # the waiver that is missing
+        "no-waiver-names-recipe": T(
+            en="no waiver under `{dir}/` names this recipe",
+            zh="`{dir}/` 下没有提及此配方的豁免文件",
+        ),
+        "no-waiver-in-pr": T(
+            en="no waiver `{dir}/{pr}.md` is added in this PR",
+            zh="本 PR 未添加豁免文件 `{dir}/{pr}.md`",
+        ),
+        "no-waiver-in-change": T(
+            en="no waiver under `{dir}/` is added with this change",
+            zh="本次变更未在 `{dir}/` 下添加豁免文件",
+        ),
+    },
     fix=T(
         en=(
             "File `docs/waiver/{pr}.md` in the PR that adds the patch (what is patched, why the "
@@ -237,8 +312,7 @@ _PIP_VALUE_FLAGS = {
 @dataclass(frozen=True)
 class _Op:
     span: Span
-    action: str
-    action_zh: str
+    action: Part  # a variant of the record, filled with values
     subject: str
     scripts: tuple[str, ...] = ()  # helper files the patch lives in
     when: tuple[Any, ...] = ()  # the path's conditions on the environment
@@ -307,13 +381,13 @@ def _compact(word: Str) -> str:
     return text if len(text) <= 120 else "…" + text[-100:]
 
 
-def _place(word: Str, kn: _Know) -> tuple[str, str]:
-    """(en, zh) naming a path for a message, in backticks."""
+def _place(word: Str, kn: _Know) -> Part | str:
+    """A path for a message: the path in backticks, or the installed engine."""
     shown = _compact(word)
     ref = _engine_ref(word.text, kn)
     if shown == "$(…)" and ref is not None:
-        return f"the installed `{ref}`", f"已安装的 `{ref}`"
-    return f"`{shown}`", f"`{shown}`"
+        return part("installed", ref=ref)
+    return f"`{shown}`"
 
 
 def _positional(words: Sequence[Str], value_flags: set[str]) -> list[Str]:
@@ -387,14 +461,12 @@ def _patch_cmd(run: Run, kn: _Know) -> _Op | None:
 def _patch_op(run: Run, cmd: str, target: Str | None, kn: _Know) -> _Op | None:
     if target is not None and any(h in target.text for h in kn.harness):
         return None
-    to, action_zh = "", f"`{cmd}` 打入了补丁"
+    action = part("patch", cmd=cmd)
     if target is not None and target.text:
-        where, where_zh = _place(target, kn)
-        to, action_zh = f" to {where}", f"`{cmd}` 向 {where_zh} 打入了补丁"
+        action = part("patch-to", cmd=cmd, where=_place(target, kn))
     return _Op(
         run.span,
-        f"`{cmd}` applies a patch{to}",
-        action_zh,
+        action,
         f"{cmd} {target.text if target is not None else ''}".strip(),
     )
 
@@ -414,11 +486,9 @@ def _sed(run: Run, kn: _Know) -> _Op | None:
         files = files[1:]
     for target in files:
         if _engine_target(target, kn):
-            where, where_zh = _place(target, kn)
             return _Op(
                 run.span,
-                f"`sed -i` edits {where} in place",
-                f"`sed -i` 原地修改了 {where_zh}",
+                part("sed", where=_place(target, kn)),
                 f"sed -i {target.text}",
             )
     return None
@@ -435,11 +505,9 @@ def _copy(run: Run, kn: _Know) -> _Op | None:
         targets = [dest]
     for target in targets:
         if _engine_target(target, kn):
-            where, where_zh = _place(target, kn)
             return _Op(
                 run.span,
-                f"`{run.name}` overwrites {where} in the installed engine",
-                f"`{run.name}` 覆盖了已安装引擎中的 {where_zh}",
+                part("copy", cmd=run.name, where=_place(target, kn)),
                 f"{run.name} {target.text}",
             )
     return None
@@ -456,11 +524,9 @@ def _download(run: Run, kn: _Know) -> _Op | None:
         )
     if target is None or not _engine_target(target, kn):
         return None
-    where, where_zh = _place(target, kn)
     return _Op(
         run.span,
-        f"`{run.name}` downloads over {where} in the installed engine",
-        f"`{run.name}` 下载文件覆盖了已安装引擎中的 {where_zh}",
+        part("download", cmd=run.name, where=_place(target, kn)),
         f"{run.name} {target.text}",
     )
 
@@ -496,15 +562,11 @@ def _python(run: Run, kn: _Know) -> _Op | None:
     ref = _engine_ref(code, kn)
     if target is None and ref is None:
         return None
-    if target is not None:
-        what, what_zh = _place(target, kn)
-    else:
-        what, what_zh = f"the installed `{ref}`", f"已安装的 `{ref}`"
-    how_zh = "内联 Python heredoc" if how.startswith("an inline") else how
+    what = _place(target, kn) if target is not None else part("installed", ref=ref)
+    variant = "python-heredoc" if how.startswith("an inline") else "python-c"
     return _Op(
         run.span,
-        f"{how} rewrites {what}",
-        f"{how_zh} 改写了 {what_zh}",
+        part(variant, where=what),
         f"{how} {target.text if target is not None else ref}",
     )
 
@@ -516,8 +578,7 @@ def _redirect(run: Run, kn: _Know) -> _Op | None:
     if _engine_target(dest, kn):
         return _Op(
             run.span,
-            f"`{run.name} > {_compact(dest)}` writes into the installed engine",
-            f"`{run.name} > {_compact(dest)}` 写入了已安装的引擎",
+            part("redirect", cmd=run.name, dest=_compact(dest)),
             f"> {dest.text}",
         )
     base = posixpath.basename(dest.text)
@@ -525,8 +586,7 @@ def _redirect(run: Run, kn: _Know) -> _Op | None:
     if base in ("sitecustomize.py", "usercustomize.py") and _imports_engine(body, kn):
         return _Op(
             run.span,
-            f"`{base}` injects start-up code that imports the engine (monkey-patching)",
-            f"`{base}` 注入了导入引擎的启动代码（猴子补丁）",
+            part("startup-hook", file=base),
             f"> {dest.text}",
         )
     return None
@@ -622,29 +682,28 @@ def _pip(run: Run, recipe: Recipe, kn: _Know) -> _Op | None:
         name = _dist_name(text)
         local = text.startswith(("./", "../", "/")) or spec is editable
         if text.startswith(("git+", "hg+", "svn+", "bzr+")) or "@ git+" in text:
-            source, source_zh = "a git URL", "git 地址"
+            source = part("from-git")
         elif "://" in text:
             if any(text.startswith(up) for up in kn.upstream):
                 continue
-            source, source_zh = "a URL", "URL"
+            source = part("from-url")
         elif text.rstrip("/") in (".", ".."):
             repo = _clone_before(recipe, run.span.line)
             if repo is None:
                 continue
             name = _dist_name(repo)
-            source, source_zh = f"a source build of `{repo}`", f"`{repo}` 的源码构建"
+            source = part("from-source", repo=repo)
         elif local or text.endswith(".whl"):
-            source, source_zh = "a local build", "本地构建"
+            source = part("from-local")
         elif custom:
-            source, source_zh = f"the index `{custom[0]}`", f"索引 `{custom[0]}`"
+            source = part("from-index", index=custom[0])
         else:
             continue
         if _norm(name) not in kn.packages:
             continue
         return _Op(
             run.span,
-            f"`pip install {_compact(spec)}` installs `{name}` from {source} on top of the pinned image",
-            f"`pip install {_compact(spec)}` 在固定镜像之上安装了 `{name}`（来源：{source_zh}）",
+            part("pip", spec=_compact(spec), name=name, source=source),
             f"pip install {name} {text}",
         )
     return None
@@ -702,27 +761,19 @@ def _helper(run: Run, recipe: Recipe, ctx: Context, kn: _Know, depth: int) -> _O
             text = ctx.text(path) or ""
             ref = _engine_ref(text, kn)
             if ref is not None and _WRITES.search(text):
-                inner = _Op(
-                    run.span, f"it rewrites the installed `{ref}`", f"它改写了已安装的 `{ref}`", ""
-                )
+                inner = _Op(run.span, part("helper-python", ref=ref), "")
         else:
             sub = ctx.recipe(path)
             if isinstance(sub, Recipe):
                 inner = next(iter(_ops(sub, ctx, kn, depth + 1)), None)
                 if inner is not None:
                     line = inner.span.line
-                    inner = _Op(
-                        inner.span,
-                        f"line {line}: {inner.action}",
-                        f"第 {line} 行：{inner.action_zh}",
-                        "",
-                    )
+                    inner = _Op(inner.span, part("helper-line", line=line, action=inner.action), "")
         if inner is None:
             return None
         return _Op(
             run.span,
-            f"runs `{name}`, which patches the serving stack ({inner.action})",
-            f"运行了 `{name}`，该脚本修改了推理服务栈（{inner.action_zh}）",
+            part("helper", name=name, inner=inner.action),
             f"runs {path}",
             scripts=(path,),
         )
@@ -731,8 +782,7 @@ def _helper(run: Run, recipe: Recipe, ctx: Context, kn: _Know, depth: int) -> _O
     if _PATCH_NAME.search(stem) and (tokens & kn.packages or tokens & _SCRIPT_CONTEXT):
         return _Op(
             run.span,
-            f"runs the patch script `{name}`",
-            f"运行了补丁脚本 `{name}`",
+            part("patch-script", name=name),
             f"runs {name}",
             scripts=(name,),
         )
@@ -782,7 +832,7 @@ def _ops(recipe: Recipe, ctx: Context, kn: _Know, depth: int = 0) -> Iterator[_O
         if key in seen:
             continue
         seen.add(key)
-        yield _Op(op.span, op.action, op.action_zh, op.subject, op.scripts, run.assumptions)
+        yield _Op(op.span, op.action, op.subject, op.scripts, run.assumptions)
 
 
 # ------------------------------------------------------------------- waivers
@@ -842,10 +892,8 @@ def _own_waiver(ctx: Context, wdir: str) -> bool:
     return True
 
 
-def _coverage(
-    recipe: Recipe, ctx: Context, kn: _Know, op: _Op
-) -> tuple[str | None, str, str] | None:
-    """None when a waiver covers the patch; else (severity condition, why en, why zh)."""
+def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[str | None, Part] | None:
+    """None when a waiver covers the patch; else (severity condition, the missing waiver)."""
     wdir = kn.waiver_dir
     if _own_waiver(ctx, wdir):
         return None
@@ -865,25 +913,13 @@ def _coverage(
         names = _names(recipe, op)
         if any(any(n in text for n in names) for text in _waivers(ctx, tree, wdir).values()):
             return None
-        return (
-            "preexisting",
-            f"no waiver under `{wdir}/` names this recipe",
-            f"`{wdir}/` 下没有提及此配方的豁免文件",
-        )
+        return "preexisting", part("no-waiver-names-recipe", dir=wdir)
     if ctx.pr is not None:
-        return (
-            None,
-            f"no waiver `{wdir}/{ctx.pr}.md` is added in this PR",
-            f"本 PR 未添加豁免文件 `{wdir}/{ctx.pr}.md`",
-        )
-    return (
-        None,
-        f"no waiver under `{wdir}/` is added with this change",
-        f"本次变更未在 `{wdir}/` 下添加豁免文件",
-    )
+        return None, part("no-waiver-in-pr", dir=wdir, pr=ctx.pr)
+    return None, part("no-waiver-in-change", dir=wdir)
 
 
-def _when(assumptions: tuple[Any, ...]) -> tuple[str, str]:
+def _when(assumptions: tuple[Any, ...]) -> Part | str:
     conds = []
     for a in assumptions:
         var, op, value = getattr(a, "var", None), getattr(a, "op", None), getattr(a, "value", None)
@@ -891,8 +927,8 @@ def _when(assumptions: tuple[Any, ...]) -> tuple[str, str]:
             continue
         conds.append(f"`{var}{'=' if op == 'eq' else '!='}{value}`")
     if not conds:
-        return "", ""
-    return f" (only when {' and '.join(conds)})", f"（仅当 {'、'.join(conds)} 时）"
+        return ""
+    return part("when", conds=Join(tuple(conds), "and"))
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
@@ -903,16 +939,14 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         gap = _coverage(recipe, ctx, kn, op)
         if gap is None:
             continue
-        condition, why, why_zh = gap
-        when, when_zh = _when(op.when)
+        condition, waiver = gap
         yield RULE.hit(
             recipe.path,
             op.span,
             op.subject,
             condition=condition,
-            action=op.action + when,
-            action_zh=op.action_zh + when_zh,
-            waiver=why,
-            waiver_zh=why_zh,
+            action=op.action,
+            when=_when(op.when),
+            waiver=waiver,
             pr=str(ctx.pr) if ctx.pr is not None else "<PR>",
         )

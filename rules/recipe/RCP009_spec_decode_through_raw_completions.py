@@ -33,7 +33,7 @@ RULE = Rule(
             "traffic gets"
         ),
         zh=(
-            "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词（没有 chat 参数），"
+            "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词（没有 chat 参数），"
             "测得的接受长度与真实对话流量不符"
         ),
     ),
@@ -45,7 +45,7 @@ RULE = Rule(
                 "what chat traffic gets"
             ),
             zh=(
-                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词"
+                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
                 "（`{value}` 后端），测得的接受长度与真实对话流量不符"
             ),
         ),
@@ -56,7 +56,7 @@ RULE = Rule(
                 "what chat traffic gets"
             ),
             zh=(
-                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用 chat template 的提示词"
+                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
                 "（`{value}` 端点），测得的接受长度与真实对话流量不符"
             ),
         ),

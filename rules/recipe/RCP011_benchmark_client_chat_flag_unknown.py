@@ -6,7 +6,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from bot.core.engine import Context
-from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.core.model import ERROR, Example, Finding, Join, Rule, T, part
 from bot.parse.recipe import Recipe, Run
 
 RULE = Rule(
@@ -22,6 +22,7 @@ RULE = Rule(
         en="`{client}` does not take `{flag}`; its chat-template flag is {expected}",
         zh="`{client}` 不接受 `{flag}`；它的 chat 模板参数是 {expected}",
     ),
+    variants={"none": T(en="none", zh="无")},
     fix=T(en="Replace `{flag}` with {expected}", zh="将 `{flag}` 换成 {expected}"),
     rationale=T(
         en=(
@@ -99,8 +100,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             if (span.line, span.col) in seen:
                 continue
             seen.add((span.line, span.col))
-            expected = " or ".join(f"`{f}`" for f in own) or "none"
-            expected_zh = " 或 ".join(f"`{f}`" for f in own) or "无"
+            expected = Join(tuple(f"`{f}`" for f in own), "or") if own else part("none")
             yield RULE.hit(
                 recipe.path,
                 span,
@@ -108,5 +108,4 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
                 client=client,
                 flag=text,
                 expected=expected,
-                expected_zh=expected_zh,
             )

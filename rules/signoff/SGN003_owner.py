@@ -1,0 +1,66 @@
+"""SGN003: the `owner` row of the sign-off verdict (`bot/signoff/verify.py`)."""
+
+from __future__ import annotations
+
+from bot.core.model import ERROR, Rule, T
+
+RULE = Rule(
+    id="SGN003",
+    slug="owner",
+    severity=ERROR,
+    target="signoff",
+    title=T(
+        en="CODEOWNER",
+        zh="CODEOWNER 归属",
+    ),
+    message=T(
+        en="The signer owns every changed path in CODEOWNERS and has write access",
+        zh="签署人是所有变更路径的 CODEOWNER，且拥有写权限",
+    ),
+    rationale=T(
+        en="CODEOWNERS is read from the base branch (last matching line wins). A path owned by a specific line needs the signer on that line, by name or through a team; a path owned only by the catch-all is covered by any CODEOWNER. The signer needs `admin`, `maintain` or `write`; bots never count. Membership of a team the token cannot read counts for a member of the organisation (`knowledge.signoff.unreadable_teams`). Several sign-offs combine across CODEOWNERS groups; the row names the groups still missing.",
+        zh="CODEOWNERS 从基础分支读取（以最后匹配的行为准）。由特定行拥有的路径要求签署人本人或其所在团队列在该行；只由兜底规则拥有的路径可由任意 CODEOWNER 覆盖。签署人须拥有 `admin`、`maintain` 或 `write` 权限；机器人不计入。令牌无法读取的团队成员资格，组织成员可计入（`knowledge.signoff.unreadable_teams`）。多份签署可按 CODEOWNERS 分组合并；该行列出仍缺签署的分组。",
+    ),
+    variants={
+        "bot-account": T(
+            en="{signer} is a bot account; a bot's sign-off never counts",
+            zh="{signer} 是机器人账号；机器人的签署一律无效",
+        ),
+        "pr-author": T(
+            en="{signer} opened this PR; the repository does not let the author sign off",
+            zh="{signer} 是本 PR 的作者；此仓库不允许作者本人签署",
+        ),
+        "codeowners-unread": T(
+            en="could not verify ownership: `{codeowners_path}` could not be read from the base branch",
+            zh="无法核实归属：未能从基准分支读取 `{codeowners_path}`",
+        ),
+        "not-listed": T(
+            en="{signer} is not a CODEOWNER: CODEOWNERS lists them on no line, by name or through a team",
+            zh="{signer} 不是 CODEOWNER：CODEOWNERS 中没有任何一行（直接或经由团队）列出此人",
+        ),
+        "no-write-access": T(
+            en="{signer} has `{permission}` access; a sign-off needs write access",
+            zh="{signer} 只有 `{permission}` 权限；签署需要写权限",
+        ),
+        "team-unreadable": T(
+            en="could not verify whether {signer} is in {shown}, the owners of `{path}`: team membership is not readable with the bot's token",
+            zh="无法核实 {signer} 是否属于 `{path}` 的所有者 {shown}：机器人的令牌无法读取团队成员",
+        ),
+        "teams-unreadable": T(
+            en="could not verify that {signer} is a CODEOWNER: not listed by name, and membership of {shown} is not readable with the bot's token",
+            zh="无法核实 {signer} 是否为 CODEOWNER：未被直接列出，且机器人的令牌无法读取 {shown} 的成员",
+        ),
+        "permission-unknown": T(
+            en="could not verify {signer}'s permission on the repository",
+            zh="无法核实 {signer} 在仓库中的权限",
+        ),
+        "groups-missing": T(
+            en="groups still missing a CODEOWNER sign-off: {shown} (covered: {have})",
+            zh="以下归属组仍缺少 CODEOWNER 签署：{shown}（已覆盖：{have}）",
+        ),
+        "groups-signed": T(
+            en="every CODEOWNERS group of the changed paths has a valid sign-off: {have}",
+            zh="变更路径的每个 CODEOWNERS 归属组都有有效签署：{have}",
+        ),
+    },
+)

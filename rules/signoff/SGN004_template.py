@@ -1,0 +1,34 @@
+"""SGN004: the `template` row of the sign-off verdict (`bot/signoff/verify.py`)."""
+
+from __future__ import annotations
+
+from bot.core.model import ERROR, Rule, T
+
+RULE = Rule(
+    id="SGN004",
+    slug="template",
+    severity=ERROR,
+    target="signoff",
+    title=T(
+        en="Checklist template",
+        zh="清单模板",
+    ),
+    message=T(
+        en="Every item of the current template is present, and checked or explained",
+        zh="当前模板的每个条目都存在，且已勾选或已说明",
+    ),
+    rationale=T(
+        en="The checklist template of the default branch is parsed into items, nested ones included, and each is matched to at most one item of the sign-off. An unchecked item is explained only by a line that names it (its number or words only it uses) and gives a reason; a checked box whose words deny the item counts as unchecked.",
+        zh="默认分支的清单模板被解析为条目（含嵌套条目），每个条目至多匹配签署中的一个条目。未勾选的条目只有在某行点明该条目（编号或其独有的用词）并给出原因时才算已说明；勾选但文字否定该条目的复选框视为未勾选。",
+    ),
+    variants={
+        "template-unread": T(
+            en="could not verify the checklist: `{path}` could not be read from the default branch",
+            zh="无法核实清单：未能从默认分支读取 `{path}`",
+        ),
+        "template-zh-unread": T(
+            en="could not verify the checklist: `{path}` holds no template block with the sign-off phrase",
+            zh="无法核实清单：`{path}` 中没有包含签署语句的模板块",
+        ),
+    },
+)
