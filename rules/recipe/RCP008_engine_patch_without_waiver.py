@@ -33,6 +33,11 @@ _HELPER_TEXT = (
     'print(os.path.dirname(os.path.dirname(u.find_spec("vllm").origin)))\')"\n'
     'patch -p1 -d "$SITE" --forward < "$(dirname "$0")/mla_fix.diff"\n'
 )
+_WAIVER_2508 = (
+    "# Inference-engine patch waiver — PR #2508\n\n"
+    "- Patch script: `benchmarks/single_node/agentic/apply_k3_patches.sh`\n"
+    "- What is patched: vLLM MLA backend and the tuned GEMM table\n"
+)
 _WAIVER = (
     "# Inference-engine patch waiver — PR #2600\n\n"
     "- Patch entrypoint: `benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh`\n"
@@ -230,6 +235,15 @@ RULE = Rule(
                 'vllm serve "$MODEL" &\n'
             ),
             files={_HELPER: _HELPER_TEXT, "docs/waiver/2600.md": _WAIVER},
+        ),
+        Example(
+            path=_HELPER,
+            pr=2585,
+            base={_HELPER: _HELPER_TEXT, "docs/waiver/2508.md": _WAIVER_2508},
+            note="a new patch in a patch script that an existing waiver names (InferenceX #2585)",
+            text=_HELPER_TEXT
+            + 'patch -p1 -d "$SITE" --forward < "$(dirname "$0")/gemm_table.diff"\n',
+            files={"docs/waiver/2508.md": _WAIVER_2508},
         ),
         Example(
             path="benchmarks/single_node/fixed_seq_len/dsr1_fp8_b200.sh",
@@ -898,9 +912,12 @@ def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[str | N
     if _own_waiver(ctx, wdir):
         return None
     introduced = _introduced(recipe, ctx, op)
-    if introduced is True and op.scripts:
-        # a new recipe that runs an already-waived patch script: that waiver covers it
-        scripts = {posixpath.basename(p) for p in op.scripts}
+    scripts = {posixpath.basename(p) for p in op.scripts}
+    if not recipe.launches:  # the recipe is itself a patch script (it launches no engine)
+        scripts.add(posixpath.basename(recipe.path))
+    if introduced is True and scripts:
+        # a new recipe that runs an already-waived patch script, or a new patch in a
+        # patch script a waiver names: that waiver covers it
         pattern = re.compile(
             r"(?<![\w.-])(?:[\w./-]*/)?(?:"
             + "|".join(map(re.escape, sorted(scripts)))
