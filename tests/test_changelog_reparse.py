@@ -117,3 +117,36 @@ def test_the_entries_are_fresh_objects() -> None:
     base_log = full(BASE)
     head_log = C.parse_changelog(PATH, HEADS["appended"])
     assert not {id(e) for e in base_log.entries} & {id(e) for e in head_log.entries}
+
+
+ODD = {
+    "quoted-and-typed": log(entry(1), '- config-keys: ["a", b]\n  "pr-link": 12\n  n: 1.5\n'),
+    "int-key": log(entry(1), "- config-keys: [a]\n  1: x\n"),
+    "bool-key": log(entry(1), "- config-keys: [a]\n  true: x\n"),
+    "scalar-entry": log(entry(1), "- just text\n"),
+    "empty-list": log(entry(1), "- config-keys: []\n  description: [x]\n"),
+    "nested": log(entry(1), "- config-keys: [a]\n  evals: {x: [1, {y: 2}]}\n"),
+    "tagged": log(entry(1), "- config-keys: !!set {a: null}\n"),
+    "merge-key": log(entry(1, extra="  base: &b {x: 1}\n"), "- <<: *b\n  config-keys: [a]\n"),
+    "duplicate-key": log("- config-keys: [a]\n  config-keys: [b]\n"),
+    "timestamp-and-null": log("- config-keys: [a]\n  date: 2026-01-02\n  x: ~\n"),
+    "two-documents": log(entry(1), "---\n" + entry(2)),
+    "mapping-root": "config-keys: [a]\n",
+    "flow-root": "[{config-keys: [a]}, {config-keys: [b]}]\n",
+    "invalid": log(entry(1), "- config-keys: [a\n"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(ODD))
+def test_one_pass_reading_equals_the_two_pass_one(
+    name: str, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    text = ODD[name]
+    one_pass = full(text)
+    monkeypatch.setattr(C, "_walk_plain", lambda text, stats: None)
+    assert shape(full(text)) == shape(one_pass)
+
+
+def test_plain_yaml_takes_one_pass(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(C, "load_safe", lambda *a, **k: pytest.fail("second pass"))
+    assert len(full(BASE).entries) == 8

@@ -149,15 +149,20 @@ def parse_changelog(path: str, text: str | bytes) -> Changelog:
         if again is not None:
             return again
     stats = _Stats()
-    shape = _read_events(text, stats)
-    if isinstance(shape, Problem):
-        problems.append(shape)
-        return Changelog(path, text, (), tuple(problems))
-    try:
-        data = load_safe(text, label=path)
-    except YamlError as exc:
-        problems.append(_yaml_problem(str(exc), exc.line, path))
-        return Changelog(path, text, (), tuple(problems))
+    quick = _walk_plain(text, stats)
+    if quick is not None:
+        shape, data = quick
+    else:
+        stats = _Stats()
+        shape = _read_events(text, stats)
+        if isinstance(shape, Problem):
+            problems.append(shape)
+            return Changelog(path, text, (), tuple(problems))
+        try:
+            data = load_safe(text, label=path)
+        except YamlError as exc:
+            problems.append(_yaml_problem(str(exc), exc.line, path))
+            return Changelog(path, text, (), tuple(problems))
 
     if data is None:
         problems.append(Problem("empty", 1))
@@ -348,6 +353,37 @@ def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | Problem:
         return Problem("yaml", 1, {"detail": f"{type(exc).__name__}: {exc}"[:300]})
     stats.events = count
     return shapes
+
+
+def _walk_plain(text: str, stats: _Stats) -> tuple[list[_EntryShape], list[Any]] | None:
+    """Values and entry positions in one pass over the events, for plain YAML.
+
+    None when the file needs the safe loader (anchors, tags, merge or
+    duplicate keys, keys that are not strings), is not a list, or is over a
+    bound: the two-pass reading then decides, and words any problem.
+    """
+    from bot.parse.master_config import MasterProblem, walk_yaml
+
+    walk = walk_yaml(text)
+    if isinstance(walk, MasterProblem) or walk.fallback or walk.events > MAX_EVENTS:
+        return None
+    data = walk.data
+    if not isinstance(data, list):
+        return None
+    lines = walk.lines
+    shapes: list[_EntryShape] = []
+    for i, value in enumerate(data):
+        shape = _EntryShape(lines[(i,)])
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    return None
+                shape.key_lines[key] = lines[(i, key)]
+                if isinstance(item, list) and item:
+                    shape.item_lines[key] = [lines[(i, key, j)] for j in range(len(item))]
+        shapes.append(shape)
+    stats.events = walk.events
+    return shapes, data
 
 
 def _record(event: Any, line: int, stack: list[_Frame], shapes: list[_EntryShape]) -> None:
