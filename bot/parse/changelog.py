@@ -154,10 +154,11 @@ def parse_changelog(path: str, text: str | bytes) -> Changelog:
         shape, data = quick
     else:
         stats = _Stats()
-        shape = _read_events(text, stats)
-        if isinstance(shape, Problem):
-            problems.append(shape)
+        events = _read_events(text, stats)
+        if isinstance(events, Problem):
+            problems.append(events)
             return Changelog(path, text, (), tuple(problems))
+        shape = events
         try:
             data = load_safe(text, label=path)
         except YamlError as exc:
