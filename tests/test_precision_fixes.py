@@ -363,3 +363,73 @@ def test_overlapping_ranges_keep_every_feasible_path() -> None:
     )
     # 9..16 takes both; <= 8 only the first; > 16 only the second
     assert _memory_paths(text) == {("0.98", True), ("0.98", False), ("0.95", True)}
+
+
+EVAL_DOMAIN = {"EVAL_ONLY": frozenset({"", "true", "false"})}
+
+
+def _paths_with(
+    text: str, domains: dict[str, frozenset[str]] | None
+) -> set[tuple[str | None, bool]]:
+    from bot.parse import facts
+    from bot.parse.recipe import parse_recipe
+
+    recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text, domains)
+    return {
+        (m.value if (m := facts.memory(la)) else None, la.flag("--enforce-eager") is not None)
+        for la in recipe.launches
+    }
+
+
+def test_env_domain_leaves_the_unset_arm_and_keeps_tests_consistent() -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$EVAL_ONLY" = "true" ]; then MEM=0.98\n'
+        'elif [ "$EVAL_ONLY" = "false" ]; then MEM=0.95\n'
+        "else MEM=0.90; fi\n"
+        'if [ -z "$EVAL_ONLY" ]; then EAGER=--enforce-eager; fi\n'
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    # true and false are not empty; the else arm (neither) is the unset run
+    assert _paths_with(text, EVAL_DOMAIN) == {("0.98", False), ("0.95", False), ("0.90", True)}
+    # without the domain the else arm may be any other value, empty or not
+    assert _paths_with(text, None) == {
+        ("0.98", False),
+        ("0.95", False),
+        ("0.90", True),
+        ("0.90", False),
+    }
+
+
+def test_a_value_outside_the_domain_is_never_taken() -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$EVAL_ONLY" = "1" ]; then MEM=0.98; else MEM=0.95; fi\n'
+        'if [ "${EVAL_ONLY:-1}" = "1" ]; then EAGER=--enforce-eager; fi\n'
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    # `"$EVAL_ONLY" = 1` is infeasible; `${EVAL_ONLY:-1}` (a default) is not judged by the domain
+    assert _paths_with(text, EVAL_DOMAIN) == {("0.95", True), ("0.95", False)}
+
+
+def test_env_domains_come_from_the_knowledge_and_a_repo_can_add_inputs() -> None:
+    from bot.core.config import build_config
+    from bot.core.engine import Context
+    from bot.core.tree import MemoryTree
+
+    path = "benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh"
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$SPEC" = "yes" ]; then MEM=0.98; else MEM=0.95; fi\n'
+        'vllm serve m --gpu-memory-utilization "$MEM" &\n'
+    )
+    tree = MemoryTree({path: text})
+    default = Context(tree=tree, config=build_config(None))
+    assert default.env_domains()["EVAL_ONLY"] == frozenset({"", "true", "false"})
+    assert len(default.recipe(path).launches) == 2
+    own = build_config("knowledge:\n  env_domains:\n    SPEC: ['on', 'off']\n")
+    ctx = Context(tree=tree, config=own)
+    # "yes" is not a value SPEC takes in this repository: one path
+    assert [la.flag("--gpu-memory-utilization").value.text for la in ctx.recipe(path).launches] == [
+        "0.95"
+    ]

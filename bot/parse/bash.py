@@ -22,7 +22,7 @@ import contextlib
 import fnmatch
 import math
 import re
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -224,8 +224,12 @@ class Interpreter:
         source: bytes,
         on_command: Callable[[Command], None],
         report: frozenset[str] = frozenset(),
+        domains: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.src = source
+        # the values an environment input can take ("" = unset or empty), from the
+        # knowledge data: a test needing another value is false on every path
+        self.domains: Mapping[str, frozenset[str]] = domains or {}
         self.on_command = on_command
         # inert commands that are still expanded and reported (their words matter
         # to a caller, e.g. `sed -i` or `pip install`)
@@ -850,6 +854,9 @@ class Interpreter:
                 v = self.expand_one(kids[0], st)
                 if v.known:
                     return (v.text == "") == (optext == "-z")
+                remaining = self._remaining(kids[0], st)
+                if remaining is not None and (remaining == {""} or "" not in remaining):
+                    return (remaining == {""}) == (optext == "-z")
                 if v.text and any(s.unknown is None and s.text for s in v.segs):
                     return optext == "-n"
             return None
@@ -912,7 +919,23 @@ class Interpreter:
                 return eq == rv.text
             if rv.text in st.ne_values(var):
                 return False
+            remaining = self._remaining(left, st)
+            if remaining is not None and not (glob and any(ch in rv.text for ch in "*?[")):
+                if rv.text not in remaining:
+                    return False
+                if remaining == {rv.text}:
+                    return True
         return None
+
+    def _remaining(self, node: Node, st: State) -> frozenset[str] | None:
+        """The values of a plain `$X` the domain of X leaves on this path, or None."""
+        var = _plain_var(self.text(node))
+        if var is None:
+            return None
+        domain = self.domains.get(var)
+        if domain is None:
+            return None
+        return domain - st.ne_values(var)
 
     def assumptions_for(self, node: Node, truth: bool, st: State) -> Iterator[Assumption]:
         """What taking this arm of `node` tells about environment variables."""
@@ -938,6 +961,14 @@ class Interpreter:
             kids = [c for c in node.named_children if c.type != "test_operator"]
             if node.children and node.children[0].type == "!" and kids:
                 yield from self._test_assumptions(kids[0], not truth, st)
+                return
+            op_n = node.child_by_field_name("operator")
+            optext = self.text(op_n) if op_n is not None else ""
+            var = _plain_var(self.text(kids[0])) if kids else None
+            if optext in ("-z", "-n") and var is not None and var in self.domains:
+                # `-z "$X"` of an input with a known domain: X is "" (unset or empty) or not
+                empty = truth if optext == "-z" else not truth
+                yield Assumption(var, "eq" if empty else "ne", "", node.start_point.row + 1)
             return
         if t != "binary_expression":
             return
@@ -1382,6 +1413,15 @@ def _lit_segs(raw: str, row: int, col: int, unescape: bool = False) -> Str:
         if text:
             segs.append(Seg(text, row + 1 + i, (col if i == 0 else 0) + 1))
     return Str(tuple(segs))
+
+
+# `$X`, `"$X"`, `${X}`, `"${X}"`: the variable itself, no default or other operator
+_PLAIN_VAR = re.compile(r'("?)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))\1')
+
+
+def _plain_var(text: str) -> str | None:
+    m = _PLAIN_VAR.fullmatch(text)
+    return (m.group(2) or m.group(3)) if m else None
 
 
 # op -> truth -> (bound, offset): the inclusive bound an arm of `[ "$X" op N ]` puts on X

@@ -13,6 +13,7 @@ fraction, parsers. Nothing here guesses: an unresolved value stays symbolic.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -321,7 +322,10 @@ def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | N
     return None
 
 
-def parse_recipe(path: str, text: str) -> Recipe:
+def parse_recipe(
+    path: str, text: str, domains: Mapping[str, frozenset[str]] | None = None
+) -> Recipe:
+    """The recipe's launches; `domains`: the values each environment input can take."""
     if path.endswith((".yaml", ".yml")):
         from bot.parse.srt_recipe import parse_srt_recipe
 
@@ -442,7 +446,7 @@ def parse_recipe(path: str, text: str) -> Recipe:
             )
         )
 
-    interp = Interpreter(data, on_command, report=REPORTED_COMMANDS)
+    interp = Interpreter(data, on_command, report=REPORTED_COMMANDS, domains=domains)
     interp.run(root)
     recipe.problems.extend(interp.problems)
     seen_problems: set[tuple[int, str]] = set()
