@@ -50,10 +50,10 @@ if mode == "instrumented":
     orig_run = engine._run
 
     def timed_parsed(self, kind, path, parse, tree=None):
-        def timed(p, text):
+        def timed(p, text, **kw):
             s = time.perf_counter()
             try:
-                return parse(p, text)
+                return parse(p, text, **kw)
             finally:
                 dt = time.perf_counter() - s
                 pending[0] += dt
