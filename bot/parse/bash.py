@@ -1321,9 +1321,9 @@ def _last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
     Function bodies come from the syntax tree; nested ones are merged into
     intervals so each byte is scanned once.
     """
-    last: dict[str, int] = {}
+    seen: dict[bytes, int] = {}
     for m in _IDENT.finditer(source):
-        last[m.group().decode()] = m.end()
+        seen[m.group()] = m.end()
     spans: list[tuple[int, int]] = []
     if root is not None:
         for node in QueryCursor(_function_query()).captures(root).get("f", []):
@@ -1336,8 +1336,9 @@ def _last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
         else:
             merged.append((start, end))
     for start, end in merged:
-        for im in _IDENT.finditer(source, start, end):
-            last[im.group().decode()] = _FOREVER
+        for name in _IDENT.findall(source, start, end):
+            seen[name] = _FOREVER
+    last = {name.decode(): pos for name, pos in seen.items()}
     last["EVAL_ONLY"] = _FOREVER
     return last
 
