@@ -50,10 +50,10 @@ if mode == "instrumented":
     orig_run = engine._run
 
     def timed_parsed(self, kind, path, parse, tree=None):
-        def timed(p, text):
+        def timed(p, text, **kw):
             s = time.perf_counter()
             try:
-                return parse(p, text)
+                return parse(p, text, **kw)
             finally:
                 dt = time.perf_counter() - s
                 pending[0] += dt
@@ -121,6 +121,9 @@ def default_repo() -> Path:
     return Path(env) if env else (PROJECT_ROOT.parent / "ix")
 
 
+CHILD_ENV = dict(os.environ)
+
+
 def run_child(repo: Path, mode: str) -> tuple[dict[str, Any], float]:
     start = time.perf_counter()
     proc = subprocess.run(
@@ -129,6 +132,7 @@ def run_child(repo: Path, mode: str) -> tuple[dict[str, Any], float]:
         text=True,
         cwd=PROJECT_ROOT,
         check=False,
+        env=CHILD_ENV,
     )
     wall = time.perf_counter() - start
     if proc.returncode != 0:
@@ -159,7 +163,21 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--runs", type=int, default=7, help="cold runs (default: 7)")
     ap.add_argument("--json", action="store_true", help="print machine-readable figures")
+    ap.add_argument(
+        "--bytecode",
+        action="store_true",
+        help="compile the project's modules first and let the children read the bytecode "
+        "cache, as an installed package does",
+    )
     args = ap.parse_args(argv)
+    if args.bytecode:
+        CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
+        subprocess.run(
+            [sys.executable, "-m", "compileall", "-q", "bot", "rules"],
+            cwd=PROJECT_ROOT,
+            env=CHILD_ENV,
+            check=True,
+        )
     repo: Path = args.repo if args.repo is not None else default_repo()
     if not repo.is_dir():
         print(
@@ -195,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
     figures: dict[str, Any] = {
         "repo": str(repo),
         "python": sys.version.split()[0],
+        "bytecode_cache": "PYTHONDONTWRITEBYTECODE" not in CHILD_ENV,
+        "load_average": os.getloadavg()[0],
         "runs": args.runs,
         "inprocess_s": stats([r["inprocess_s"] for r in runs]),
         "import_s": stats([r["import_s"] for r in runs]),
@@ -233,6 +253,10 @@ def main(argv: list[str] | None = None) -> int:
         )
 
     print(f"repo: {repo}   python {figures['python']}   {args.runs} cold runs")
+    print(
+        f"bytecode cache: {'yes' if figures['bytecode_cache'] else 'no'}   "
+        f"load average {figures['load_average']:.2f}"
+    )
     print(line("in-process (total)", figures["inprocess_s"]))
     print(line("  imports", figures["import_s"]))
     print(line("  config + lint", figures["lint_s"]))

@@ -258,10 +258,26 @@ def _git(repo_dir: str | os.PathLike[str], *args: str) -> bytes:
     return proc.stdout
 
 
+# Answers of git that cannot change while the process runs, so one `bot lint`
+# asks each once (it asked for the work tree's top 13 times): a directory's
+# work-tree top (keyed by the directory's identity), a full commit id's commit.
+_TOPLEVEL: dict[tuple[str, int, int], Path] = {}
+_COMMITS: dict[tuple[Path, str], str] = {}
+_FULL_SHA = re.compile(r"[0-9a-f]{40}")
+
+
 def git_toplevel(repo_dir: str | os.PathLike[str]) -> Path:
     """The top directory of the git work tree holding `repo_dir`."""
-    if not Path(repo_dir).is_dir():
+    try:
+        st = os.stat(repo_dir)
+    except OSError:
+        st = None
+    if st is None or not Path(repo_dir).is_dir():
         raise SourceError(f"not a directory: {repo_dir}")
+    key = (os.path.realpath(repo_dir), st.st_dev, st.st_ino)
+    known = _TOPLEVEL.get(key)
+    if known is not None and known.is_dir():
+        return known
     try:
         out = _git(repo_dir, "rev-parse", "--show-toplevel")
     except SourceError:
@@ -269,6 +285,9 @@ def git_toplevel(repo_dir: str | os.PathLike[str]) -> Path:
     top = out.decode("utf-8", "surrogateescape").strip()
     if not top:  # a bare repository
         raise SourceError(f"not a git work tree: {repo_dir}")
+    if len(_TOPLEVEL) >= 1024:
+        _TOPLEVEL.clear()
+    _TOPLEVEL[key] = Path(top)
     return Path(top)
 
 
@@ -282,16 +301,24 @@ def _prefix(repo_dir: str | os.PathLike[str]) -> str:
 
 def resolve_ref(repo_dir: str | os.PathLike[str], ref: str) -> str:
     """The commit SHA `ref` names in `repo_dir`."""
-    git_toplevel(repo_dir)
+    top = git_toplevel(repo_dir)
     if not ref or ref.startswith("-"):
         raise SourceError(f"unknown ref {ref!r} in {repo_dir}")
+    known = _COMMITS.get((top, ref))
+    if known is not None:
+        return known
     try:
         out = _git(
             repo_dir, "rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"
         )
     except SourceError:
         raise SourceError(f"unknown ref {ref!r} in {repo_dir}") from None
-    return out.decode().strip()
+    sha = out.decode().strip()
+    if _FULL_SHA.fullmatch(ref) and sha == ref:
+        if len(_COMMITS) >= 4096:
+            _COMMITS.clear()
+        _COMMITS[(top, ref)] = sha
+    return sha
 
 
 def merge_base(repo_dir: str | os.PathLike[str], base: str, head: str | None = None) -> str:

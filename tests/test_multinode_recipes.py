@@ -654,8 +654,8 @@ def test_lone_file_repo_and_pr_modes_agree(
         MM3_EVAL: mm3(),  # RCP005
         kimi: (
             "#!/usr/bin/env bash\nGPU_MEM=0.93\n"
-            'vllm serve "$MODEL" --gpu-memory-utilization "$GPU_MEM" '
-            '--speculative-config \'{"method": "dspark", "model": "Inferact/Kimi-K3-DSpark", '
+            'vllm serve "$MODEL" --gpu-memory-utilization "$GPU_MEM" \\\n'
+            '  --speculative-config \'{"method": "dspark", "model": "Inferact/Kimi-K3-DSpark", '
             '"num_speculative_tokens": 3}\' &\n'
         ),
     }

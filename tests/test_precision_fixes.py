@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.core.changeset import build_changeset
 from bot.core.config import build_config
 from bot.core.engine import Context, lint
@@ -299,3 +301,135 @@ def test_numeric_and_string_tests_of_one_variable_stay_consistent() -> None:
         seen.add((mem.value, launch.flag("--enforce-eager") is not None))
     # TP=4 takes 0.98 with --enforce-eager; any other TP 0.95 without: no mixed path
     assert seen == {("0.98", True), ("0.95", False)}
+
+
+def _memory_paths(text: str) -> set[tuple[str | None, bool]]:
+    from bot.parse import facts
+    from bot.parse.recipe import parse_recipe
+
+    recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text)
+    seen = set()
+    for launch in recipe.launches:
+        mem = facts.memory(launch)
+        seen.add((mem.value if mem else None, launch.flag("--enforce-eager") is not None))
+    return seen
+
+
+COMPLEMENT = {("0.98", False), ("0.95", True)}
+DISJOINT = {("0.98", False), ("0.95", True), ("0.95", False)}
+
+
+@pytest.mark.parametrize(
+    ("first", "second", "paths"),
+    [
+        ('[ "$CONC" -le 8 ]', '[ "$CONC" -gt 8 ]', COMPLEMENT),  # the else arm
+        ('[ "$CONC" -lt 9 ]', '[ "$CONC" -ge 9 ]', COMPLEMENT),
+        ('[ "$CONC" -ge 9 ]', '[ "$CONC" -lt 9 ]', COMPLEMENT),
+        ('[ "$CONC" -le 8 ]', '[ "$CONC" -gt 16 ]', DISJOINT),  # <= 8 cannot be > 16
+        ('[ "$CONC" -eq 4 ]', '[ "$CONC" -gt 8 ]', DISJOINT),  # an -eq value decides it
+        ('[ "$CONC" -le 8 ]', '[ "$CONC" -eq 32 ]', DISJOINT),  # a bound decides an -eq
+        # <= 8 is never 12: the first arm always takes the second test
+        (
+            "[[ $CONC -le 8 ]]",
+            "[[ ${CONC} -ne 12 ]]",
+            {("0.98", True), ("0.95", True), ("0.95", False)},
+        ),
+    ],
+)
+def test_range_tests_of_one_variable_stay_consistent(
+    first: str, second: str, paths: set[tuple[str, bool]]
+) -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        f"if {first}; then\n"
+        "  MEM=0.98\n"
+        "else\n"
+        "  MEM=0.95\n"
+        "fi\n"
+        f"if {second}; then\n"
+        "  EAGER=--enforce-eager\n"
+        "fi\n"
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    assert _memory_paths(text) == paths
+
+
+def test_overlapping_ranges_keep_every_feasible_path() -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$CONC" -le 16 ]; then MEM=0.98; else MEM=0.95; fi\n'
+        'if [ "$CONC" -gt 8 ]; then EAGER=--enforce-eager; fi\n'
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    # 9..16 takes both; <= 8 only the first; > 16 only the second
+    assert _memory_paths(text) == {("0.98", True), ("0.98", False), ("0.95", True)}
+
+
+EVAL_DOMAIN = {"EVAL_ONLY": frozenset({"", "true", "false"})}
+
+
+def _paths_with(
+    text: str, domains: dict[str, frozenset[str]] | None
+) -> set[tuple[str | None, bool]]:
+    from bot.parse import facts
+    from bot.parse.recipe import parse_recipe
+
+    recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text, domains)
+    return {
+        (m.value if (m := facts.memory(la)) else None, la.flag("--enforce-eager") is not None)
+        for la in recipe.launches
+    }
+
+
+def test_env_domain_leaves_the_unset_arm_and_keeps_tests_consistent() -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$EVAL_ONLY" = "true" ]; then MEM=0.98\n'
+        'elif [ "$EVAL_ONLY" = "false" ]; then MEM=0.95\n'
+        "else MEM=0.90; fi\n"
+        'if [ -z "$EVAL_ONLY" ]; then EAGER=--enforce-eager; fi\n'
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    # true and false are not empty; the else arm (neither) is the unset run
+    assert _paths_with(text, EVAL_DOMAIN) == {("0.98", False), ("0.95", False), ("0.90", True)}
+    # without the domain the else arm may be any other value, empty or not
+    assert _paths_with(text, None) == {
+        ("0.98", False),
+        ("0.95", False),
+        ("0.90", True),
+        ("0.90", False),
+    }
+
+
+def test_a_value_outside_the_domain_is_never_taken() -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$EVAL_ONLY" = "1" ]; then MEM=0.98; else MEM=0.95; fi\n'
+        'if [ "${EVAL_ONLY:-1}" = "1" ]; then EAGER=--enforce-eager; fi\n'
+        'vllm serve m --gpu-memory-utilization "$MEM" $EAGER &\n'
+    )
+    # `"$EVAL_ONLY" = 1` is infeasible; `${EVAL_ONLY:-1}` (a default) is not judged by the domain
+    assert _paths_with(text, EVAL_DOMAIN) == {("0.95", True), ("0.95", False)}
+
+
+def test_env_domains_come_from_the_knowledge_and_a_repo_can_add_inputs() -> None:
+    from bot.core.config import build_config
+    from bot.core.engine import Context
+    from bot.core.tree import MemoryTree
+
+    path = "benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh"
+    text = (
+        "#!/usr/bin/env bash\n"
+        'if [ "$SPEC" = "yes" ]; then MEM=0.98; else MEM=0.95; fi\n'
+        'vllm serve m --gpu-memory-utilization "$MEM" &\n'
+    )
+    tree = MemoryTree({path: text})
+    default = Context(tree=tree, config=build_config(None))
+    assert default.env_domains()["EVAL_ONLY"] == frozenset({"", "true", "false"})
+    assert len(default.recipe(path).launches) == 2
+    own = build_config("knowledge:\n  env_domains:\n    SPEC: ['on', 'off']\n")
+    ctx = Context(tree=tree, config=own)
+    # "yes" is not a value SPEC takes in this repository: one path
+    assert [la.flag("--gpu-memory-utilization").value.text for la in ctx.recipe(path).launches] == [
+        "0.95"
+    ]

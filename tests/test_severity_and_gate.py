@@ -61,7 +61,9 @@ def _lint(
         mode="pr" if change is not None else "paths",
         change=change,
     )
-    return lint(ctx, paths=changed if changed is not None else sorted(files))
+    # these fixtures write short launches on one line: the style rule RCP012 has its own tests
+    rules = [rm for rm in all_rules() if rm.rule.id != "RCP012"]
+    return lint(ctx, paths=changed if changed is not None else sorted(files), rules=rules)
 
 
 def _rules(report: Report) -> list[tuple[str, str, int]]:

@@ -7,10 +7,11 @@ parsed becomes a finding, never an exception.
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from datetime import date
-from typing import Any
+from typing import Any, cast
 
 from bot.core.changeset import ChangeSet
 from bot.core.config import Config
@@ -84,6 +85,12 @@ class Context:
         blob = src.blob_id(path)
         if blob is None:
             return None
+        if kind == "recipe":
+            # bash recipes read the knowledge's environment domains: part of the key
+            domains = self.env_domains()
+            if domains:
+                parse = functools.partial(cast(Any, parse), domains=domains)
+                kind = "recipe|" + repr(sorted((k, sorted(v)) for k, v in domains.items()))
         key = (kind, blob + "\x00" + path)
         if key not in _PARSE_CACHE:
             text = self.text(path, src)
@@ -93,6 +100,15 @@ class Context:
                 _PARSE_CACHE.clear()
             _PARSE_CACHE[key] = parse(path, text)
         return _PARSE_CACHE[key]
+
+    def env_domains(self) -> dict[str, frozenset[str]]:
+        """`knowledge.env_domains`: the values each recipe input can take ("" = unset)."""
+
+        def make() -> dict[str, frozenset[str]]:
+            table = self.knowledge.section("env_domains") or {}
+            return {str(k): frozenset(str(x) for x in v) for k, v in table.items() if v}
+
+        return self.memo("env_domains", make)  # type: ignore[no-any-return]
 
     def recipe(self, path: str) -> Any:
         from bot.parse.recipe import parse_recipe

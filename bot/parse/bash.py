@@ -22,7 +22,7 @@ import contextlib
 import fnmatch
 import math
 import re
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -125,7 +125,7 @@ class Assumption:
     """A condition on an unknown (environment) variable taken by one path."""
 
     var: str
-    op: str  # "eq" | "ne"
+    op: str  # "eq" | "ne"; in `State.bounds`: "ge" | "le" (an integer bound)
     value: str
     line: int
 
@@ -136,6 +136,9 @@ class State:
     exported: frozenset[str] = frozenset()
     files: dict[str, Str] = field(default_factory=dict)
     assumptions: tuple[Assumption, ...] = ()
+    # integer bounds a range test (`[ "$CONC" -le 8 ]`) put on a variable: they keep
+    # later tests of it consistent; launches and findings read `assumptions` only
+    bounds: tuple[Assumption, ...] = ()
     positional: tuple[Str, ...] = ()
     done: bool = False
     returning: bool = False
@@ -150,6 +153,7 @@ class State:
             self.exported,
             tuple(sorted(self.files.items())),
             frozenset(self.assumptions),
+            frozenset(self.bounds),
             self.positional,
             self.done,
             self.returning,
@@ -164,6 +168,28 @@ class State:
 
     def ne_values(self, name: str) -> set[str]:
         return {a.value for a in self.assumptions if a.var == name and a.op == "ne"}
+
+    def interval(self, name: str) -> tuple[int | None, int | None]:
+        """The integer range the path's range tests leave for `name` (None: unbounded)."""
+        lo: int | None = None
+        hi: int | None = None
+        for b in self.bounds:
+            if b.var != name:
+                continue
+            v = int(b.value)
+            if b.op == "ge":
+                lo = v if lo is None else max(lo, v)
+            else:
+                hi = v if hi is None else min(hi, v)
+        return lo, hi
+
+    def assume(self, facts: Iterable[Assumption]) -> None:
+        """Record what taking an arm tells: range bounds apart from the rest."""
+        for a in facts:
+            if a.op in ("ge", "le"):
+                self.bounds += (a,)
+            else:
+                self.assumptions += (a,)
 
 
 @dataclass
@@ -198,8 +224,12 @@ class Interpreter:
         source: bytes,
         on_command: Callable[[Command], None],
         report: frozenset[str] = frozenset(),
+        domains: Mapping[str, frozenset[str]] | None = None,
     ) -> None:
         self.src = source
+        # the values an environment input can take ("" = unset or empty), from the
+        # knowledge data: a test needing another value is false on every path
+        self.domains: Mapping[str, frozenset[str]] = domains or {}
         self.on_command = on_command
         # inert commands that are still expanded and reported (their words matter
         # to a caller, e.g. `sed -i` or `pip install`)
@@ -263,6 +293,8 @@ class Interpreter:
                 del st.vars[k]
             if st.assumptions and any(last.get(a.var, -1) < pos for a in st.assumptions):
                 st.assumptions = tuple(a for a in st.assumptions if last.get(a.var, -1) >= pos)
+            if st.bounds and any(last.get(a.var, -1) < pos for a in st.bounds):
+                st.bounds = tuple(a for a in st.bounds if last.get(a.var, -1) >= pos)
 
     def _join_by_variant(self, states: list[State]) -> list[State]:
         groups: dict[tuple[Any, ...], list[State]] = {}
@@ -375,11 +407,11 @@ class Interpreter:
                     out: list[State] = []
                     for s in states:
                         taken = s.copy()
-                        taken.assumptions += tuple(self.assumptions_for(left, want, s))
+                        taken.assume(self.assumptions_for(left, want, s))
                         if self._fork_allowed(len(out) + 2):
                             out.extend(self.block([right], [taken], depth))
                             skipped = s.copy()
-                            skipped.assumptions += tuple(self.assumptions_for(left, not want, s))
+                            skipped.assume(self.assumptions_for(left, not want, s))
                             out.append(skipped)
                         else:
                             out.append(s)
@@ -458,10 +490,10 @@ class Interpreter:
                 else:
                     if self._fork_allowed(len(out) + len(nxt_pending) + 2):
                         taken = s.copy()
-                        taken.assumptions += tuple(self.assumptions_for(cond, True, s))
+                        taken.assume(self.assumptions_for(cond, True, s))
                         out.extend(self.block(body, [taken], depth))
                         rest = s.copy()
-                        rest.assumptions += tuple(self.assumptions_for(cond, False, s))
+                        rest.assume(self.assumptions_for(cond, False, s))
                         nxt_pending.append(rest)
                     else:
                         out.extend(self.block(body, [s], depth))
@@ -822,6 +854,9 @@ class Interpreter:
                 v = self.expand_one(kids[0], st)
                 if v.known:
                     return (v.text == "") == (optext == "-z")
+                remaining = self._remaining(kids[0], st)
+                if remaining is not None and (remaining == {""} or "" not in remaining):
+                    return (remaining == {""}) == (optext == "-z")
                 if v.text and any(s.unknown is None and s.text for s in v.segs):
                     return optext == "-n"
             return None
@@ -853,6 +888,9 @@ class Interpreter:
                 return same if op != "!=" else not same
             if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
                 a, b = _to_int(lv.value), _to_int(rv.value)
+                if a is None and b is not None:
+                    var = self._single_var(left)
+                    return _within(st, var, op, b) if var else None
                 if a is None or b is None:
                     return None
                 return {
@@ -881,7 +919,23 @@ class Interpreter:
                 return eq == rv.text
             if rv.text in st.ne_values(var):
                 return False
+            remaining = self._remaining(left, st)
+            if remaining is not None and not (glob and any(ch in rv.text for ch in "*?[")):
+                if rv.text not in remaining:
+                    return False
+                if remaining == {rv.text}:
+                    return True
         return None
+
+    def _remaining(self, node: Node, st: State) -> frozenset[str] | None:
+        """The values of a plain `$X` the domain of X leaves on this path, or None."""
+        var = _plain_var(self.text(node))
+        if var is None:
+            return None
+        domain = self.domains.get(var)
+        if domain is None:
+            return None
+        return domain - st.ne_values(var)
 
     def assumptions_for(self, node: Node, truth: bool, st: State) -> Iterator[Assumption]:
         """What taking this arm of `node` tells about environment variables."""
@@ -907,6 +961,14 @@ class Interpreter:
             kids = [c for c in node.named_children if c.type != "test_operator"]
             if node.children and node.children[0].type == "!" and kids:
                 yield from self._test_assumptions(kids[0], not truth, st)
+                return
+            op_n = node.child_by_field_name("operator")
+            optext = self.text(op_n) if op_n is not None else ""
+            var = _plain_var(self.text(kids[0])) if kids else None
+            if optext in ("-z", "-n") and var is not None and var in self.domains:
+                # `-z "$X"` of an input with a known domain: X is "" (unset or empty) or not
+                empty = truth if optext == "-z" else not truth
+                yield Assumption(var, "eq" if empty else "ne", "", node.start_point.row + 1)
             return
         if t != "binary_expression":
             return
@@ -924,15 +986,21 @@ class Interpreter:
             yield from self._test_assumptions(left, False, st)
             yield from self._test_assumptions(right, False, st)
             return
-        if op in ("-eq", "-ne"):
+        if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
             # a numeric test of one variable against a literal: `[ "$TP" -eq 4 ]`
             var = self._single_var(left)
             rv = self.expand_one(right, st)
             if not var or not rv.known or not re.fullmatch(r"-?\d+", rv.text.strip()):
                 return
-            positive = truth if op == "-eq" else not truth
-            value = str(int(rv.text.strip()))
-            yield Assumption(var, "eq" if positive else "ne", value, node.start_point.row + 1)
+            n = int(rv.text.strip())
+            line = node.start_point.row + 1
+            if op in ("-eq", "-ne"):
+                positive = truth if op == "-eq" else not truth
+                yield Assumption(var, "eq" if positive else "ne", str(n), line)
+                return
+            # as an inclusive bound: `-gt 8` taken is `>= 9`, not taken `<= 8`
+            bound, value = _RANGE[op][truth]
+            yield Assumption(var, bound, str(n + value), line)
             return
         if op not in ("=", "==", "!="):
             return
@@ -1253,9 +1321,9 @@ def _last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
     Function bodies come from the syntax tree; nested ones are merged into
     intervals so each byte is scanned once.
     """
-    last: dict[str, int] = {}
+    seen: dict[bytes, int] = {}
     for m in _IDENT.finditer(source):
-        last[m.group().decode()] = m.end()
+        seen[m.group()] = m.end()
     spans: list[tuple[int, int]] = []
     if root is not None:
         for node in QueryCursor(_function_query()).captures(root).get("f", []):
@@ -1268,8 +1336,9 @@ def _last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
         else:
             merged.append((start, end))
     for start, end in merged:
-        for im in _IDENT.finditer(source, start, end):
-            last[im.group().decode()] = _FOREVER
+        for name in _IDENT.findall(source, start, end):
+            seen[name] = _FOREVER
+    last = {name.decode(): pos for name, pos in seen.items()}
     last["EVAL_ONLY"] = _FOREVER
     return last
 
@@ -1297,6 +1366,11 @@ def _join(states: list[State]) -> State:
     for s in states[1:]:
         common &= set(s.assumptions)
     out.assumptions = tuple(a for a in first.assumptions if a in common)
+    # a joined path keeps a bound only when every path has it
+    kept = set(first.bounds)
+    for s in states[1:]:
+        kept &= set(s.bounds)
+    out.bounds = tuple(a for a in first.bounds if a in kept)
     return out
 
 
@@ -1340,6 +1414,45 @@ def _lit_segs(raw: str, row: int, col: int, unescape: bool = False) -> Str:
         if text:
             segs.append(Seg(text, row + 1 + i, (col if i == 0 else 0) + 1))
     return Str(tuple(segs))
+
+
+# `$X`, `"$X"`, `${X}`, `"${X}"`: the variable itself, no default or other operator
+_PLAIN_VAR = re.compile(r'("?)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))\1')
+
+
+def _plain_var(text: str) -> str | None:
+    m = _PLAIN_VAR.fullmatch(text)
+    return (m.group(2) or m.group(3)) if m else None
+
+
+# op -> truth -> (bound, offset): the inclusive bound an arm of `[ "$X" op N ]` puts on X
+_RANGE: dict[str, dict[bool, tuple[str, int]]] = {
+    "-gt": {True: ("ge", 1), False: ("le", 0)},
+    "-ge": {True: ("ge", 0), False: ("le", -1)},
+    "-lt": {True: ("le", -1), False: ("ge", 0)},
+    "-le": {True: ("le", 0), False: ("ge", 1)},
+}
+
+
+def _within(st: State, var: str, op: str, n: int) -> bool | None:
+    """`[ "$var" op n ]` on this path, from its range bounds and `-ne` facts; None: either."""
+    lo, hi = st.interval(var)
+    if lo is None and hi is None:
+        return None
+    lo_, hi_ = (lo if lo is not None else -(1 << 62)), (hi if hi is not None else 1 << 62)
+    if lo_ > hi_:
+        return None  # contradictory bounds: leave the path to the other tests
+    if op == "-eq":
+        return False if not lo_ <= n <= hi_ else (True if lo_ == hi_ == n else None)
+    if op == "-ne":
+        return True if not lo_ <= n <= hi_ else (False if lo_ == hi_ == n else None)
+    if op == "-gt":
+        return True if lo_ > n else (False if hi_ <= n else None)
+    if op == "-ge":
+        return True if lo_ >= n else (False if hi_ < n else None)
+    if op == "-lt":
+        return True if hi_ < n else (False if lo_ >= n else None)
+    return True if hi_ <= n else (False if lo_ > n else None)  # -le
 
 
 def _to_int(text: str | None) -> int | None:

@@ -144,15 +144,26 @@ def parse_changelog(path: str, text: str | bytes) -> Changelog:
         return Changelog(path, text, (), tuple(problems))
 
     lines = text.split("\n")
-    shape = _read_events(text)
-    if isinstance(shape, Problem):
-        problems.append(shape)
-        return Changelog(path, text, (), tuple(problems))
-    try:
-        data = load_safe(text, label=path)
-    except YamlError as exc:
-        problems.append(_yaml_problem(str(exc), exc.line, path))
-        return Changelog(path, text, (), tuple(problems))
+    if not problems:
+        again = _reparse_tail(path, text, lines)
+        if again is not None:
+            return again
+    stats = _Stats()
+    quick = _walk_plain(text, stats)
+    if quick is not None:
+        shape, data = quick
+    else:
+        stats = _Stats()
+        events = _read_events(text, stats)
+        if isinstance(events, Problem):
+            problems.append(events)
+            return Changelog(path, text, (), tuple(problems))
+        shape = events
+        try:
+            data = load_safe(text, label=path)
+        except YamlError as exc:
+            problems.append(_yaml_problem(str(exc), exc.line, path))
+            return Changelog(path, text, (), tuple(problems))
 
     if data is None:
         problems.append(Problem("empty", 1))
@@ -161,10 +172,110 @@ def parse_changelog(path: str, text: str | bytes) -> Changelog:
         problems.append(Problem("not-list", 1, {"actual": yaml_type_name(data)}))
         return Changelog(path, text, (), tuple(problems))
 
-    entries = _build_entries(data, shape, lines)
+    entries = _build_entries(data, shape, lines, stats)
     problems.extend(_layout_problems(entries, lines))
     problems.sort(key=lambda p: p.line)
-    return Changelog(path, text, tuple(entries), tuple(problems))
+    result = Changelog(path, text, tuple(entries), tuple(problems))
+    if result.ok and not stats.anchors and stats.by_dash_lines:
+        _remember(text, result, stats.events)
+    return result
+
+
+# -- parsing a changed copy again ------------------------------------------------
+#
+# A pull request's changelog is its base's with a few entries appended or
+# edited, and one lint parses both (and sometimes the base with carried
+# entries). A clean parse is remembered; a later text that shares its first
+# lines is parsed only from the last remembered entry that starts inside the
+# shared lines. Entries are independent YAML nodes when the file has no
+# anchors, so the result is the one a full parse gives (tested against it).
+
+
+@dataclass
+class _Stats:
+    events: int = 0
+    anchors: bool = False  # an anchor or alias anywhere: entries may depend on each other
+    by_dash_lines: bool = False  # entries were bounded by their `-` lines
+
+
+@dataclass(frozen=True, eq=False)
+class _Clean:
+    text: str
+    changelog: Changelog
+    events: int
+
+
+_RECENT: list[_Clean] = []
+_RECENT_MAX = 4
+
+
+def _remember(text: str, changelog: Changelog, events: int) -> None:
+    _RECENT[:] = [c for c in _RECENT if c.text != text][-(_RECENT_MAX - 1) :]
+    _RECENT.append(_Clean(text, changelog, events))
+
+
+def _shared_chars(a: str, b: str) -> int:
+    """Length of the longest common prefix of `a` and `b` (bisection on C compares)."""
+    lo, hi = 0, min(len(a), len(b))
+    while lo < hi:
+        mid = (lo + hi + 1) // 2
+        if a[lo:mid] == b[lo:mid]:
+            lo = mid
+        else:
+            hi = mid - 1
+    return lo
+
+
+def _reparse_tail(path: str, text: str, lines: list[str]) -> Changelog | None:
+    """`text` parsed as a remembered clean parse plus its re-read tail, or None."""
+    best: tuple[int, _Clean] | None = None
+    for clean in _RECENT:
+        shared = _shared_chars(clean.text, text)
+        if best is None or shared > best[0]:
+            best = (shared, clean)
+    if best is None:
+        return None
+    shared, clean = best
+    first_diff_line = text.count("\n", 0, shared) + 1
+    kept = [e for e in clean.changelog.entries if e.start_line <= first_diff_line]
+    if len(kept) < 2:
+        return None
+    split = kept.pop().start_line  # re-read from the last entry that may have changed
+    tail_text = "\n".join(lines[split - 1 :])
+    stats = _Stats()
+    tail_lines = tail_text.split("\n")
+    shape = _read_events(tail_text, stats)
+    if isinstance(shape, Problem) or stats.anchors or stats.events + clean.events > MAX_EVENTS:
+        return None
+    try:
+        data = load_safe(tail_text, label=path)
+    except YamlError:
+        return None
+    if not isinstance(data, list) or not data:
+        return None
+    tail = _build_entries(data, shape, tail_lines, stats)
+    if not stats.by_dash_lines or tail[0].start_line != 1:
+        return None
+    if any(True for _ in _layout_problems(tail, tail_lines)):
+        return None
+    offset = split - 1
+    entries = [_moved(e, e.index, 0) for e in kept]
+    entries += [_moved(e, len(kept) + e.index, offset) for e in tail]
+    return Changelog(path, text, tuple(entries), ())
+
+
+def _moved(entry: Entry, index: int, offset: int) -> Entry:
+    """A copy of `entry` as item `index`, `offset` lines further down."""
+    return Entry(
+        index,
+        entry.start_line + offset,
+        entry.end_line + offset,
+        entry.data,
+        {k: v + offset for k, v in entry.key_lines.items()},
+        {k: v + offset for k, v in entry.key_ends.items()},
+        {k: tuple(x + offset for x in v) for k, v in entry.item_lines.items()},
+        entry.raw,
+    )
 
 
 def _byte_problems(text: str, *, already_utf8_problem: bool) -> Iterator[Problem]:
@@ -202,7 +313,7 @@ _COLLECTION_EVENTS = frozenset({SequenceStartEvent, MappingStartEvent})
 _NODE_EVENTS = frozenset({ScalarEvent, AliasEvent, SequenceStartEvent, MappingStartEvent})
 
 
-def _read_events(text: str) -> list[_EntryShape] | Problem:
+def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | Problem:
     """Walk the C parser's events: bound depth and size, record positions.
 
     The event parser keeps its own stack, so unlike composing a node tree it
@@ -217,6 +328,8 @@ def _read_events(text: str) -> list[_EntryShape] | Problem:
             if count > MAX_EVENTS:
                 return Problem("too-many-nodes", 1, {"limit": f"{MAX_EVENTS:,}"})
             cls = type(event)
+            if cls is AliasEvent or getattr(event, "anchor", None) is not None:
+                stats.anchors = True
             if cls in _END_EVENTS:
                 if stack:
                     stack.pop()
@@ -239,7 +352,39 @@ def _read_events(text: str) -> list[_EntryShape] | Problem:
         return Problem("yaml", line, {"detail": detail[:300] or "unreadable YAML"})
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
         return Problem("yaml", 1, {"detail": f"{type(exc).__name__}: {exc}"[:300]})
+    stats.events = count
     return shapes
+
+
+def _walk_plain(text: str, stats: _Stats) -> tuple[list[_EntryShape], list[Any]] | None:
+    """Values and entry positions in one pass over the events, for plain YAML.
+
+    None when the file needs the safe loader (anchors, tags, merge or
+    duplicate keys, keys that are not strings), is not a list, or is over a
+    bound: the two-pass reading then decides, and words any problem.
+    """
+    from bot.parse.master_config import MasterProblem, walk_yaml
+
+    walk = walk_yaml(text)
+    if isinstance(walk, MasterProblem) or walk.fallback or walk.events > MAX_EVENTS:
+        return None
+    data = walk.data
+    if not isinstance(data, list):
+        return None
+    lines = walk.lines
+    shapes: list[_EntryShape] = []
+    for i, value in enumerate(data):
+        shape = _EntryShape(lines[(i,)])
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if not isinstance(key, str):
+                    return None
+                shape.key_lines[key] = lines[(i, key)]
+                if isinstance(item, list) and item:
+                    shape.item_lines[key] = [lines[(i, key, j)] for j in range(len(item))]
+        shapes.append(shape)
+    stats.events = walk.events
+    return shapes, data
 
 
 def _record(event: Any, line: int, stack: list[_Frame], shapes: list[_EntryShape]) -> None:
@@ -262,12 +407,15 @@ def _blank(line: str) -> bool:
     return not s or s.startswith("#") or s in ("---", "...")
 
 
-def _build_entries(data: list[Any], shapes: list[_EntryShape], lines: list[str]) -> list[Entry]:
+def _build_entries(
+    data: list[Any], shapes: list[_EntryShape], lines: list[str], stats: _Stats
+) -> list[Entry]:
     dash_lines = [
         i + 1 for i, ln in enumerate(lines) if ln[:1] == "-" and ln[1:2] in ("", " ", "\t", "\r")
     ]
     # Entries written the usual way start with `-` in column 1; otherwise use
     # where the parser saw each entry begin (flow style, `---`, odd layouts).
+    stats.by_dash_lines = _consistent(dash_lines, shapes) and len(shapes) == len(data)
     starts = dash_lines if _consistent(dash_lines, shapes) else [s.line for s in shapes]
     while len(starts) < len(data):  # aliases, or anything unexpected
         starts.append(starts[-1] if starts else 1)

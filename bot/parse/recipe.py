@@ -13,6 +13,7 @@ fraction, parsers. Nothing here guesses: an unresolved value stays symbolic.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
@@ -321,7 +322,10 @@ def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | N
     return None
 
 
-def parse_recipe(path: str, text: str) -> Recipe:
+def parse_recipe(
+    path: str, text: str, domains: Mapping[str, frozenset[str]] | None = None
+) -> Recipe:
+    """The recipe's launches; `domains`: the values each environment input can take."""
     if path.endswith((".yaml", ".yml")):
         from bot.parse.srt_recipe import parse_srt_recipe
 
@@ -442,7 +446,7 @@ def parse_recipe(path: str, text: str) -> Recipe:
             )
         )
 
-    interp = Interpreter(data, on_command, report=REPORTED_COMMANDS)
+    interp = Interpreter(data, on_command, report=REPORTED_COMMANDS, domains=domains)
     interp.run(root)
     recipe.problems.extend(interp.problems)
     seen_problems: set[tuple[int, str]] = set()
@@ -497,13 +501,17 @@ def _collect_comments(root: Any, recipe: Recipe, data: bytes) -> None:
         recipe.comments[node.start_point.row + 1] = text
 
 
+# U+FFFD and control characters other than \t \n \v \f \r and ESC
+_ODD_CHARS = re.compile("[\ufffd\x00-\x08\x0e-\x1a\x1c-\x1f]")
+
+
 def _binary_at(text: str) -> int | None:
     """The line where binary content starts: a NUL byte, or mostly undecodable or
     control characters in the first 8 KiB (a compiled file, an image); else None."""
     if "\x00" in text:
         return text[: text.index("\x00")].count("\n") + 1
     head = text[:8192]
-    odd = sum(1 for ch in head if ch == "\ufffd" or (ch < " " and ch not in "\t\n\r\f\v\x1b"))
+    odd = len(_ODD_CHARS.findall(head))
     if head and odd * 10 > len(head):
         return 1
     return None

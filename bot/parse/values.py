@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
+from functools import cached_property
 
 from bot.core.model import Span
 
@@ -58,13 +59,10 @@ class Str:
     def __add__(self, other: Str) -> Str:
         return Str(self.segs + other.segs)
 
-    @property
+    # computed once: after the first read the instance's own attribute answers
+    @cached_property
     def text(self) -> str:
-        cached: str | None = self.__dict__.get("_text")
-        if cached is None:
-            cached = "".join(s.text for s in self.segs)
-            object.__setattr__(self, "_text", cached)
-        return cached
+        return "".join(s.text for s in self.segs)
 
     def placeholder_text(self) -> str:
         """The text with each unknown part replaced by `$___` of the same length.
@@ -77,13 +75,9 @@ class Str:
             for s in self.segs
         )
 
-    @property
+    @cached_property
     def known(self) -> bool:
-        cached: bool | None = self.__dict__.get("_known")
-        if cached is None:
-            cached = all(s.unknown is None for s in self.segs)
-            object.__setattr__(self, "_known", cached)
-        return cached
+        return all(s.unknown is None for s in self.segs)
 
     @property
     def value(self) -> str | None:
