@@ -433,3 +433,46 @@ def test_env_domains_come_from_the_knowledge_and_a_repo_can_add_inputs() -> None
     assert [la.flag("--gpu-memory-utilization").value.text for la in ctx.recipe(path).launches] == [
         "0.95"
     ]
+
+
+def test_a_stacked_branch_carries_an_entry_main_merged_mid_file() -> None:
+    # PR #60 was built on #50's branch; #50 inserted its entry between merged ones and
+    # main kept it there when it merged. Against the merge-base alone #50's entry looks
+    # inserted by this PR; the tip shows it is not, wherever it stands.
+    a = _entry("a-fp8-h100-vllm", f"{PULL}10")
+    b = _entry("b-fp8-h100-vllm", f"{PULL}20")
+    x = _entry("x-fp8-h100-vllm", f"{PULL}50")
+    p = _entry("p-fp8-h100-vllm", f"{PULL}60")
+    merge_base, tip = a + "\n" + b, a + "\n" + x + "\n" + b
+    head = tip + "\n" + p
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+
+    def run(with_tip: bool) -> list[str]:
+        ctx = Context(
+            tree=MemoryTree({CHANGELOG: head}),
+            config=build_config(None),
+            pr=60,
+            base=MemoryTree({CHANGELOG: merge_base}),
+            base_tip=MemoryTree({CHANGELOG: tip}) if with_tip else None,
+        )
+        return sorted(f.rule for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings)
+
+    assert "CHL003" in run(False)
+    assert run(True) == []
+
+
+def test_the_prs_own_entry_is_its_own_even_when_the_tip_has_it() -> None:
+    # re-reviewing a PR after it merged: its entry is on the tip, and still its own
+    a = _entry("a-fp8-h100-vllm", f"{PULL}10")
+    p = _entry("p-fp8-h100-vllm", f"{PULL}60")
+    head = a + p  # no blank line between: a separator warning on the PR's own entry
+    ctx = Context(
+        tree=MemoryTree({CHANGELOG: head}),
+        config=build_config(None),
+        pr=60,
+        base=MemoryTree({CHANGELOG: a}),
+        base_tip=MemoryTree({CHANGELOG: head}),
+    )
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+    found = [(f.rule, f.severity) for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
+    assert found == [("CHL007", "warning")]  # not "rewrites merged history" (CHL008)

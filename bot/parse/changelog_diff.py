@@ -510,19 +510,38 @@ def base_changelog(ctx: Any, path: str) -> Changelog | None:
         if tip is None or head is None or not readable(head):
             return base
         known = {e.raw for e in base.entries}
-        # an entry is on the tip when its text is there whole, from a line start
-        # (a text search: the tip's changelog is not parsed)
-        carried = [
-            e.raw
-            for e in head.entries
-            if e.raw not in known and ("\n" + e.raw.rstrip("\n") + "\n") in ("\n" + tip + "\n")
-        ]
-        if not carried:
+        own = f"/pull/{ctx.pr}" if getattr(ctx, "pr", None) is not None else None
+
+        def carried_from_tip(e: Any) -> bool:
+            # an entry is on the tip when its text is there whole, from a line start
+            # (a text search: the tip's changelog is not parsed); an entry that links
+            # this PR is its own even when the tip has it (the PR was merged already)
+            if e.raw in known or ("\n" + e.raw.rstrip("\n") + "\n") not in ("\n" + tip + "\n"):
+                return False
+            return own is None or not str(e.get("pr-link") or "").rstrip("/").endswith(own)
+
+        # each carried entry goes where the head has it: after the merge-base entry
+        # that precedes it in the head (a stacked branch carries an entry main merged
+        # mid-file), else after the last entry
+        by_raw = {e.raw: e for e in base.entries}
+        after: dict[int, list[str]] = {}
+        anchor = base.entries[-1].end_line if base.entries else 0
+        last_seen: int | None = None
+        for e in head.entries:
+            if e.raw in by_raw:
+                last_seen = by_raw[e.raw].end_line
+            elif carried_from_tip(e):
+                after.setdefault(last_seen if last_seen is not None else anchor, []).append(e.raw)
+        if not after:
             return base
-        text = base.text if base.text.endswith("\n") else base.text + "\n"
-        for raw in carried:
-            text += "\n" + raw.rstrip("\n") + "\n"
-        return parse_changelog(path, text)
+        lines = base.text.split("\n")
+        for line_no in sorted(after, reverse=True):
+            block: list[str] = []
+            for raw in after[line_no]:
+                block += ["", *raw.rstrip("\n").split("\n")]
+            lines[line_no:line_no] = block
+        text = "\n".join(lines)
+        return parse_changelog(path, text if text.endswith("\n") else text + "\n")
 
     result: Changelog | None = ctx.memo(f"effective-base-changelog:{path}", build)
     return result
