@@ -71,6 +71,7 @@ from bot.server.queue import (
     _load_events,
     _merge_events,
     _Slot,
+    leased_job,
 )
 
 SCHEMA_VERSION = 3  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1;
@@ -714,18 +715,7 @@ class PostgresQueue:
                     " lease_owner = %s, lease_token = %s, updated_at = %s WHERE id = %s",
                     (owner, token, now, job_id),
                 )
-                return Job(
-                    id=job_id,
-                    repo=job["repo"],
-                    number=job["number"],
-                    head_sha=job["head_sha"],
-                    installation_id=job["installation_id"],
-                    attempts=job["attempts"] + 1,
-                    lease_token=token,
-                    created_at=job["created_at"],
-                    kind=job["kind"],
-                    events=tuple(_load_events(job["events"])),
-                )
+                return leased_job({**job, "id": job_id}, token)
         return None
 
     def _recover_stalled(self, db: psycopg.Connection[Any], now: float) -> None:

@@ -567,18 +567,7 @@ class SQLiteQueue:
                 " lease_token = ?, lease_until = ?, updated_at = ? WHERE id = ?",
                 (owner, token, now + self.lease_seconds, now, row["id"]),
             )
-            return Job(
-                id=row["id"],
-                repo=row["repo"],
-                number=row["number"],
-                head_sha=row["head_sha"],
-                installation_id=row["installation_id"],
-                attempts=row["attempts"] + 1,
-                lease_token=token,
-                created_at=row["created_at"],
-                kind=row["kind"],
-                events=tuple(_load_events(row["events"])),
-            )
+            return leased_job(row, token)
 
     def _recover_expired(self, db: sqlite3.Connection, now: float) -> None:
         expired = db.execute(
@@ -770,6 +759,22 @@ class SQLiteQueue:
             if not self._revive(db, job_id, self.clock()):
                 raise QueueError(f"job {job_id}: a queued job of the same PR already covers it")
         return f"job {job_id} queued again"
+
+
+def leased_job(row: Any, token: str) -> Job:
+    """The `Job` a worker gets for a jobs row it has just leased (either backend)."""
+    return Job(
+        id=row["id"],
+        repo=row["repo"],
+        number=row["number"],
+        head_sha=row["head_sha"],
+        installation_id=row["installation_id"],
+        attempts=row["attempts"] + 1,
+        lease_token=token,
+        created_at=row["created_at"],
+        kind=row["kind"],
+        events=tuple(_load_events(row["events"])),
+    )
 
 
 def _load_events(text: str) -> list[dict[str, Any]]:
