@@ -481,7 +481,8 @@ class Interpreter:
                 if cond is None:
                     out.extend(self.block(body, [s], depth))
                     continue
-                # commands in the condition run too (e.g. `if cmd; then`)
+                # commands in the condition run too (e.g. `if patch ...; then`)
+                self._condition_commands(cond, s, depth)
                 truth = self.condition(cond, s)
                 if truth is True:
                     out.extend(self.block(body, [s], depth))
@@ -803,6 +804,21 @@ class Interpreter:
         return self._concat_children(body, st, unescape=False)
 
     # --------------------------------------------------------------- conditions
+    def _condition_commands(self, cond: Node, st: State, depth: int) -> None:
+        """Report the commands an `if`/`elif` condition runs (`if patch ...; then`). They
+        run on a copy: what a condition assigns is not followed, only its commands seen."""
+        stack = [cond]
+        while stack:
+            n = stack.pop()
+            if n.type == "command":
+                name = n.child_by_field_name("name")
+                if name is None or self.text(name) not in ("true", "false", ":"):
+                    self.stmt(n, st.copy(), depth + 1)
+            elif n.type in ("redirected_statement", "pipeline"):
+                self.stmt(n, st.copy(), depth + 1)
+            elif n.type in ("list", "negated_command", "compound_statement", "subshell"):
+                stack.extend(reversed(n.named_children))
+
     def condition(self, node: Node, st: State) -> bool | None:
         t = node.type
         if t == "test_command":

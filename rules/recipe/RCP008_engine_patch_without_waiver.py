@@ -199,6 +199,19 @@ RULE = Rule(
             files={_HELPER: _HELPER_TEXT},
         ),
         Example(
+            path="benchmarks/single_node/agentic/kimik3_fp4_mi355x_vllm.sh",
+            note="a patch applied as an `if` condition (InferenceX #2649, `apply_k3_moriio_patches.sh`)",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "SITE=\"$(python3 -c 'import importlib.util as u, os; "
+                'print(os.path.dirname(os.path.dirname(u.find_spec("vllm").origin)))\')"\n'
+                'if ! patch -p1 -d "$SITE" --forward < fix.diff; then  # [RCP008]\n'
+                '  echo "already applied"\n'
+                "fi\n"
+                'vllm serve "$MODEL" &\n'
+            ),
+        ),
+        Example(
             path="benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_vllm.sh",
             note="an inline Python heredoc that rewrites the installed vLLM",
             text=(
