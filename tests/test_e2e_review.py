@@ -24,7 +24,7 @@ from bot.review.pipeline import ReviewSettings, review_pull_request
 from bot.server.app import create_app
 from bot.server.settings import load_settings
 from tests.fakegithub import FakeGitHub
-from tests.webhook_fakes import LiveServer, encode, signed_headers, wait_for
+from tests.webhook_fakes import LiveServer, encode, service_env, signed_headers, wait_for
 
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "inferencex-mini"
@@ -87,14 +87,7 @@ def payload(fake: FakeGitHub, action: str, number: int) -> dict[str, Any]:
 def service(fake_github: FakeGitHub, tmp_path: Path) -> Iterator[tuple[FakeGitHub, LiveServer]]:
     fake_github.add_token("e2e-token", "recipe-bot")
     settings = load_settings(
-        {
-            "BOT_WEBHOOK_SECRET": SECRET.decode(),
-            "GITHUB_API_URL": fake_github.url,
-            "GITHUB_TOKEN": "e2e-token",
-            "BOT_DB": str(tmp_path / "queue.sqlite3"),
-            "BOT_WRITE_INTERVAL": "0",
-            "BOT_POLL_SECONDS": "0.05",
-        }
+        service_env(fake_github.url, tmp_path / "queue.sqlite3", secret=SECRET)
     )
     with LiveServer(create_app(settings)) as server:
         yield fake_github, server

@@ -36,7 +36,7 @@ from tests.test_signoff_service import (
     Gate,
     signoff_body,
 )
-from tests.webhook_fakes import LiveServer
+from tests.webhook_fakes import LiveServer, service_env
 
 RECIPE = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
 PARSER = (
@@ -65,15 +65,7 @@ def open_gate(tmp_path: Path, base: dict[str, str], head: dict[str, str]) -> Ite
         fake.add_check_run(REPO, pull.head_sha, "single-node 1k1k / dsr1")
         fake.add_check_run(REPO, pull.head_sha, "eval / dsr1")
         settings = load_settings(
-            {
-                "BOT_WEBHOOK_SECRET": SECRET.decode(),
-                "GITHUB_API_URL": fake.url,
-                "GITHUB_TOKEN": "e2e-token",
-                "BOT_LOGIN": BOT,
-                "BOT_DB": str(tmp_path / "queue.sqlite3"),
-                "BOT_WRITE_INTERVAL": "0",
-                "BOT_POLL_SECONDS": "0.05",
-            }
+            service_env(fake.url, tmp_path / "queue.sqlite3", secret=SECRET, login=BOT)
         )
         queue = SQLiteQueue(settings.db_path)
         with LiveServer(create_app(settings, queue=queue)) as server:

@@ -33,7 +33,7 @@ from bot.server.webhook import classify, signoff_event
 from bot.signoff.model import VERDICT_MARK
 from bot.signoff.service import RECORD_MARK, SignoffSettings, verify_signoffs
 from tests.fakegithub import FakeGitHub
-from tests.webhook_fakes import LiveServer, encode, signed_headers, wait_for
+from tests.webhook_fakes import LiveServer, encode, service_env, signed_headers, wait_for
 
 REPO = "octo/bench"
 SECRET = b"sign-off secret"
@@ -273,15 +273,7 @@ def gate(tmp_path: Path) -> Iterator[Gate]:
         fake.add_check_run(REPO, pull.head_sha, "single-node 1k1k / dsr1")
         fake.add_check_run(REPO, pull.head_sha, "eval / gsm8k")
         settings = load_settings(
-            {
-                "BOT_WEBHOOK_SECRET": SECRET.decode(),
-                "GITHUB_API_URL": fake.url,
-                "GITHUB_TOKEN": "e2e-token",
-                "BOT_LOGIN": BOT,
-                "BOT_DB": str(tmp_path / "queue.sqlite3"),
-                "BOT_WRITE_INTERVAL": "0",
-                "BOT_POLL_SECONDS": "0.05",
-            }
+            service_env(fake.url, tmp_path / "queue.sqlite3", secret=SECRET, login=BOT)
         )
         assert settings.signoff_enabled  # on by default
         queue = SQLiteQueue(settings.db_path)

@@ -37,6 +37,26 @@ SECRET = b"it's a secret to everybody"
 PREVIOUS = b"the old secret, during rotation"
 REPO = "Codertocat/Hello-World"
 BOT = "recipe-review[bot]"
+
+
+def service_env(
+    api_url: str, db: object, *, secret: bytes, login: str | None = None, **extra: str
+) -> dict[str, str]:
+    """The environment of a `bot serve` under test: the fake GitHub at `api_url`, its
+    token `e2e-token`, a SQLite queue at `db`, no write pacing and a fast poll."""
+    env = {
+        "BOT_WEBHOOK_SECRET": secret.decode(),
+        "GITHUB_API_URL": api_url,
+        "GITHUB_TOKEN": "e2e-token",
+        "BOT_DB": str(db),
+        "BOT_WRITE_INTERVAL": "0",
+        "BOT_POLL_SECONDS": "0.05",
+    }
+    if login is not None:
+        env["BOT_LOGIN"] = login
+    return {**env, **extra}
+
+
 SHARED_WEBHOOKS = Path(__file__).resolve().parents[1].parent / "shared" / "webhooks"
 
 
