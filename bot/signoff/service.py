@@ -701,12 +701,10 @@ def _render(render: Any, verdict: Verdict) -> str:
     the header and the rows, since there is nobody to address."""
     if verdict.signer:
         return str(render(verdict))
-    from bot.signoff.render import FAIL_HEADER, check_line
+    from bot.signoff.render import check_line, header_lines
 
     rows = [check_line(c) for c in verdict.checks]
-    return (
-        "\n".join([VERDICT_MARK.format(sha=verdict.sha), FAIL_HEADER, "**驳回**", "", *rows]) + "\n"
-    )
+    return "\n".join([VERDICT_MARK.format(sha=verdict.sha), *header_lines(False), "", *rows]) + "\n"
 
 
 def _status(verdict: Verdict, result: str, settings: SignoffSettings, records: Records) -> Status:
