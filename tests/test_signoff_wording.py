@@ -175,3 +175,11 @@ def test_the_docs_show_every_signoff_variant_in_both_languages() -> None:
         if f"- *{v}*: {line}\n" not in docs
     ]
     assert not absent, absent
+
+
+def test_the_docs_know_the_shared_record() -> None:
+    from bot.docs import SHARED_SIGNOFF, render_rule_markdown
+
+    assert SHARED_SIGNOFF == wording.SHARED and SHARED.id == "SGN000"
+    assert "not a row" in render_rule_markdown(SHARED)
+    assert "not a row" not in render_rule_markdown(RECORDS["owner"])

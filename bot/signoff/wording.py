@@ -63,5 +63,5 @@ def frame(variant: str, /, **params: Any) -> T:
 
 
 def more(n: int) -> Part | str:
-    """ " (+N more)" after the first of N + 1 things; nothing when there are no others."""
+    """The "(+N more)" clause after the first of N + 1 things; nothing when N is 0."""
     return part("more", n=n) if n > 0 else ""
