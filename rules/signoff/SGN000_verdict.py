@@ -90,5 +90,66 @@ RULE = Rule(
             en="the bot reads single-node recipe scripts only; check `{name}`{more} for {what} by hand",
             zh="机器人只读取单节点配方脚本；请人工检查以下内容的{what}：`{name}`{more}",
         ),
+        # ---- what the service records in the verdict comment (bot/signoff/service.py)
+        "item-comment": T(
+            en="comment {id}",
+            zh="评论 {id}",
+        ),
+        "item-review": T(
+            en="review {id}",
+            zh="审阅 {id}",
+        ),
+        "item-inline-comment": T(
+            en="inline comment {id}",
+            zh="行内评论 {id}",
+        ),
+        "why-deleted": T(
+            en="deleted",
+            zh="已删除",
+        ),
+        "why-dismissed": T(
+            en="review dismissed",
+            zh="审阅被驳回",
+        ),
+        "why-unsigned": T(
+            en="checklist removed from it",
+            zh="清单已被删除",
+        ),
+        "why-verdict-edited": T(
+            en="a verdict comment was edited by someone else",
+            zh="裁决评论被他人编辑",
+        ),
+        "why-verdict-deleted": T(
+            en="a verdict comment was deleted by someone else",
+            zh="裁决评论被他人删除",
+        ),
+        "why-by": T(
+            en="{why} by {by}",
+            zh="{why}，操作者 {by}",
+        ),
+        "recorded": T(
+            en="Recorded",
+            zh="记录",
+        ),
+        "both-inline": T(
+            en="{en} / {zh}",
+            zh="{en} / {zh}",
+        ),
+        "recorded-withdrawn": T(
+            en="Withdrawn: {what} ({why}){by}, {at}",
+            zh="已撤回：{what}（{why}）{by}，{at}",
+        ),
+        "recorded-by": T(
+            en=" by {by}",
+            zh="，操作者 {by}",
+        ),
+        "recorded-edited": T(
+            en="Edited by {by}, not its author {author}: {what} at {at}; that version does not count",
+            zh="{what} 于 {at} 被非作者 {by} 编辑（作者为 {author}），该版本无效",
+        ),
+        "recorded-forged": T(
+            en='Ignored: {what} by {by} carries a verdict marker or "Verdict: PASS"; only this bot\'s own comments are verdicts',
+            zh='已忽略：{by} 的{what} 含有裁决标记或 "Verdict: PASS"，只有本机器人自己的评论才是裁决',
+        ),
     },
 )
