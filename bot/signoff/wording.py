@@ -22,13 +22,33 @@ from collections.abc import Mapping
 from typing import Any
 
 from bot.core.model import Part, Rule, T, part, render_param
-from bot.core.registry import signoff_rule
+from bot.core.registry import RuleModule, all_rules
 
 SHARED = "verdict"  # the slug of SGN000: the verdict frame and the shared clauses
 
 
+class _Records:
+    """The SGN records by row, and each row's wordings, for one registry."""
+
+    def __init__(self, rules: list[RuleModule]) -> None:
+        self.rules = rules
+        self.by_slug = {rm.rule.slug: rm.rule for rm in rules if rm.rule.target == "signoff"}
+        shared = self.by_slug[SHARED].variants if SHARED in self.by_slug else {}
+        self.variants = {slug: {**shared, **r.variants} for slug, r in self.by_slug.items()}
+
+
+_LOADED: list[_Records] = []  # a derived view of the registry, rebuilt when it changes
+
+
+def _records() -> _Records:
+    rules = all_rules()
+    if not _LOADED or _LOADED[0].rules is not rules:
+        _LOADED[:] = [_Records(rules)]
+    return _LOADED[0]
+
+
 def record(name: str) -> Rule:
-    rule = signoff_rule(name)
+    rule = _records().by_slug.get(name)
     if rule is None:
         raise KeyError(f"no SGN record for the sign-off row {name!r}")
     return rule
@@ -36,7 +56,8 @@ def record(name: str) -> Rule:
 
 def variants_of(name: str) -> Mapping[str, T]:
     """The wordings a row can use: its own record's, then the shared clauses."""
-    return {**record(SHARED).variants, **record(name).variants}
+    record(name)
+    return _records().variants[name]
 
 
 def words(name: str, value: Any) -> T:
