@@ -187,3 +187,18 @@ def test_the_docs_know_the_shared_record() -> None:
     assert SHARED_SIGNOFF == wording.SHARED and SHARED.id == "SGN000"
     assert "not a row" in render_rule_markdown(SHARED)
     assert "not a row" not in render_rule_markdown(RECORDS["owner"])
+
+
+def test_values_are_inserted_as_they_are_and_an_unknown_wording_raises() -> None:
+    from bot.core.model import T, part
+
+    message = T('`{"thinking_mode":"enabled"}` {x}', '`{"a":1}` {x} 此处')
+    found = part("finding", where="`a.sh:3`", message=message, more=wording.more(2))
+    got = wording.says("golden-al", "warned", finding=found)
+    assert got.en == 'warning `a.sh:3`: `{"thinking_mode":"enabled"}` {x} (+2 more)'
+    assert got.zh == '警告 `a.sh:3`：`{"a":1}` {x} 此处（另有 2 项）'
+    assert wording.more(0) == ""
+    with pytest.raises(KeyError, match="no SGN wording"):
+        wording.says("owner", "no-such-wording")
+    with pytest.raises(KeyError, match="no SGN record"):
+        wording.says("no-such-row", "na")
