@@ -30,6 +30,7 @@ GENERATED = (
 
 _FENCE_LANG = {".sh": "bash", ".bash": "bash", ".yaml": "yaml", ".yml": "yaml", ".json": "json"}
 _SEVERITY_ZH = {"error": "错误", "warning": "警告", "info": "提示"}
+SHARED_SIGNOFF = "verdict"  # SGN000: bot.signoff.wording.SHARED
 
 
 def _rules(rules: Sequence[RuleModule | Rule] | None) -> list[Rule]:
@@ -135,6 +136,12 @@ def render_rule_markdown(rule: Rule | RuleModule, level: int = 2) -> str:
         f"- Target / 检查对象: `{rule.target}`",
         *(
             [
+                "- The sign-off verdict comment / 签署结论评论: its frame and the clauses its "
+                "rows share, worded by this record's variants; not a row. / 评论的框架及各行共用"
+                "的子句由本记录的变体给出；本身不是一行。",
+            ]
+            if rule.target == "signoff" and rule.slug == SHARED_SIGNOFF
+            else [
                 f"- Sign-off row / 签署结论中的行: `{rule.slug}`. A failing row blocks the "
                 "sign-off; a `warning` check at most needs a human. It is computed from the "
                 "sign-off facts, not by the lint engine, and cannot be suppressed. / "

@@ -10,7 +10,11 @@ One agentic MiniMax-M3 recipe PR, in the variants that decide the gate:
 - a suppression the PR adds is listed in the summary ("suppressed in this PR by
   @carol: ..."), the status stays "Needs a human", and the sign-off fails until the
   CODEOWNER names the rule in it;
-- a suppression with an unknown id silences nothing and is itself a finding.
+- a suppression with an unknown id silences nothing and is itself a finding;
+- a severity the record lowers (RCP003 `thinking-inferred`) makes the sign-off row
+  `human` with the finding linked on the head, and the verdict still passes;
+- a suppression already on the base silences as usual, and one the PR adds that
+  silences nothing is reported (PRL002).
 """
 
 from __future__ import annotations
@@ -27,6 +31,7 @@ from bot.server.app import create_app
 from bot.server.queue import SQLiteQueue
 from bot.server.settings import load_settings
 from tests.fakegithub import FakeGitHub
+from tests.test_severity_and_gate import _lint
 from tests.test_signoff_service import (
     BASE,
     BOT,
@@ -178,3 +183,54 @@ def test_an_owner_through_an_unreadable_team_counts_as_an_org_member(with_files:
     other.sign("eve", signoff_body("eve"))
     line = next(x for x in other.verdict().splitlines() if "**CODEOWNER**" in x)
     assert line.startswith("❔") and "not readable" in line
+
+
+def inferred_al() -> str:
+    """The thinking-on AL with nothing turning thinking on: the declared RCP003 warning
+    (`thinking-inferred`)."""
+    text = rcp003._vllm_recipe("Inferact/MiniMax-M3-EAGLE3-GQA", "2.78")
+    return text.replace('--default-chat-template-kwargs \'{"thinking_mode":"enabled"}\' ', "")
+
+
+def test_a_lowered_severity_makes_the_signoff_row_need_a_human_with_the_link(
+    with_files: Any,
+) -> None:
+    gate = with_files({RECIPE: inferred_al(), **rcp003._CURVES}, base=rcp003._CURVES)
+    status, summary = review(gate)
+    assert status["state"] == "pending", status
+    assert "`RCP003`" in summary and "Gate: NEEDS A HUMAN" in summary
+    gate.sign("alice", signoff_body("alice", detail=LINK))
+    verdict = gate.verdict()
+    line = next(x for x in verdict.splitlines() if "**Golden acceptance length**" in x)
+    assert line.startswith("👀") and "NEEDS A HUMAN — warning [`" in line, line
+    assert f"/blob/{gate.head}/{RECIPE}#L3" in line  # linked on the head
+    assert "nothing in the recipe turns thinking on" in line and "警告 [`" in line
+    # a warning needs a human but does not block the sign-off
+    assert "**Verdict: PASS**" in verdict and gate.status()["state"] == "success"
+
+
+def test_a_base_suppression_silences_and_an_unused_one_the_pr_adds_is_reported(
+    with_files: Any,
+) -> None:
+    # the suppression is on the base, on the line above the value the PR changes: it is
+    # not the PR's own, so it silences the error as usual; the PR adds another that
+    # silences nothing, which PRL002 reports
+    comment = "# bot: ignore[RCP003] re-measured upstream\n"
+    base = wrong_al().replace("SYNTHETIC_ACCEPT_LEN=3.2\n", comment + "SYNTHETIC_ACCEPT_LEN=3.1\n")
+    head = base.replace("SYNTHETIC_ACCEPT_LEN=3.1\n", "SYNTHETIC_ACCEPT_LEN=3.2\n").replace(
+        'DRAFT_MODEL="', '# bot: ignore[RCP009] not a chat client\nDRAFT_MODEL="'
+    )
+    files, before = {RECIPE: head, **rcp003._CURVES}, {RECIPE: base, **rcp003._CURVES}
+    report = _lint(files, before)  # what the service will see: the base's one silences
+    assert report.suppressed == 1 and not report.silenced
+    assert [f.rule for f in report.findings] == ["PRL002"]
+    gate = with_files(files, base=before)
+    status, summary = review(gate)
+    assert "`PRL002`" in summary and "silences no `RCP009` finding" in summary
+    assert "suppressed in this PR" not in summary and "`RCP003`" not in summary
+    assert status["state"] == "pending", status  # PRL002 is a warning: a human looks
+    gate.sign("alice", signoff_body("alice", detail=LINK))
+    verdict = gate.verdict()
+    line = next(x for x in verdict.splitlines() if "**Golden acceptance length**" in x)
+    assert line.startswith("✅"), line  # silenced by a suppression the PR did not add
+    assert "**Verdict: PASS**" in verdict

@@ -1,6 +1,7 @@
 """Snapshot tests: every rendered finding of every rule's bad examples, and the comment
 bodies the bot posts (an inline comment, the review summary with the gate and a PR-added
-suppression, a sign-off verdict), in both languages.
+suppression, a sign-off verdict) and a representative set of sign-off verdict comments
+(`verdicts.md`), in both languages.
 
 The snapshots live in tests/snapshots/; refresh them deliberately with
 `UPDATE_SNAPSHOTS=1 python -m pytest tests/test_snapshots.py` and review the diff.
@@ -20,8 +21,10 @@ from bot.core.config import build_config
 from bot.core.engine import Context, lint
 from bot.core.model import Example, Finding
 from bot.core.registry import RuleModule, all_rules
+from bot.core.suppress import Silenced, Suppression
 from bot.core.tree import MemoryTree
 from bot.review import render
+from bot.signoff.model import BenchmarkChange, PrContent, SignoffFacts, Verdict
 from bot.signoff.render import render_verdict_comment
 from bot.signoff.verify import verify_all
 from tests.test_rule_examples import strip_markers
@@ -150,3 +153,101 @@ def test_comment_bodies_snapshot() -> None:
         render_verdict_comment(verify_all(facts, knowledge)),
     ]
     check_snapshot("comments.md", "\n".join(parts) + "\n")
+
+
+SUPPRESSION_REASON = "the curve is re-measured"
+
+
+def _silenced(rule: str, *, author: str | None) -> Silenced:
+    from tests.test_signoff_verify import RECIPE, finding
+
+    found = replace(finding(rule), slug=rule.lower())
+    comment = f"# bot: ignore[{rule}] {SUPPRESSION_REASON}"
+    suppression = Suppression(
+        RECIPE, 7, 3, (rule,), (rule,), (), SUPPRESSION_REASON, comment, added_by_pr=True
+    )
+    return Silenced(found, suppression, author)
+
+
+def verdict_cases() -> Iterator[tuple[str, Verdict]]:
+    """A representative set of verdicts: pass, fail, unverified, needs a human, several
+    CODEOWNERS groups, a suppression the PR adds (unacknowledged and acknowledged) and a
+    standing disapproval."""
+    from tests.test_signoff_verify import RECIPE, facts, filled, finding
+
+    knowledge = build_config(None).knowledge
+    warned = replace(finding("RCP007"), severity="warning", slug="architecture-override")
+    link = "https://github.com/vllm-project/recipes/pull/321"
+    repo = {"repo_url": "https://github.com/SemiAnalysisAI/InferenceX"}
+    cases: list[tuple[str, SignoffFacts]] = [
+        ("pass", facts()),
+        (
+            "fail: an error on a changed line, and `Signed:` names someone else",
+            facts(findings=(finding("RCP007"),), body=filled(login="bob", detail=link), **repo),
+        ),
+        (
+            "fail: CODEOWNERS and the check runs could not be read",
+            facts(codeowners_text=None, check_runs=None),
+        ),
+        ("needs a human: a warning on a changed line", facts(findings=(warned,), **repo)),
+        (
+            "fail: a suppression the PR adds, not acknowledged",
+            facts(silenced=(_silenced("RCP007", author="carol"),), **repo),
+        ),
+        (
+            "needs a human: the suppression acknowledged by naming the rule",
+            facts(
+                silenced=(_silenced("RCP007", author=None),),
+                body=filled(detail=f"{link}\n- RCP007 acknowledged: the override is a test"),
+                **repo,
+            ),
+        ),
+        (
+            "needs a human: an unchecked item with a reason, an older patch, a multi-node file",
+            facts(
+                body=filled(
+                    detail=f"{link}\n- item 1: the checklist changed today, so it is re-read"
+                ).replace("- [x]", "- [ ]", 1),
+                findings=(replace(finding("RCP008"), in_diff=False),),
+                content=PrContent(
+                    benchmarks=(
+                        BenchmarkChange(RECIPE, engines=("vllm",)),
+                        BenchmarkChange(
+                            "benchmarks/multi_node/srt-slurm-recipes/x.yaml", multi_node=True
+                        ),
+                    ),
+                ),
+            ),
+        ),
+    ]
+    for name, one in cases:
+        yield name, verify_all([one], knowledge)
+    for name in (
+        "two groups, each owner signed (NVIDIA first)",
+        "two groups, the earlier sign-off is invalid, so its group is still missing",
+        "a standing disapproval",
+    ):
+        case = next(c for c in CASES["cases"] if c["name"] == name)
+        many, knowledge_of = build(case, len(VERSIONS) - 1)
+        yield f"matrix: {name}", verify_all(many, knowledge_of)
+
+
+def test_verdict_comment_snapshots() -> None:
+    """Each representative verdict as posted (both languages), the first one in each
+    language alone too; no placeholder is ever left unfilled."""
+    parts = ["# Sign-off verdict comments, as posted", ""]
+    for n, (name, verdict) in enumerate(verdict_cases()):
+        langs = ("both", "en", "zh") if n == 0 else ("both",)
+        for lang in langs:
+            body = render_verdict_comment(verdict, lang=lang)
+            assert not re.search(r"\{[a-z_0-9]+\}", body), f"{name}: a placeholder is left"
+            if lang != "en":
+                for line in body.splitlines()[1:]:  # after the hidden marker
+                    if lang == "both" and "<br>" not in line:
+                        continue  # the English header
+                    zh = re.sub(r"\]\([^)]*\)", "]", line.split("<br>")[-1])
+                    zh = zh.replace(SUPPRESSION_REASON, "")  # the PR author's own words
+                    zh = zh.replace("recipe-review bot", "")  # the product's name
+                    assert not english_outside_code(zh), f"{name}: English in Chinese: {line}"
+            parts += [f"## {name} ({lang})", "", body]
+    check_snapshot("verdicts.md", "\n".join(parts))

@@ -66,13 +66,14 @@ class Join:
     """A list of values as one parameter, joined in each language's way."""
 
     items: tuple[Any, ...]
-    word: Literal["and", "or", "list"] = "list"
+    word: Literal["and", "or", "list", "clauses"] = "list"
 
 
 JOINERS: dict[str, T] = {
     "and": T(en=" and ", zh="、"),
     "or": T(en=" or ", zh=" 或 "),
     "list": T(en=", ", zh="、"),
+    "clauses": T(en="; ", zh="；"),  # clauses of one sentence
 }
 
 

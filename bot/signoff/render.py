@@ -16,30 +16,25 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from bot.core.model import T
-from bot.core.registry import signoff_rule
+from bot.core.model import Join, T, part
 from bot.signoff.model import VERDICT_MARK, Check, Verdict
+from bot.signoff.wording import frame, record
 
 MAX_BODY = 65_000
 
 ICON = {"pass": "✅", "fail": "❌", "na": "➖", "unknown": "❔", "human": "👀"}
-STATUS = {
-    "pass": T("PASS", "通过"),
-    "fail": T("FAIL", "不通过"),
-    "na": T("N/A", "不适用"),
-    "unknown": T("UNVERIFIED", "无法核实"),
-    "human": T("NEEDS A HUMAN", "需人工确认"),
-}
-PASS_HEADER = "## ✅✅✅ **Verdict: PASS** ✅✅✅"
-FAIL_HEADER = "## ❌❌❌ **REJECTED** ❌❌❌"
-PASS_HEADER_ZH = "## ✅✅✅ **结论：通过** ✅✅✅"
-FAIL_HEADER_ZH = "## ❌❌❌ **驳回** ❌❌❌"
+
+# Every word of the comment is a variant of SGN000 `verdict` (`rules/signoff/`): the
+# status words, the headers, the line saying what blocks, one line per row, the footer.
 
 
 def _title(name: str) -> T:
     """A row's title, from its SGN record (`rules/signoff/`)."""
-    rule = signoff_rule(name)
-    return rule.title if rule is not None else T(name, name)
+    return record(name).title
+
+
+def _status(status: str) -> T:
+    return frame(f"status-{status}") if status in ICON else T(status, status)
 
 
 def _flat(text: str) -> str:
@@ -47,66 +42,52 @@ def _flat(text: str) -> str:
     return " ".join(text.split())
 
 
+def _lang(text: T, lang: str, zh: T | None = None) -> str:
+    """`text` in `lang`; with "both" its English, `<br>`, then the Chinese of `zh` (or `text`)."""
+    if lang in ("en", "zh"):
+        return text.get(lang)
+    return f"{text.en}<br>{(zh or text).zh}"
+
+
 def check_line(check: Check, lang: str = "both") -> str:
     icon = ICON.get(check.status, "❔")
-    title, status = _title(check.name), STATUS.get(check.status, T(check.status, check.status))
-    en = f"{icon} **{title.en}**: {status.en} — {_flat(check.reason.en)}"
-    zh_body = f"**{title.zh}**：{status.zh} — {_flat(check.reason.zh)}"
-    if lang == "en":
-        return en
-    if lang == "zh":
-        return f"{icon} {zh_body}"
-    return f"{en}<br>{zh_body}"
+    reason = T(_flat(check.reason.en), _flat(check.reason.zh))
+    fields = {"title": _title(check.name), "status": _status(check.status), "reason": reason}
+    # with both languages the Chinese continues the same line, without a second icon
+    return _lang(frame("row", icon=icon, **fields), lang, frame("row-plain", **fields))
 
 
 def _blocking_line(verdict: Verdict, blocking: Sequence[Check], lang: str) -> str:
-    failed = [c for c in blocking if c.status == "fail"]
-    unverified = [c for c in blocking if c.status == "unknown"]
-    en_parts, zh_parts = [], []
+    failed = tuple(_title(c.name) for c in blocking if c.status == "fail")
+    unverified = tuple(_title(c.name) for c in blocking if c.status == "unknown")
+    blocks = []
     if failed:
-        en_parts.append("failed: " + ", ".join(_title(c.name).en for c in failed))
-        zh_parts.append("未通过：" + "、".join(_title(c.name).zh for c in failed))
+        blocks.append(part("blocking-failed", titles=Join(failed)))
     if unverified:
-        en_parts.append(
-            "could not be verified: " + ", ".join(_title(c.name).en for c in unverified)
-        )
-        zh_parts.append("无法核实：" + "、".join(_title(c.name).zh for c in unverified))
-    who = f"@{verdict.signer}"
-    en = f"{who} this sign-off does not count yet; {'; '.join(en_parts)}"
-    zh = f"{who} 这份签署暂不生效；{'；'.join(zh_parts)}"
-    if lang == "en":
-        return en
-    if lang == "zh":
-        return zh
-    return f"{en}<br>{zh}"
+        blocks.append(part("blocking-unverified", titles=Join(unverified)))
+    line = frame("blocking", signer=f"@{verdict.signer}", blocks=Join(tuple(blocks), "clauses"))
+    return _lang(line, lang)
+
+
+def header_lines(passed: bool, lang: str = "both") -> list[str]:
+    """The verdict's header; with both languages the Chinese verdict on a line of its own."""
+    word = "verdict-pass" if passed else "verdict-fail"
+    header = frame("header-pass" if passed else "header-fail", verdict=part(word))
+    return [header.get(lang), frame(word).zh] if lang == "both" else [header.get(lang)]
 
 
 def render_verdict_comment(verdict: Verdict, *, lang: str = "both") -> str:
     """The verdict comment for `verdict.sha`, with its hidden marker first."""
     lines = [VERDICT_MARK.format(sha=verdict.sha)]
     passed = verdict.verdict == "pass"
-    if lang == "zh":
-        lines.append(PASS_HEADER_ZH if passed else FAIL_HEADER_ZH)
-    else:
-        lines.append(PASS_HEADER if passed else FAIL_HEADER)
-        if lang == "both":
-            lines.append(f"**{'结论：通过' if passed else '驳回'}**")
+    lines += header_lines(passed, lang)
     blocking = [c for c in verdict.checks if c.status in ("fail", "unknown")]
     if not passed:
         lines += ["", _blocking_line(verdict, blocking, lang)]
     lines.append("")
     lines += [check_line(c, lang) for c in verdict.checks]
-    sha = verdict.sha[:7]
-    footer_en = (
-        f"Checked at `{sha}` for @{verdict.signer}'s sign-off by recipe-review bot. "
-        "👀 rows are left to a human and do not block; ❔ rows block until the bot can read them."
-    )
-    footer_zh = (
-        f"recipe-review bot 于 `{sha}` 核查了 @{verdict.signer} 的签署。"
-        "👀 行需人工确认，不阻塞合并；❔ 行在机器人能够读取相关信息之前会阻塞合并。"
-    )
-    footer = {"en": footer_en, "zh": footer_zh}.get(lang, f"{footer_en}<br>{footer_zh}")
-    lines += ["", f"<sub>{footer}</sub>"]
+    footer = frame("footer", sha=verdict.sha[:7], signer=f"@{verdict.signer}")
+    lines += ["", f"<sub>{_lang(footer, lang)}</sub>"]
     body = "\n".join(lines) + "\n"
     if len(body) > MAX_BODY:
         body = body[: MAX_BODY - 40] + "\n\n…\n"

@@ -64,7 +64,7 @@ from typing import Any, cast
 
 from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
 from bot.core.engine import Context, Report
-from bot.core.model import T
+from bot.core.model import Part, T, part
 from bot.github.types import (
     Comment,
     Gateway,
@@ -85,6 +85,7 @@ from bot.signoff.model import (
     Verdict,
     is_verdict_comment,
 )
+from bot.signoff.wording import frame, says, words
 
 log = logging.getLogger("bot.signoff")
 
@@ -162,12 +163,8 @@ def _is_bot(login: str, author_type: str, me: str) -> bool:
 
 
 def _item(kind: str, item_id: Any) -> str:
+    """A comment's key in the records and logs (`comment 123`); its wording is `_what`."""
     name = {"issue": "comment", "review_summary": "review", "review": "inline comment"}
-    return f"{name.get(kind, kind)} {item_id}"
-
-
-def _item_zh(kind: str, item_id: Any) -> str:
-    name = {"issue": "评论", "review_summary": "审阅", "review": "行内评论"}
     return f"{name.get(kind, kind)} {item_id}"
 
 
@@ -488,32 +485,19 @@ def _tamper_key(t: Tamper) -> tuple[Any, Any, Any]:
 
 
 def _stale(c: Candidate, head: str, head_at: str, records: Records) -> T | None:
-    """Why `c` is for an older commit than `head`, or None when it is for this one."""
-    what = _item(c.comment.kind, c.comment.id)
-    what_zh = _item_zh(c.comment.kind, c.comment.id)
+    """Why `c` is for an older commit than `head`, or None when it is for this one.
+
+    Worded by the `signoff` row's record (SGN001)."""
+    what = _what(c.comment.kind, c.comment.id)
+    author = f"@{c.author}"
     if c.comment.kind == "review_summary" and c.comment.commit_id and c.comment.commit_id != head:
         sha = c.comment.commit_id[:7]  # GitHub pins a review to the commit it was submitted on
-        return T(
-            en=f"The newest sign-off ({what} by @{c.author}) is a review of commit `{sha}`, "
-            "not of this one; sign off again on this commit",
-            zh=f"最新的签署（@{c.author} 的{what_zh}）审阅的是提交 `{sha}` 而非当前提交；"
-            "请在当前提交上重新签署",
-        )
+        return says("signoff", "review-of-older", what=what, author=author, sha_7=sha)
     if head_at and not _after(c.at, head_at):
-        return T(
-            en=f"The newest sign-off ({what} by @{c.author}, {c.at}) was made before this "
-            f"commit was pushed ({head_at}); sign off again on this commit",
-            zh=f"最新的签署（@{c.author} 的{what_zh}，{c.at}）早于当前提交的推送时间"
-            f"（{head_at}）；请在当前提交上重新签署",
-        )
+        return says("signoff", "before-push", what=what, author=author, at=c.at, pushed=head_at)
     bound = records.verified.get(c.key)
     if bound is not None and bound != head:
-        return T(
-            en=f"The newest sign-off ({what} by @{c.author}) was verified for commit "
-            f"`{bound[:7]}`; sign off again (or edit the sign-off) for this commit",
-            zh=f"最新的签署（@{c.author} 的{what_zh}）已针对提交 `{bound[:7]}` 验证过；"
-            "请针对当前提交重新签署（或编辑签署）",
-        )
+        return says("signoff", "verified-for-older", what=what, author=author, sha_7=bound[:7])
     return None
 
 
@@ -658,23 +642,28 @@ def _facts(
 # --------------------------------------------------------------------------- output
 
 
-_SYNTHETIC = {
-    "withdrawn": T(
-        en="The sign-off was withdrawn ({why}); post or edit a sign-off to verify again",
-        zh="签署已撤回（{why}）；请发布或编辑签署以重新验证",
-    ),
-    "unsigned": T(
-        en="No CODEOWNER sign-off on this pull request",
-        zh="此 PR 尚无 CODEOWNER 签署",
-    ),
-}
+# Why a sign-off was withdrawn, by the record's `why`: a wording of SGN000 each.
 _WHY = {
-    "deleted": ("deleted", "已删除"),
-    "dismissed": ("review dismissed", "审阅被驳回"),
-    "unsigned": ("checklist removed from it", "清单已被删除"),
-    "verdict-edited": ("a verdict comment was edited by someone else", "裁决评论被他人编辑"),
-    "verdict-deleted": ("a verdict comment was deleted by someone else", "裁决评论被他人删除"),
+    "deleted": "why-deleted",
+    "dismissed": "why-dismissed",
+    "unsigned": "why-unsigned",
+    "verdict-edited": "why-verdict-edited",
+    "verdict-deleted": "why-verdict-deleted",
 }
+# A comment of the PR by its kind, as the verdict names it: a wording of SGN000 each.
+_KIND = {"issue": "item-comment", "review_summary": "item-review", "review": "item-inline-comment"}
+
+
+def _what(kind: str, item_id: Any) -> Part | str:
+    """A comment of the PR, named in each language (`comment 123` / `评论 123`)."""
+    return part(_KIND[kind], id=item_id) if kind in _KIND else f"{kind} {item_id}"
+
+
+def _why(w: Mapping[str, Any], *, by: bool = True) -> Part | str:
+    """Why a sign-off was withdrawn, and by whom when recorded."""
+    raw = str(w.get("why"))
+    why: Part | str = part(_WHY[raw]) if raw in _WHY else raw
+    return part("why-by", why=why, by=f"@{w['by']}") if by and w.get("by") else why
 
 
 def _latest_withdrawal(records: Records) -> dict[str, Any]:
@@ -684,15 +673,12 @@ def _latest_withdrawal(records: Records) -> dict[str, Any]:
 
 def _synthetic(result: str, head: str, signer: str, records: Records) -> Verdict:
     """A verdict without verification: withdrawn, or no sign-off at all."""
-    reason = _SYNTHETIC[result]
     if result == "withdrawn" and records.withdrawals:
-        latest = _latest_withdrawal(records)
-        en, zh = _WHY.get(str(latest.get("why")), (str(latest.get("why")), str(latest.get("why"))))
-        by = str(latest.get("by") or "")
-        reason = T(
-            en=reason.en.format(why=f"{en} by @{by}" if by else en),
-            zh=reason.zh.format(why=f"{zh}，操作者 @{by}" if by else zh),
-        )
+        reason = says("signoff", "withdrawn", why=_why(_latest_withdrawal(records)))
+    elif result == "withdrawn":
+        reason = says("signoff", "withdrawn-unrecorded")
+    else:
+        reason = says("signoff", "unsigned")
     return Verdict("fail", head, signer, (Check("signoff", "fail", reason),))
 
 
@@ -701,12 +687,10 @@ def _render(render: Any, verdict: Verdict) -> str:
     the header and the rows, since there is nobody to address."""
     if verdict.signer:
         return str(render(verdict))
-    from bot.signoff.render import FAIL_HEADER, check_line
+    from bot.signoff.render import check_line, header_lines
 
     rows = [check_line(c) for c in verdict.checks]
-    return (
-        "\n".join([VERDICT_MARK.format(sha=verdict.sha), FAIL_HEADER, "**驳回**", "", *rows]) + "\n"
-    )
+    return "\n".join([VERDICT_MARK.format(sha=verdict.sha), *header_lines(False), "", *rows]) + "\n"
 
 
 def _status(verdict: Verdict, result: str, settings: SignoffSettings, records: Records) -> Status:
@@ -720,7 +704,7 @@ def _status(verdict: Verdict, result: str, settings: SignoffSettings, records: R
         text = "sign-off withdrawn; a CODEOWNER must sign off again"
         if records.withdrawals:
             latest = _latest_withdrawal(records)
-            why = _WHY.get(str(latest.get("why")), (str(latest.get("why")), ""))[0]
+            why = words("signoff", _why(latest, by=False)).en
             text = f"sign-off withdrawn ({why}); a CODEOWNER must sign off again"
     elif result == "unsigned":
         text = "no CODEOWNER sign-off"
@@ -743,36 +727,33 @@ def _comment(
     if verdict.verdict == "fail" and verdict.signer and f"@{verdict.signer}" not in rendered:
         notes.append(f"@{verdict.signer}")
     lines: list[str] = []
+
+    def both(text: T) -> str:  # one line, English then Chinese
+        return frame("both-inline", en=text.en, zh=text.zh).en
+
+    def note(variant: str, **params: Any) -> str:
+        return "- " + both(frame(variant, **params))
+
     for w in records.withdrawals[-10:]:
-        en, zh = _WHY.get(str(w.get("why")), (str(w.get("why")), str(w.get("why"))))
-        what = _item(str(w.get("kind")), w.get("id"))
-        what_zh = _item_zh(str(w.get("kind")), w.get("id"))
-        by = f" by @{w.get('by')}" if w.get("by") else ""
-        lines.append(
-            f"- Withdrawn: {what} ({en}){by}, {w.get('at') or '?'} / "
-            f"已撤回：{what_zh}（{zh}）{by.replace(' by ', '，操作者 ')}"
-        )
+        what = _what(str(w.get("kind")), w.get("id"))
+        by = part("recorded-by", by=f"@{w['by']}") if w.get("by") else ""
+        at = w.get("at") or "?"
+        lines.append(note("recorded-withdrawn", what=what, why=_why(w, by=False), by=by, at=at))
     for e in records.tampered[-10:]:
-        what = _item(str(e.get("kind")), e.get("id"))
-        what_zh = _item_zh(str(e.get("kind")), e.get("id"))
+        what = _what(str(e.get("kind")), e.get("id"))
+        by, author = f"@{e.get('by')}", f"@{e.get('author') or '?'}"
         lines.append(
-            f"- Edited by @{e.get('by')}, not its author @{e.get('author') or '?'}: {what}"
-            f" at {e.get('at') or '?'}; that version does not count / "
-            f"{what_zh} 被非作者 @{e.get('by')} 编辑，该版本无效"
+            note("recorded-edited", what=what, by=by, author=author, at=e.get("at") or "?")
         )
     for t in posted.tamper:
         if t.kind == "forged_verdict":
-            lines.append(
-                f'- Ignored: {t.item} by @{t.by} carries a verdict marker or "Verdict: PASS";'
-                f" only this bot's own comments are verdicts / 已忽略：@{t.by} 的"
-                f"{_item_zh(*_tamper_key(t)[:2])}"
-                ' 含有裁决标记或 "Verdict: PASS"，只有本机器人自己的评论才是裁决'
-            )
+            kind, item_id = _tamper_key(t)[:2]
+            lines.append(note("recorded-forged", what=_what(kind, item_id), by=f"@{t.by}"))
     body = rendered.rstrip("\n")
     if notes:
         body += "\n\n" + " ".join(notes)
     if lines:
-        body += "\n\n**Recorded / 记录**\n\n" + "\n".join(lines)
+        body += "\n\n**" + both(frame("recorded")) + "**\n\n" + "\n".join(lines)
     body += "\n\n" + RECORD_MARK + _record_json(record) + " -->\n"
     if len(body) > MAX_BODY:  # the record must survive: cut the prose
         tail = "\n\n" + RECORD_MARK + _record_json(record) + " -->\n"

@@ -56,9 +56,9 @@ from functools import lru_cache
 from typing import Any
 
 from bot.core.config import Knowledge
-from bot.core.gate import Gate, decide, suppressed_by
-from bot.core.model import Finding, T
-from bot.core.registry import signoff_rule
+from bot.core.gate import Gate, decide
+from bot.core.model import Finding, Join, Part, T, part
+from bot.core.suppress import Silenced
 from bot.signoff.codeowners import parse_codeowners
 from bot.signoff.detect import Signoff, absence_reason, find_signoff, links_in
 from bot.signoff.model import (
@@ -80,6 +80,9 @@ from bot.signoff.template import (
     parse_template,
     words,
 )
+from bot.signoff.wording import more as _more
+from bot.signoff.wording import says
+from bot.signoff.wording import words as worded
 
 MAX_LISTED = 4  # items named in one reason
 
@@ -151,28 +154,26 @@ def _shipped() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
 # ------------------------------------------------------------------ helpers
 
 
-def _check(name: str, status: CheckStatus, en: str, zh: str) -> Check:
-    return Check(name, status, T(en=en, zh=zh))
+# Every word of a row comes from its SGN record (`rules/signoff/`) or the shared
+# clauses of SGN000 (`bot/signoff/wording.py`); the code passes values and parts.
 
 
 def _says(name: str, variant: str, /, **params: Any) -> T:
-    """A wording of the sign-off row `name`, from its SGN record (`rules/signoff/`)."""
-    rule = signoff_rule(name)
-    if rule is None or variant not in rule.variants:
-        raise KeyError(f"no SGN record with the wording {variant!r} for the row {name!r}")
-    return rule.variants[variant].format(params)
+    """A wording of the sign-off row `name`, from its SGN record."""
+    return says(name, variant, **params)
 
 
 def _row(name: str, status: CheckStatus, variant: str, /, **params: Any) -> Check:
-    return Check(name, status, _says(name, variant, **params))
+    return Check(name, status, says(name, variant, **params))
+
+
+def _composed(name: str, status: CheckStatus, value: Part | Join) -> Check:
+    """A row whose reason is several clauses of its record (a `Join` of parts)."""
+    return Check(name, status, worded(name, value))
 
 
 def _at(login: str) -> str:
     return f"@{login}"
-
-
-def _more(n: int) -> tuple[str, str]:
-    return (f" (+{n} more)", f"（另有 {n} 项）") if n > 0 else ("", "")
 
 
 def _same_login(a: str | None, b: str | None) -> bool:
@@ -203,14 +204,20 @@ def _link(facts: SignoffFacts, f: Finding) -> str:
     return f"`{where}`"
 
 
-def _finding_reason(found: Sequence[Finding], facts: SignoffFacts | None = None) -> tuple[str, str]:
+def _finding(found: Sequence[Finding], facts: SignoffFacts) -> Part:
+    """The first finding, linked, with its message; "+N more" for the others."""
     first = found[0]
-    more, more_zh = _more(len(found) - 1)
-    where = _link(facts, first) if facts is not None else f"`{first.path}:{first.line}`"
-    return (
-        f"{where}: {first.message.en}{more}",
-        f"{where}：{first.message.zh}{more_zh}",
+    return part(
+        "finding", where=_link(facts, first), message=first.message, more=_more(len(found) - 1)
     )
+
+
+def _suppressed_by(s: Silenced) -> Part:
+    """`suppressed in this PR by @author: reason`."""
+    reason = s.suppression.reason
+    if s.author:
+        return part("suppressed-by", author=_at(s.author), reason=reason)
+    return part("suppressed-here", reason=reason)
 
 
 def _gate_rows(name: str, gate: Gate, facts: SignoffFacts, rows: list[Check]) -> list[Check]:
@@ -224,36 +231,27 @@ def _gate_rows(name: str, gate: Gate, facts: SignoffFacts, rows: list[Check]) ->
         return rows
     if gate.state == "fail":
         if gate.errors:
-            en, zh = _finding_reason(gate.errors, facts)
-        else:
-            s = gate.unacknowledged[0]
-            by = suppressed_by(s)
-            en = (
-                f"{_link(facts, s.finding)}: {s.finding.message.en} — {by.en}; a CODEOWNER "
-                f"acknowledges it by naming `{s.finding.rule}` in the sign-off"
-            )
-            zh = (
-                f"{_link(facts, s.finding)}：{s.finding.message.zh} — {by.zh}；"
-                f"需要 CODEOWNER 在签署中写明 `{s.finding.rule}` 予以确认"
-            )
-        return [_check(name, "fail", en, zh)]
-    parts_en: list[str] = []
-    parts_zh: list[str] = []
-    if gate.warnings:
-        en, zh = _finding_reason(gate.warnings, facts)
-        parts_en.append(f"warning {en}")
-        parts_zh.append(f"警告 {zh}")
-    for s in gate.unacknowledged[:MAX_LISTED]:
-        by = suppressed_by(s)
-        parts_en.append(f"`{s.finding.rule}` at {_link(facts, s.finding)} {by.en}")
-        parts_zh.append(f"{_link(facts, s.finding)} 的 `{s.finding.rule}` {by.zh}")
-    for s in gate.acknowledged[:MAX_LISTED]:
-        by = suppressed_by(s)
-        parts_en.append(
-            f"`{s.finding.rule}` at {_link(facts, s.finding)} {by.en} (acknowledged in the sign-off)"
+            return [_composed(name, "fail", _finding(gate.errors, facts))]
+        s = gate.unacknowledged[0]
+        blocks = part(
+            "suppressed-blocks",
+            where=_link(facts, s.finding),
+            message=s.finding.message,
+            by=_suppressed_by(s),
+            rule=s.finding.rule,
         )
-        parts_zh.append(f"{_link(facts, s.finding)} 的 `{s.finding.rule}` {by.zh}（签署中已确认）")
-    row = _check(name, "human", "; ".join(parts_en), "；".join(parts_zh))
+        return [_composed(name, "fail", blocks)]
+    clauses: list[Part] = []
+    if gate.warnings:
+        clauses.append(part("warned", finding=_finding(gate.warnings, facts)))
+    for kind, listed in (
+        ("suppressed-open", gate.unacknowledged),
+        ("suppressed-acknowledged", gate.acknowledged),
+    ):
+        for s in listed[:MAX_LISTED]:
+            where = _link(facts, s.finding)
+            clauses.append(part(kind, rule=s.finding.rule, where=where, by=_suppressed_by(s)))
+    row = _composed(name, "human", Join(tuple(clauses), "clauses"))
     kept = [r for r in rows if r.name != name]
     return [row, *kept]
 
@@ -342,14 +340,15 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
             failed.append((path, rule.owners, rule.line))
     if failed:
         path, names, line = failed[0]
-        more, more_zh = _more(len(failed) - 1)
-        shown = ", ".join(names)
-        return _check(
+        return _row(
             "owner",
             "fail",
-            f"`{path}` is owned by {shown} (CODEOWNERS line {line}); "
-            f"{_at(signer)} is not one of them{more}",
-            f"`{path}` 的所有者是 {shown}（CODEOWNERS 第 {line} 行），{_at(signer)} 不在其中{more_zh}",
+            "not-owner",
+            path=path,
+            owners=Join(tuple(names)),
+            line=line,
+            signer=_at(signer),
+            more=_more(len(failed) - 1),
         )
     need_any = bool(general) or not facts.changed_paths
     codeowner: bool | None = True
@@ -361,52 +360,41 @@ def _owner(facts: SignoffFacts, cfg: Settings) -> Check:
     permission = (facts.signer_permission or "").lower() or None
     if permission is not None and permission not in cfg.write:
         return _row("owner", "fail", "no-write-access", signer=_at(signer), permission=permission)
-    via_org = ""
+    via_org: list[str] = []
     org_ok = cfg.unreadable_teams == "org-member" and facts.signer_org_member is True
     if org_ok and (unreadable or codeowner is None):
-        teams_shown = ", ".join(sorted({t for _, ts in unreadable for t in ts} | set(any_unknown)))
-        via_org = teams_shown
+        via_org = sorted({t for _, ts in unreadable for t in ts} | set(any_unknown))
         specific += [p for p, _ in unreadable]
         unreadable = []
         codeowner = True
     if unreadable:
         path, teams = unreadable[0]
-        shown = ", ".join(teams)
         return _row(
             "owner",
             "unknown",
             "team-unreadable",
             signer=_at(signer),
-            shown=shown,
+            shown=Join(tuple(teams)),
             path=path,
         )
     if codeowner is None:
-        shown = ", ".join(any_unknown[:MAX_LISTED])
+        shown = Join(tuple(any_unknown[:MAX_LISTED]))
         return _row("owner", "unknown", "teams-unreadable", signer=_at(signer), shown=shown)
     if permission is None:
         return _row("owner", "unknown", "permission-unknown", signer=_at(signer))
-    note_en = note_zh = ""
-    if via_org:
-        note_en = (
-            f" (membership of {via_org} is not readable with the bot's token; counted as an "
-            "owner as a member of the organisation, as the repository's verifier does)"
-        )
-        note_zh = f"（机器人的令牌无法读取 {via_org} 的成员；按仓库验证器的做法，以组织成员身份计为所有者）"
+    note = part("via-org", teams=Join(tuple(via_org))) if via_org else ""
     if specific:
-        more, more_zh = _more(len(specific) - 1)
-        return _check(
+        return _row(
             "owner",
             "pass",
-            f"{_at(signer)} owns `{specific[0]}`{more} and has `{permission}` access{note_en}",
-            f"{_at(signer)} 是 `{specific[0]}`{more_zh} 的所有者，拥有 `{permission}` 权限{note_zh}",
+            "owns",
+            signer=_at(signer),
+            path=specific[0],
+            more=_more(len(specific) - 1),
+            permission=permission,
+            note=note,
         )
-    return _check(
-        "owner",
-        "pass",
-        f"{_at(signer)} is a CODEOWNER, the changed paths have no specific owner, "
-        f"and has `{permission}` access{note_en}",
-        f"{_at(signer)} 是 CODEOWNER，变更的路径没有特定所有者，且拥有 `{permission}` 权限{note_zh}",
-    )
+    return _row("owner", "pass", "codeowner", signer=_at(signer), permission=permission, note=note)
 
 
 # ------------------------------------------------------------------ template (check 5)
@@ -508,14 +496,10 @@ def _explained(template: Template, m: Match, signoff: Signoff) -> bool:
     return False
 
 
-def _quote(item: TemplateItem, limit: int = 60) -> tuple[str, str]:
-    return f"“{item.short(limit)}”", f"“{item.short_zh(40)}”"
-
-
-def _listed(items: Sequence[TemplateItem]) -> tuple[str, str]:
-    shown = [_quote(i) for i in items[:MAX_LISTED]]
-    more, more_zh = _more(len(items) - MAX_LISTED)
-    return "; ".join(s[0] for s in shown) + more, "；".join(s[1] for s in shown) + more_zh
+def _listed(items: Sequence[TemplateItem]) -> dict[str, Any]:
+    """`items=` the first few items quoted in each language's wording, `more=` the rest."""
+    shown = tuple(part("item", text=T(i.short(60), i.short_zh(40))) for i in items[:MAX_LISTED])
+    return {"items": Join(shown, "clauses"), "more": _more(len(items) - MAX_LISTED)}
 
 
 def _template(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
@@ -561,43 +545,24 @@ def _template(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Chec
             unexplained.append(m.item)
     out: list[Check] = []
     if missing or unexplained:
-        parts_en, parts_zh = [], []
+        problems = []
         if missing:
-            en, zh = _listed(missing)
-            parts_en.append(f"{len(missing)} item(s) of the current template missing: {en}")
-            parts_zh.append(f"缺少当前模板的 {len(missing)} 个条目：{zh}")
+            problems.append(part("missing", n=len(missing), **_listed(missing)))
         if unexplained:
-            en, zh = _listed(unexplained)
-            parts_en.append(f"{len(unexplained)} unchecked without a reason: {en}")
-            parts_zh.append(f"{len(unexplained)} 个条目未勾选且未说明原因：{zh}")
-        out.append(_check("template", "fail", "; ".join(parts_en), "；".join(parts_zh)))
+            problems.append(part("unexplained", n=len(unexplained), **_listed(unexplained)))
+        out.append(_composed("template", "fail", Join(tuple(problems), "clauses")))
+    elif not unchecked:
+        out.append(_row("template", "pass", "all-checked", n=len(template.items)))
     else:
-        n = len(template.items)
-        en = f"all {n} items of the current template are present"
-        zh = f"当前模板的 {n} 个条目齐全"
-        if not unchecked:
-            en, zh = en + " and checked", zh + "且均已勾选"
-        else:
-            extra_en, extra_zh = [], []
-            if explained:
-                extra_en.append(f"{len(explained)} unchecked with a reason")
-                extra_zh.append(f"{len(explained)} 个未勾选但已说明原因")
-            if not_applicable:
-                extra_en.append(f"{len(not_applicable)} unchecked that do not apply to this PR")
-                extra_zh.append(f"{len(not_applicable)} 个未勾选但不适用于本 PR")
-            en += "; " + ", ".join(extra_en)
-            zh += "；" + "，".join(extra_zh)
-        out.append(_check("template", "pass", en, zh))
+        why = part("unchecked-explained", n=len(explained))
+        na = part("unchecked-na", n=len(not_applicable))
+        if explained and not_applicable:
+            why = part("unchecked-both", explained=why, na=na)
+        elif not explained:
+            why = na
+        out.append(_row("template", "pass", "all-present", n=len(template.items), unchecked=why))
     if explained:
-        en, zh = _listed(explained)
-        out.append(
-            _check(
-                "explanations",
-                "human",
-                f"read the reasons given for the unchecked {en}",
-                f"请阅读未勾选条目 {zh} 的说明",
-            )
-        )
+        out.append(_row("explanations", "human", "read", **_listed(explained)))
     return out
 
 
@@ -675,27 +640,26 @@ def sweep_jobs(workflow: str | None, cfg: Settings) -> tuple[tuple[str, ...], tu
     return bench, evals
 
 
-def _runs_label(patterns: Sequence[str]) -> str:
-    shown = "/".join(f"`{p}`" for p in patterns[:2])
-    return shown + (f" (+{len(patterns) - 2})" if len(patterns) > 2 else "")
+def _runs_label(patterns: Sequence[str]) -> Part | str:
+    """The first two job names of a kind, and how many more."""
+    if not patterns:
+        return ""
+    if len(patterns) == 1:
+        return part("jobs-1", first=patterns[0])
+    if len(patterns) == 2:
+        return part("jobs-2", first=patterns[0], second=patterns[1])
+    return part("jobs-more", first=patterns[0], second=patterns[1], n=len(patterns) - 2)
 
 
 def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
     bench_runs, eval_runs = sweep_jobs(facts.sweep_workflow_text, cfg)
     cfg = replace(cfg, benchmark_runs=bench_runs, eval_runs=eval_runs)
-    if facts.pr_commits is None or facts.check_runs is None:
-        if facts.pr_commits is None:
-            what, what_zh = "the PR's commits were", "本 PR 的提交"
-        else:
-            what, what_zh = "the check runs of the PR's commits were", "本 PR 提交的检查运行"
-        return _check(
-            "ci-green",
-            "unknown",
-            f"could not verify the sweep: {what} not available",
-            f"无法核实扫描：未能获取{what_zh}",
-        )
+    if facts.pr_commits is None:
+        return _row("ci-green", "unknown", "commits-unread")
+    if facts.check_runs is None:
+        return _row("ci-green", "unknown", "runs-unread")
     bench_label, eval_label = _runs_label(cfg.benchmark_runs), _runs_label(cfg.eval_runs)
-    detail_en = detail_zh = ""
+    detail: Part | None = None
     for sha in reversed(facts.pr_commits):
         runs = [r for r in facts.check_runs if r.head_sha == sha]
         bench, evals = _group(runs, cfg.benchmark_runs), _group(runs, cfg.eval_runs)
@@ -710,32 +674,22 @@ def _ci(facts: SignoffFacts, cfg: Settings) -> Check:
                 eval_label=eval_label,
                 count_2=evals.count,
             )
-        if detail_en or (bench.state == "none" and evals.state == "none"):
+        if detail is not None or (bench.state == "none" and evals.state == "none"):
             continue
         for label, g in ((bench_label, bench), (eval_label, evals)):
             if g.state == "failed":
-                detail_en = f"`{sha[:7]}`: `{g.culprit}` {g.conclusion}"
-                detail_zh = f"`{sha[:7]}`：`{g.culprit}` 结论为 {g.conclusion}"
+                detail = part("run-failed", sha_7=sha[:7], run=g.culprit, conclusion=g.conclusion)
             elif g.state == "pending":
-                detail_en = f"`{sha[:7]}`: `{g.culprit}` still running"
-                detail_zh = f"`{sha[:7]}`：`{g.culprit}` 仍在运行"
+                detail = part("run-pending", sha_7=sha[:7], run=g.culprit)
             elif g.state == "skipped":
-                detail_en = f"`{sha[:7]}`: every {label} run was skipped"
-                detail_zh = f"`{sha[:7]}`：所有 {label} 运行均被跳过"
+                detail = part("runs-skipped", sha_7=sha[:7], jobs=label)
             elif g.state == "none":
-                detail_en = f"`{sha[:7]}`: no {label} run"
-                detail_zh = f"`{sha[:7]}`：没有 {label} 运行"
-            if detail_en:
+                detail = part("no-run", sha_7=sha[:7], jobs=label)
+            if detail is not None:
                 break
-    if not detail_en:
-        detail_en = f"no {bench_label} or {eval_label} check runs on the PR's commits"
-        detail_zh = f"本 PR 的提交上没有 {bench_label} 或 {eval_label} 检查运行"
-    return _check(
-        "ci-green",
-        "fail",
-        f"No passing sweep/eval was found on any commit in this PR ({detail_en})",
-        f"本 PR 当前的任何提交上都没有通过的扫描/评测（{detail_zh}）",
-    )
+    if detail is None:
+        detail = part("no-runs", bench_label=bench_label, eval_label=eval_label)
+    return _row("ci-green", "fail", "not-green", detail=detail)
 
 
 # ------------------------------------------------------------------ reuse sweep (check 4)
@@ -766,12 +720,7 @@ def _reuse(facts: SignoffFacts, cfg: Settings) -> Check:
 
 
 def _not_linted(name: str) -> Check:
-    return _check(
-        name,
-        "unknown",
-        "could not verify: the PR's changes were not linted",
-        "无法核实：本 PR 的变更未经检查",
-    )
+    return _row(name, "unknown", "not-linted")
 
 
 def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
@@ -784,18 +733,10 @@ def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[C
     if not needs:
         out: list[Check] = []
         if content.benchmarks and not single:
-            out.append(
-                _check(
-                    "recipe-link",
-                    "na",
-                    "disaggregated/multi-node submission; the recipe-link requirement applies "
-                    "to single-node recipes only",
-                    "分离式/多节点提交；配方链接要求仅适用于单节点配方",
-                )
-            )
+            out.append(_row("recipe-link", "na", "multi-node"))
         elif single:
-            engines = sorted({e for b in single for e in b.engines})
-            shown = ", ".join(f"`{e}`" for e in engines) or "unknown engines"
+            engines = tuple(f"`{e}`" for e in sorted({e for b in single for e in b.engines}))
+            shown = Join(engines) if engines else part("engines-unknown")
             out.append(_row("recipe-link", "na", "no-single-node", shown=shown))
         else:
             out.append(_row("recipe-link", "na", "no-recipe"))
@@ -816,28 +757,12 @@ def _recipe_link(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[C
         except re.error:
             continue
     links = [u for u in links_in(signoff.text) if any(rx.match(u) for rx in regexes)]
-    more, more_zh = _more(len(needs) - 1)
+    more = _more(len(needs) - 1)
     name = _name(needs[0])
     if not links:
-        return [
-            _check(
-                "recipe-link",
-                "fail",
-                f"`{name}`{more} is a single-node vLLM/SGLang recipe, but the sign-off links no "
-                "upstream recipe (a vllm-project/recipes or sgl-project/sglang PR, or a "
-                "recipes.vllm.ai or docs.sglang.io page)",
-                f"`{name}`{more_zh} 是单节点 vLLM/SGLang 配方，但签署中没有上游配方链接"
-                "（vllm-project/recipes 或 sgl-project/sglang 的 PR，或 recipes.vllm.ai、"
-                "docs.sglang.io 页面）",
-            )
-        ]
+        return [_row("recipe-link", "fail", "no-link", name=name, more=more)]
     return [
-        _check(
-            "recipe-link",
-            "pass",
-            f"links {links[0]} for `{name}`{more}",
-            f"为 `{name}`{more_zh} 提供了链接 {links[0]}",
-        ),
+        _row("recipe-link", "pass", "linked", link=links[0], name=name, more=more),
         _row("recipe-upstream", "human", "check", link=links[0], name=name),
     ]
 
@@ -866,13 +791,9 @@ def _covered(b: BenchmarkChange, scripts: Sequence[BenchmarkChange]) -> bool:
     return False
 
 
-def _unread_reason(names: Sequence[str], what: str, what_zh: str) -> tuple[str, str]:
-    more, more_zh = _more(len(names) - 1)
-    return (
-        f"the bot reads single-node recipe scripts only; check `{names[0]}`{more} for {what} "
-        "by hand",
-        f"机器人只读取单节点配方脚本；请人工检查以下内容的{what_zh}：`{names[0]}`{more_zh}",
-    )
+def _unread(name: str, names: Sequence[str], what: T) -> Check:
+    """`human`: the benchmarks `names` the rules do not read, for `what` by hand."""
+    return _row(name, "human", "unread", name=names[0], more=_more(len(names) - 1), what=what)
 
 
 def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]:
@@ -892,7 +813,7 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
     scripts = [b for b in content.benchmarks if _is_script(b)]
     unread = [b.path for b in content.benchmarks if b.entry is None and b.multi_node]
     unread += list(content.unread)
-    what, what_zh = "engine patches", "推理引擎补丁"
+    what = _says("waiver", "what-unread")
     out: list[Check] = []
     if gate.state == "fail":
         return _gate_rows("waiver", gate, facts, [])
@@ -908,25 +829,15 @@ def _waiver(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Check]
     elif scripts:
         out.append(_row("waiver", "pass", "no-patch"))
     elif unread:
-        en, zh = _unread_reason(unread, what, what_zh)
-        out.append(_check("waiver", "human", en, zh))
+        out.append(_unread("waiver", unread, what))
         unread = []
     else:
         out.append(_row("waiver", "na", "no-benchmark"))
     if unread and not errors:
-        en, zh = _unread_reason(unread, what, what_zh)
-        out.append(_check("waiver-unread", "human", en, zh))
+        out.append(_unread("waiver-unread", unread, what))
     out = _gate_rows("waiver", gate, facts, out)
     if older and not errors:
-        en, zh = _finding_reason(older, facts)
-        out.append(
-            _check(
-                "patch-preexisting",
-                "human",
-                f"check the waiver of a patch this PR did not add: {en}",
-                f"请核对本 PR 之前已有补丁的豁免：{zh}",
-            )
-        )
+        out.append(_row("patch-preexisting", "human", "check", finding=_finding(older, facts)))
     return out
 
 
@@ -947,9 +858,8 @@ class _RuleCheck:
         return _says(self.name, "ok")
 
     @property
-    def unread(self) -> T | None:
-        rule = signoff_rule(self.name)
-        return rule.variants.get("what-unread") if rule is not None else None
+    def unread(self) -> T:
+        return _says(self.name, "what-unread")
 
 
 _RULE_CHECKS = (
@@ -1007,15 +917,8 @@ def _rule_check(
     if gate.state == "fail" and gate.errors and not gate.unacknowledged and claim is not None:
         # checks 6 (images) and 9/10 (engine order) allow exceptions for new hardware and
         # new architectures: the bot cannot judge one, so it lists the claim for the human
-        en, zh = _finding_reason(gate.errors, facts)
-        return [
-            _check(
-                spec.name,
-                "human",
-                f"the sign-off claims an exception (“{claim[:160]}”); check it against {en}",
-                f"签署中声明了例外（“{claim[:160]}”）；请对照核实：{zh}",
-            )
-        ]
+        found = _finding(gate.errors, facts)
+        return [_row(spec.name, "human", "exception-claimed", claim=claim[:160], finding=found)]
     return _gate_rows(spec.name, gate, facts, _rule_rows(spec, facts, cfg, content))
 
 
@@ -1054,8 +957,8 @@ def _disapproval(facts: SignoffFacts, cfg: Settings) -> list[Check]:
         elif says(c.body, cfg.disapprove) and (c.permission or "").lower() in cfg.write:
             standing[key] = c.author
     if standing:
-        who = ", ".join(_at(a) for a in standing.values())
-        undo = ", ".join(f"`{w}`" for w in cfg.withdraw) or "-"
+        who = Join(tuple(_at(a) for a in standing.values()))
+        undo = Join(tuple(f"`{w}`" for w in cfg.withdraw)) if cfg.withdraw else "-"
         return [_row("disapproval", "fail", "disapproved", who=who, undo=undo)]
     return [_row("disapproval", "pass", "none")]
 
@@ -1079,11 +982,9 @@ def _rule_rows(
     others = [_name(b) for b in relevant if not _is_script(b) and not _covered(b, scripts)]
     if not others:
         return [Check(spec.name, "pass", spec.ok)]
-    what = spec.unread or T("its rules", "规则所查内容")
-    en, zh = _unread_reason(others, what.en, what.zh)
     if not scripts:
-        return [_check(spec.name, "human", en, zh)]
-    return [Check(spec.name, "pass", spec.ok), _check(f"{spec.name}-unread", "human", en, zh)]
+        return [_unread(spec.name, others, spec.unread)]
+    return [Check(spec.name, "pass", spec.ok), _unread(f"{spec.name}-unread", others, spec.unread)]
 
 
 # ------------------------------------------------------------------ the verdict
@@ -1223,20 +1124,28 @@ def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdic
         return verdict
     if len(covered) < len(groups):
         missing = [g for g in groups if g.line not in covered]
-        shown = "; ".join(
-            (
-                f"`{g.paths[0]}` ({', '.join(g.owners)}, CODEOWNERS line {g.line})"
+        shown = Join(
+            tuple(
+                part("group", path=g.paths[0], owners=Join(g.owners), line=g.line)
                 if g.line
-                else f"`{g.paths[0]}` (any CODEOWNER)"
-            )
-            for g in missing[:MAX_LISTED]
+                else part("group-any", path=g.paths[0])
+                for g in missing[:MAX_LISTED]
+            ),
+            "clauses",
         )
-        have = ", ".join(f"line {k} by {_at(v)}" for k, v in sorted(covered.items()) if k) or "none"
+        lines = tuple(
+            part("covered-line", line=k, signer=_at(v)) for k, v in sorted(covered.items()) if k
+        )
+        have: Any = Join(lines) if lines else part("covered-none")
         check = _row("owner", "fail", "groups-missing", shown=shown, have=have)
     else:
-        have = ", ".join(
-            f"{_at(v)} ({'catch-all' if k == 0 else f'CODEOWNERS line {k}'})"
-            for k, v in sorted(covered.items())
+        have = Join(
+            tuple(
+                part("signed-line", line=k, signer=_at(v))
+                if k
+                else part("signed-catch-all", signer=_at(v))
+                for k, v in sorted(covered.items())
+            )
         )
         check = _row("owner", "pass", "groups-signed", have=have)
     checks = tuple(check if c.name == "owner" else c for c in verdict.checks)

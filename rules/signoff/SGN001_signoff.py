@@ -45,5 +45,29 @@ RULE = Rule(
             en="the sign-off phrase appears only inside an HTML comment, which GitHub does not show",
             zh="签署语句只出现在 HTML 注释中，GitHub 不会显示",
         ),
+        "review-of-older": T(
+            en="The newest sign-off ({what} by {author}) is a review of commit `{sha_7}`, not of this one; sign off again on this commit",
+            zh="最新的签署（{author} 的{what}）审阅的是提交 `{sha_7}` 而非当前提交；请在当前提交上重新签署",
+        ),
+        "before-push": T(
+            en="The newest sign-off ({what} by {author}, {at}) was made before this commit was pushed ({pushed}); sign off again on this commit",
+            zh="最新的签署（{author} 的{what}，{at}）早于当前提交的推送时间（{pushed}）；请在当前提交上重新签署",
+        ),
+        "verified-for-older": T(
+            en="The newest sign-off ({what} by {author}) was verified for commit `{sha_7}`; sign off again (or edit the sign-off) for this commit",
+            zh="最新的签署（{author} 的{what}）已针对提交 `{sha_7}` 验证过；请针对当前提交重新签署（或编辑签署）",
+        ),
+        "withdrawn": T(
+            en="The sign-off was withdrawn ({why}); post or edit a sign-off to verify again",
+            zh="签署已撤回（{why}）；请发布或编辑签署以重新验证",
+        ),
+        "withdrawn-unrecorded": T(
+            en="The sign-off was withdrawn; post or edit a sign-off to verify again",
+            zh="签署已撤回；请发布或编辑签署以重新验证",
+        ),
+        "unsigned": T(
+            en="No CODEOWNER sign-off on this pull request",
+            zh="此 PR 尚无 CODEOWNER 签署",
+        ),
     },
 )

@@ -62,5 +62,45 @@ RULE = Rule(
             en="every CODEOWNERS group of the changed paths has a valid sign-off: {have}",
             zh="变更路径的每个 CODEOWNERS 归属组都有有效签署：{have}",
         ),
+        "not-owner": T(
+            en="`{path}` is owned by {owners} (CODEOWNERS line {line}); {signer} is not one of them{more}",
+            zh="`{path}` 的所有者是 {owners}（CODEOWNERS 第 {line} 行），{signer} 不在其中{more}",
+        ),
+        "owns": T(
+            en="{signer} owns `{path}`{more} and has `{permission}` access{note}",
+            zh="{signer} 是 `{path}`{more} 的所有者，拥有 `{permission}` 权限{note}",
+        ),
+        "codeowner": T(
+            en="{signer} is a CODEOWNER, the changed paths have no specific owner, and has `{permission}` access{note}",
+            zh="{signer} 是 CODEOWNER，变更的路径没有特定所有者，且拥有 `{permission}` 权限{note}",
+        ),
+        "via-org": T(
+            en=" (membership of {teams} is not readable with the bot's token; counted as an owner as a member of the organisation, as the repository's verifier does)",
+            zh="（机器人的令牌无法读取 {teams} 的成员；按仓库验证器的做法，以组织成员身份计为所有者）",
+        ),
+        "group": T(
+            en="`{path}` ({owners}, CODEOWNERS line {line})",
+            zh="`{path}`（{owners}，CODEOWNERS 第 {line} 行）",
+        ),
+        "group-any": T(
+            en="`{path}` (any CODEOWNER)",
+            zh="`{path}`（任意 CODEOWNER）",
+        ),
+        "covered-line": T(
+            en="line {line} by {signer}",
+            zh="第 {line} 行由 {signer} 签署",
+        ),
+        "covered-none": T(
+            en="none",
+            zh="无",
+        ),
+        "signed-line": T(
+            en="{signer} (CODEOWNERS line {line})",
+            zh="{signer}（CODEOWNERS 第 {line} 行）",
+        ),
+        "signed-catch-all": T(
+            en="{signer} (catch-all)",
+            zh="{signer}（兜底规则）",
+        ),
     },
 )

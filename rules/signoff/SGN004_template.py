@@ -30,5 +30,33 @@ RULE = Rule(
             en="could not verify the checklist: `{path}` holds no template block with the sign-off phrase",
             zh="无法核实清单：`{path}` 中没有包含签署语句的模板块",
         ),
+        "missing": T(
+            en="{n} item(s) of the current template missing: {items}{more}",
+            zh="缺少当前模板的 {n} 个条目：{items}{more}",
+        ),
+        "unexplained": T(
+            en="{n} unchecked without a reason: {items}{more}",
+            zh="{n} 个条目未勾选且未说明原因：{items}{more}",
+        ),
+        "all-checked": T(
+            en="all {n} items of the current template are present and checked",
+            zh="当前模板的 {n} 个条目齐全且均已勾选",
+        ),
+        "all-present": T(
+            en="all {n} items of the current template are present; {unchecked}",
+            zh="当前模板的 {n} 个条目齐全；{unchecked}",
+        ),
+        "unchecked-explained": T(
+            en="{n} unchecked with a reason",
+            zh="{n} 个未勾选但已说明原因",
+        ),
+        "unchecked-na": T(
+            en="{n} unchecked that do not apply to this PR",
+            zh="{n} 个未勾选但不适用于本 PR",
+        ),
+        "unchecked-both": T(
+            en="{explained}, {na}",
+            zh="{explained}，{na}",
+        ),
     },
 )

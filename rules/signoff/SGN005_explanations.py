@@ -21,4 +21,10 @@ RULE = Rule(
         en="Whether a reason is good enough is a judgement: the bot lists the explained items for a human and never passes them on its own.",
         zh="原因是否充分需要判断：机器人把已说明的条目列给人工，不会自行判定通过。",
     ),
+    variants={
+        "read": T(
+            en="read the reasons given for the unchecked {items}{more}",
+            zh="请阅读未勾选条目 {items}{more} 的说明",
+        ),
+    },
 )

@@ -30,5 +30,21 @@ RULE = Rule(
             en="the PR adds or changes no recipe or master-config entry",
             zh="本 PR 未新增或修改任何配方或主配置条目",
         ),
+        "multi-node": T(
+            en="disaggregated/multi-node submission; the recipe-link requirement applies to single-node recipes only",
+            zh="分离式/多节点提交；配方链接要求仅适用于单节点配方",
+        ),
+        "engines-unknown": T(
+            en="unknown engines",
+            zh="未知引擎",
+        ),
+        "no-link": T(
+            en="`{name}`{more} is a single-node vLLM/SGLang recipe, but the sign-off links no upstream recipe (a vllm-project/recipes or sgl-project/sglang PR, or a recipes.vllm.ai or docs.sglang.io page)",
+            zh="`{name}`{more} 是单节点 vLLM/SGLang 配方，但签署中没有上游配方链接（vllm-project/recipes 或 sgl-project/sglang 的 PR，或 recipes.vllm.ai、docs.sglang.io 页面）",
+        ),
+        "linked": T(
+            en="links {link} for `{name}`{more}",
+            zh="为 `{name}`{more} 提供了链接 {link}",
+        ),
     },
 )

@@ -30,5 +30,9 @@ RULE = Rule(
             en="new or changed master-config entries run upstream vLLM/SGLang images and follow the vLLM/SGLang-first order",
             zh="新增或修改的主配置条目使用上游 vLLM/SGLang 镜像，并遵循 vLLM/SGLang 优先的顺序",
         ),
+        "exception-claimed": T(
+            en="the sign-off claims an exception (“{claim}”); check it against {finding}",
+            zh="签署中声明了例外（“{claim}”）；请对照核实：{finding}",
+        ),
     },
 )

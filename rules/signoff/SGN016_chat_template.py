@@ -11,7 +11,7 @@ RULE = Rule(
     target="signoff",
     title=T(
         en="Chat templates for spec decoding",
-        zh="投机解码的 chat template",
+        zh="投机解码的聊天模板",
     ),
     message=T(
         en="The rules behind the row (RCP009) report nothing on what the PR changed",
@@ -28,11 +28,11 @@ RULE = Rule(
         ),
         "ok": T(
             en="the PR's speculative-decoding recipe scripts send chat-templated prompts",
-            zh="本 PR 的投机解码配方脚本使用 chat template 发送请求",
+            zh="本 PR 的投机解码配方脚本使用聊天模板发送请求",
         ),
         "what-unread": T(
             en="chat-templated prompts",
-            zh="chat template 的使用",
+            zh="聊天模板的使用",
         ),
     },
 )

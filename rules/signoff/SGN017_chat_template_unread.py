@@ -11,7 +11,7 @@ RULE = Rule(
     target="signoff",
     title=T(
         en="Chat templates, not read",
-        zh="chat template（未读取部分）",
+        zh="聊天模板（未读取部分）",
     ),
     message=T(
         en="What the recipe rules do not read, for a human to check",

@@ -38,5 +38,9 @@ RULE = Rule(
             en="the PR changes no benchmark script",
             zh="本 PR 未修改基准脚本",
         ),
+        "what-unread": T(
+            en="engine patches",
+            zh="推理引擎补丁",
+        ),
     },
 )

@@ -21,4 +21,10 @@ RULE = Rule(
         en="Which PR introduced an older patch is not known from the diff, so a human decides whether an earlier waiver covers it.",
         zh="从差异中无法得知已有补丁由哪个 PR 引入，因此由人工判断是否有先前的豁免文件覆盖。",
     ),
+    variants={
+        "check": T(
+            en="check the waiver of a patch this PR did not add: {finding}",
+            zh="请核对本 PR 之前已有补丁的豁免：{finding}",
+        ),
+    },
 )
