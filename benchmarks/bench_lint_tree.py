@@ -83,7 +83,7 @@ if mode == "instrumented":
 ns = argparse.Namespace(repo=repo, base=None, head=None, config=None, pr=None)
 closers = []
 job = _repo_job(ns, closers)
-ctx = Context(tree=job.tree, config=job.config, pr=None, base=None, changed=None, mode="tree")
+ctx = Context.for_tree(job.tree, job.config)
 if mode == "instrumented":  # per-file timings need one process
     report = lint(ctx, paths=job.paths)
 else:  # as `bot lint` runs: two cores

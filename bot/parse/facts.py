@@ -12,7 +12,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.core.model import Span
+from bot.base.knowledge import Knowledge
+from bot.base.span import Span
 from bot.parse.jsonpos import JNode, UnknownValue, parse_json
 from bot.parse.recipe import Launch, Recipe, Setting
 
@@ -98,14 +99,13 @@ def memory(launch: Launch) -> Setting | None:
     return None
 
 
-def _canon(method: Any, knowledge: Any) -> str | None:
+def _canon(method: Any, knowledge: Knowledge) -> str | None:
     if not isinstance(method, str):
         return None
-    table: Mapping[str, str] = knowledge.section("spec_methods") or {}
-    return table.get(method.lower(), method.lower())
+    return knowledge.spec_methods.get(method.lower(), method.lower())
 
 
-def spec(launch: Launch, knowledge: Any) -> Spec | None:
+def spec(launch: Launch, knowledge: Knowledge) -> Spec | None:
     """Speculative decoding as configured for this launch, or None."""
     if launch.engine == "vllm":
         node, flag = launch.flag_json("--speculative-config")
@@ -193,7 +193,7 @@ def k_value(s: Spec) -> int | None:
 _BOOLS = {"true": "true", "false": "false", "1": "true", "0": "false"}
 
 
-def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
+def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
     """Whether the engine serves with thinking on, and what decided it."""
     table = knowledge.section("thinking") or {}
     kwargs_map: Mapping[str, Mapping[str, str]] = table.get("kwargs", {})
@@ -253,11 +253,11 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
     return Thinking(None, False, "unknown", None)
 
 
-def recipe_drafts(recipe: Recipe, knowledge: Any) -> list[str]:
+def recipe_drafts(recipe: Recipe, knowledge: Knowledge) -> list[str]:
     """Known draft-model repositories the recipe text names, longest first."""
     drafts: set[str] = set()
-    for entry in knowledge.section("golden") or []:
-        drafts.update(entry.get("drafts", []) or [])
+    for entry in knowledge.golden:
+        drafts.update(entry.drafts)
     code = "\n".join(line for line in recipe.lines if not line.lstrip().startswith("#"))
     found = []
     for d in sorted(drafts, key=len, reverse=True):
@@ -266,11 +266,11 @@ def recipe_drafts(recipe: Recipe, knowledge: Any) -> list[str]:
     return found
 
 
-def draft_identity(s: Spec, recipe: Recipe, knowledge: Any) -> str | None:
+def draft_identity(s: Spec, recipe: Recipe, knowledge: Knowledge) -> str | None:
     """The draft model repository, from the launch when known, else the recipe text."""
     known: set[str] = set()
-    for entry in knowledge.section("golden") or []:
-        known.update(entry.get("drafts", []) or [])
+    for entry in knowledge.golden:
+        known.update(entry.drafts)
     if s.draft is not None and isinstance(s.draft.value, str):
         if s.draft.value in known:
             return s.draft.value

@@ -18,7 +18,7 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any
 
-from bot.core.model import Span
+from bot.base.span import Span
 from bot.parse.bash import MAX_PATHS, Command, Interpreter, Problem, parse_tree
 from bot.parse.jsonpos import JNode, parse_json
 from bot.parse.values import Str
@@ -372,6 +372,7 @@ def parse_recipe(
         )
     launches: list[Launch] = []
     runs: dict[tuple[Any, ...], Run] = {}
+    engine_docs: dict[str, Any] = {}
 
     def on_command(cmd: Command) -> None:
         found = _engine_at(cmd.words)
@@ -426,7 +427,11 @@ def parse_recipe(
                 yaml_text = cmd.state.files.get(cfg.text)
                 if yaml_text is not None:
                     try:
-                        yaml_doc = _load_engine_yaml(yaml_text.placeholder_text())
+                        # round trip (positions needed); variants share texts: load each once
+                        doc_text = yaml_text.placeholder_text()
+                        if doc_text not in engine_docs:
+                            engine_docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
+                        yaml_doc = engine_docs[doc_text]
                     except YamlError as exc:
                         line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
                             0, (exc.line or 1) - 1
@@ -459,12 +464,6 @@ def parse_recipe(
     recipe.launches = _dedupe(launches)
     recipe.commands = list(runs.values())
     return recipe
-
-
-@lru_cache(maxsize=256)
-def _load_engine_yaml(text: str) -> Any:
-    """Round-trip load (positions needed); variants share texts, so cache them."""
-    return load_roundtrip(text, label="engine YAML")
 
 
 def _dedupe(launches: list[Launch]) -> list[Launch]:

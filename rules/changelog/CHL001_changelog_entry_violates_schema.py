@@ -9,6 +9,7 @@ from typing import Any
 import jsonschema
 
 from bot.core.config import load_schema
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
 from bot.parse.changelog import Changelog, Entry, new_entries, yaml_type_name
 from bot.parse.changelog_diff import base_changelog
@@ -240,7 +241,7 @@ def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     base = None
     if ctx.base is not None:
         base = base_changelog(ctx, changelog.path)

@@ -10,6 +10,7 @@ from typing import Any, TypeGuard
 import jsonschema
 
 from bot.core.config import load_schema
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
@@ -340,7 +341,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return out
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     changed = _schema_code_changed(ctx)
     for finding in _check(master, ctx):
         if not changed:
@@ -360,15 +361,15 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
         )
 
 
-def _schema_code_changed(ctx: Any) -> list[str]:
+def _schema_code_changed(ctx: RuleContext) -> list[str]:
     """The repository's own master-config schema code this PR changes."""
     if ctx.base is None:
         return []
-    paths = ctx.knowledge.section("master_config_schema_code") or []
+    paths = ctx.knowledge.master_config_schema_code
     return [p for p in paths if ctx.text(p, ctx.base) != ctx.text(p)]
 
 
-def _check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     if base is None:
         entries = list(master.entries.values())
