@@ -1106,7 +1106,7 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     from bot.signoff.gather import SignedComment, Signer, gather
     from bot.signoff.render import render_verdict_comment
     from bot.signoff.verify import verify_all
-    from bot.sources import _git  # the PR's commits: `git rev-list`
+    from bot.sources import git  # the PR's commits: `git rev-list`
 
     if len(args.body) != len(args.author):
         raise UsageError(
@@ -1161,7 +1161,7 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 return tuple(sorted(changed)), ()
 
             def commits(self) -> tuple[str, ...] | None:
-                out = _git(repo, "rev-list", "--reverse", f"{fork}..{resolved}").decode().split()
+                out = git(repo, "rev-list", "--reverse", f"{fork}..{resolved}").decode().split()
                 return tuple(out)
 
             def check_runs(self, commits: tuple[str, ...] | None) -> tuple[Any, ...] | None:

@@ -118,7 +118,7 @@ def lint(
         scan = SuppressionScan(everything, ran)
         for rm in checks:
             findings.extend(_finish(f, ctx) for f in _run(rm, scan, ctx))
-    findings = _dedupe(findings)
+    findings = dedupe(findings)
     findings.sort(key=Finding.sort_key)
     return Report(
         findings=findings,
@@ -163,7 +163,7 @@ def _run(rm: RuleModule, parsed: object, ctx: Context) -> Iterator[Finding]:
     yield from rm.check(parsed, ctx)
 
 
-def _dedupe(findings: list[Finding]) -> list[Finding]:
+def dedupe(findings: list[Finding]) -> list[Finding]:
     seen: set[tuple[str, str, int, str]] = set()
     out = []
     for f in findings:

@@ -15,7 +15,7 @@ from typing import Any
 from bot.base.knowledge import Knowledge
 from bot.base.span import Span
 from bot.parse.jsonpos import JNode, UnknownValue, parse_json
-from bot.parse.recipe import Launch, Recipe, Setting
+from bot.parse.recipe import Launch, Origin, Recipe, Setting
 
 
 @dataclass(frozen=True)
@@ -27,7 +27,7 @@ class Simulation:
 
     @property
     def value(self) -> float | None:
-        return _float(self.setting.value)
+        return number(self.setting.value)
 
 
 @dataclass(frozen=True)
@@ -49,7 +49,7 @@ class Thinking:
     span: Span | None
 
 
-def _float(value: Any) -> float | None:
+def number(value: Any) -> float | None:
     if isinstance(value, bool) or value is None or isinstance(value, UnknownValue):
         return None
     try:
@@ -59,7 +59,7 @@ def _float(value: Any) -> float | None:
 
 
 def _int(value: Any) -> int | None:
-    f = _float(value)
+    f = number(value)
     if f is None or not f.is_integer():
         return None
     return int(f)
@@ -70,8 +70,8 @@ def _flag_setting(launch: Launch, *names: str) -> Setting | None:
     if f is None:
         return None
     if f.value is None:
-        return Setting(True, f.span, f.name, f.name)
-    return Setting(f.value.value, f.value_span, f.value.text, f.name)
+        return Setting(True, f.span, f.name, Origin("flag", f.name))
+    return Setting(f.value.value, f.value_span, f.value.text, Origin("flag", f.name))
 
 
 def reasoning_parser(launch: Launch) -> Setting | None:
@@ -116,7 +116,7 @@ def spec(launch: Launch, knowledge: Knowledge) -> Spec | None:
             return Spec(None, None, flag.value_span, None, None, None, {})
 
         def get(key: str) -> Setting | None:
-            return launch.json_setting(node, value, key, f"--speculative-config {key}")
+            return launch.json_setting(node, value, key, "--speculative-config")
 
         method = get("method")
         sim = None
@@ -222,7 +222,7 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
         env = launch.env_setting(var)
         if env is None and var in launch.client_env and launch.client_env[var].known:
             c = launch.client_env[var]
-            env = Setting(c.text, c.span or launch.span, c.text, f"env {var}")
+            env = Setting(c.text, c.span or launch.span, c.text, Origin("client", var))
         if env is not None and env.value is not None:
             val = str(env.value).lower()
             return Thinking(
@@ -231,7 +231,12 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
     extra = launch.env_setting("AIPERF_EXTRA_INPUTS")
     client = launch.client_env.get("AIPERF_EXTRA_INPUTS")
     if extra is None and client is not None and client.known:
-        extra = Setting(client.text, client.span or launch.span, client.text, "client env")
+        extra = Setting(
+            client.text,
+            client.span or launch.span,
+            client.text,
+            Origin("client", "AIPERF_EXTRA_INPUTS"),
+        )
     if extra is not None and isinstance(extra.value, str):
         m = re.search(r"\b(thinking|enable_thinking)\s*:\s*(true|false)", extra.value, re.I)
         if m:

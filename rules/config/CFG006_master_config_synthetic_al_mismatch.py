@@ -158,7 +158,7 @@ def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
             if not run.injects_acceptance or "SYNTHETIC_ACCEPTANCE_LENGTH" not in run.settings:
                 continue
             text, line = run.settings["SYNTHETIC_ACCEPTANCE_LENGTH"]
-            actual = facts._float(text)
+            actual = facts.number(text)
             path = recipe_path(written, paths.__contains__)
             if actual is None or path is None or line in seen:
                 continue

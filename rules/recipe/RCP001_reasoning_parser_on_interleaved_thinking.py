@@ -163,7 +163,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
         if parser is None or (parser.span.line, parser.span.col) in seen:
             continue
         seen.add((parser.span.line, parser.span.col))
-        flag = parser.source if parser.source.startswith("--") else "reasoning_parser:"
+        flag = parser.origin.name if parser.origin.kind == "flag" else "reasoning_parser:"
         lines = recipe.lines
         no = parser.span.line
         line = lines[no - 1] if 0 < no <= len(lines) else ""

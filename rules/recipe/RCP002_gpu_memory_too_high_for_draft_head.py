@@ -9,7 +9,7 @@ from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
-from bot.parse.recipe import Recipe, Setting, describe_path
+from bot.parse.recipe import Origin, Recipe, Setting, describe_path
 
 _FLAG = {
     "vllm": "--gpu-memory-utilization",
@@ -193,7 +193,7 @@ def _multi_node_limit(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple[fl
             layout = _layout(sibling)
             for launch in sibling.launches:
                 mem = facts.memory(launch)
-                value = facts._float(mem.value) if mem is not None else None
+                value = facts.number(mem.value) if mem is not None else None
                 s = facts.spec(launch, ctx.knowledge)
                 if value is not None and s is not None and s.draft is not None:
                     out.append((path, sibling.sku, layout, launch.engine, value))
@@ -218,8 +218,8 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple
     for path in ctx.recipes(source):
         if path == recipe.path or not path.endswith("_mtp.sh"):
             continue
-        kind, model, precision, sku, _ = describe_path(path)
-        if model != recipe.model or sku != recipe.sku:
+        name = describe_path(path)
+        if name.model != recipe.model or name.sku != recipe.sku:
             continue
         sibling = ctx.parsed("recipe", path, tree=source)
         if sibling is None:
@@ -230,14 +230,14 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple
                 continue
             s = facts.spec(launch, ctx.knowledge)
             mem = facts.memory(launch)
-            if s is None or mem is None or facts._float(mem.value) is None:
+            if s is None or mem is None or facts.number(mem.value) is None:
                 continue
             values.append(float(mem.value))
         if not values:
             continue
         rank = (
-            0 if precision == recipe.precision else 1,
-            0 if kind == "fixed_seq_len" else 1,
+            0 if name.precision == recipe.precision else 1,
+            0 if name.kind == "fixed_seq_len" else 1,
             path,
         )
         if best is None or rank < best[0]:
@@ -271,9 +271,9 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
                 float(default),
                 launch.span,
                 f"{float(default):.2f}",
-                _FLAG.get(launch.engine, "memory fraction"),
+                Origin("default", _FLAG.get(launch.engine, "memory fraction")),
             )
-        value = facts._float(mem.value)
+        value = facts.number(mem.value)
         if value is None or mem.span.line in seen:
             continue
         established = _established(recipe, ctx)
@@ -299,7 +299,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             variant = f"{variant}_no_base" if variant else "no_base"
         seen.add(mem.span.line)
         draft = facts.draft_identity(s, recipe, ctx.knowledge) or (s.draft.text if s.draft else "?")
-        flag = mem.source.replace("engine YAML ", "")
+        flag = mem.origin.name  # the flag, the engine-YAML key path or the default's knob
         lines = recipe.lines
         line = lines[mem.span.line - 1] if 0 < mem.span.line <= len(lines) else ""
         yield RULE.hit(

@@ -308,7 +308,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: RuleContext) -> Finding |
     curve, mode, al = options[0]
     expected = _expected(kind, al, k)
     setting = spec.simulation.setting
-    name = setting.source.replace("env ", "").replace("--speculative-config ", "")
+    name = setting.origin.name  # the variable, JSON key or flag
     model = ctx.knowledge.model(recipe.model)
     params: dict[str, Any] = dict(
         setting=name,

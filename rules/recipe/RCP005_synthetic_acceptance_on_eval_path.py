@@ -91,5 +91,5 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
         if setting.span.line in seen:
             continue
         seen.add(setting.span.line)
-        name = setting.source.replace("env ", "").replace("--speculative-config ", "")
+        name = setting.origin.name  # the variable, JSON key or flag
         yield RULE.hit(recipe.path, setting.span, f"{name}={setting.text}", setting=name)

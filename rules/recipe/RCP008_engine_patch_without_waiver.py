@@ -22,6 +22,7 @@ from bot.core.model import (
     T,
     part,
 )
+from bot.parse.bash import Assumption
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Seg, Str
 
@@ -951,13 +952,12 @@ def _coverage(
     return None, part("no-waiver-in-change", dir=wdir)
 
 
-def _when(assumptions: tuple[Any, ...]) -> Part | str:
+def _when(assumptions: tuple[Assumption, ...]) -> Part | str:
     conds = []
     for a in assumptions:
-        var, op, value = getattr(a, "var", None), getattr(a, "op", None), getattr(a, "value", None)
-        if var is None or var == "EVAL_ONLY":
+        if a.var == "EVAL_ONLY":
             continue
-        conds.append(f"`{var}{'=' if op == 'eq' else '!='}{value}`")
+        conds.append(f"`{a.var}{'=' if a.op == 'eq' else '!='}{a.value}`")
     if not conds:
         return ""
     return part("when", conds=Join(tuple(conds), "and"))
