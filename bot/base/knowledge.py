@@ -50,6 +50,20 @@ class MemoryDefaults:
     engine_default: Mapping[str, float] = field(default_factory=dict)
 
 
+@dataclass(frozen=True)
+class ThinkingSwitches:
+    """`knowledge.thinking`: what turns a model's thinking on or off in a launch."""
+
+    # chat-template kwarg -> its value (lower case) -> "on" | "off"
+    kwargs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # flag -> its value (lower case) -> "on" | "off"
+    flags: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # environment variable -> the values (lower case) that mean on; any other means off
+    env_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # words of a `--chat-template` file name that mean a thinking template
+    chat_template_on: tuple[str, ...] = ("thinking",)
+
+
 def _strs(value: Any) -> tuple[str, ...]:
     return tuple(str(x) for x in value or ())
 
@@ -93,6 +107,29 @@ class Knowledge:
         """Spec-decode method names as engines spell them -> canonical method."""
         return MappingProxyType(
             {str(k): str(v) for k, v in _table(self.data.get("spec_methods")).items()}
+        )
+
+    @cached_property
+    def thinking(self) -> ThinkingSwitches:
+        table = _table(self.data.get("thinking"))
+
+        def modes(value: Any) -> Mapping[str, Mapping[str, str]]:
+            return MappingProxyType(
+                {
+                    str(k): MappingProxyType({str(a): str(b) for a, b in _table(v).items()})
+                    for k, v in _table(value).items()
+                }
+            )
+
+        return ThinkingSwitches(
+            kwargs=modes(table.get("kwargs")),
+            flags=modes(table.get("flags")),
+            env_on=MappingProxyType(
+                {str(k): _strs(v) for k, v in _table(table.get("env_on")).items()}
+            ),
+            chat_template_on=_strs(table["chat_template_on"])
+            if "chat_template_on" in table
+            else ("thinking",),
         )
 
     @cached_property

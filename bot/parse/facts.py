@@ -195,8 +195,8 @@ _BOOLS = {"true": "true", "false": "false", "1": "true", "0": "false"}
 
 def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
     """Whether the engine serves with thinking on, and what decided it."""
-    table = knowledge.section("thinking") or {}
-    kwargs_map: Mapping[str, Mapping[str, str]] = table.get("kwargs", {})
+    switches = knowledge.thinking
+    kwargs_map = switches.kwargs
     for name in ("--default-chat-template-kwargs", "--chat-template-kwargs"):
         node, flag = launch.flag_json(name)
         if flag is None or flag.value is None or node is None or not isinstance(node.value, dict):
@@ -211,14 +211,13 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
                 if mode:
                     span = flag.value.span_at(child.start) or flag.value_span
                     return Thinking(mode, True, f"{name} {key}={text}", span)
-    flag_map: Mapping[str, Mapping[str, str]] = table.get("flags", {}) or {}
-    for name, modes in flag_map.items():
+    for name, modes in switches.flags.items():
         fs = _flag_setting(launch, name)
         if fs is not None and isinstance(fs.value, str):
             mode = modes.get(fs.value.lower())
             if mode:
                 return Thinking(mode, True, f"{name} {fs.value}", fs.span)
-    for var, on_values in (table.get("env_on", {}) or {}).items():
+    for var, on_values in switches.env_on.items():
         env = launch.env_setting(var)
         if env is None and var in launch.client_env and launch.client_env[var].known:
             c = launch.client_env[var]
@@ -249,7 +248,7 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
     tmpl = _flag_setting(launch, "--chat-template", "--chat_template")
     if tmpl is not None and isinstance(tmpl.text, str):
         name = tmpl.text.rsplit("/", 1)[-1].lower()
-        if any(word in name for word in table.get("chat_template_on", ["thinking"])):
+        if any(word in name for word in switches.chat_template_on):
             return Thinking("on", True, f"--chat-template {name}", tmpl.span)
     default = knowledge.model(recipe.model).get("default_thinking")
     if default in ("on", "off"):
