@@ -8,9 +8,12 @@ from bot.core.config import build_config
 
 def test_the_shipped_knowledge_through_its_typed_sections() -> None:
     k = build_config(None).knowledge
-    assert GoldenEntry(
-        "minimaxm3_eagle3_gqa.yaml", "minimaxm3", "eagle3", ("Inferact/MiniMax-M3-EAGLE3-GQA",)
-    ) in k.golden
+    assert (
+        GoldenEntry(
+            "minimaxm3_eagle3_gqa.yaml", "minimaxm3", "eagle3", ("Inferact/MiniMax-M3-EAGLE3-GQA",)
+        )
+        in k.golden
+    )
     assert k.spec_methods["nextn"] == "mtp"
     assert k.memory.default_limit["vllm"] == 0.90 and k.memory.engine_default["atom"] == 0.90
     assert k.upstream_engines["vllm"] == UpstreamEngine("vLLM", ("vllm/vllm-openai",), ())
