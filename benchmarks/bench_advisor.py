@@ -178,15 +178,7 @@ def run_real(args: argparse.Namespace) -> int:
             change = build_changeset(base, head, changed)
             raw = head.read(".recipe-bot.yml")
             config = build_config(raw.decode() if raw else None)
-            ctx = Context(
-                tree=head,
-                config=config,
-                base=base,
-                changed=changed,
-                mode="pr",
-                change=change,
-                review_date=datetime.date(2026, 11, 30),
-            )
+            ctx = Context.for_change(change, config, review_date=datetime.date(2026, 11, 30))
             report = lint(ctx, paths=sorted(changed))
             questions = build_questions(change, PrText(), head_paths=ctx.all_paths())
             before = len(fake.requests)

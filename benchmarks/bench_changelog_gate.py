@@ -292,13 +292,12 @@ def gate_rules() -> list[Any]:
 
 
 def run_ours(repo: Path, pair: Pair, rules: list[Any]) -> None:
-    from bot.core import engine
     from bot.core.changeset import build_changeset
     from bot.core.config import build_config
     from bot.core.engine import Context, lint, route
     from bot.sources import GitTree
 
-    engine._PARSE_CACHE.clear()  # cold: every pair parses both sides again
+    # cold: each context has its own parse cache, so every pair parses both sides again
     start = time.perf_counter()
     with GitTree(repo, pair.base) as base, GitTree(repo, pair.head) as head:
         raw = base.read(".recipe-bot.yml")
@@ -306,15 +305,7 @@ def run_ours(repo: Path, pair: Pair, rules: list[Any]) -> None:
         changed = changed_files(repo, pair.base, pair.head)
         paths = [p for p in changed if route(p, config) in ("changelog", "master_config")]
         change = build_changeset(base, head, changed, pr=pair.pr)
-        ctx = Context(
-            tree=head,
-            config=config,
-            pr=pair.pr,
-            base=base,
-            changed=frozenset(changed),
-            mode="pr",
-            change=change,
-        )
+        ctx = Context.for_change(change, config)
         report = lint(ctx, paths=paths, rules=rules)
     pair.our_s = time.perf_counter() - start
     errors = [f for f in report.findings if f.severity == "error"]
@@ -373,7 +364,6 @@ def hostile_cases(base_text: str) -> dict[str, bytes]:
 
 
 def run_hostile(repo: Path, rules: list[Any]) -> list[dict[str, Any]]:
-    from bot.core import engine
     from bot.core.changeset import build_changeset
     from bot.core.config import build_config
     from bot.core.engine import Context, lint
@@ -384,22 +374,13 @@ def run_hostile(repo: Path, rules: list[Any]) -> list[dict[str, Any]]:
         raw = base.read(CHANGELOG)
         base_text = raw.decode("utf-8") if raw is not None else ""
         for name, data in hostile_cases(base_text).items():
-            engine._PARSE_CACHE.clear()
             head = Overlay(base, {CHANGELOG: data})
             start = time.perf_counter()
             crashed = ""
             findings: list[str] = []
             try:
                 change = build_changeset(base, head, [CHANGELOG], pr=2800)
-                ctx = Context(
-                    tree=head,
-                    config=build_config(None),
-                    pr=2800,
-                    base=base,
-                    changed=frozenset({CHANGELOG}),
-                    mode="pr",
-                    change=change,
-                )
+                ctx = Context.for_change(change, build_config(None))
                 report = lint(ctx, paths=[CHANGELOG], rules=rules)
                 counts: dict[str, int] = {}
                 for f in report.findings:

@@ -46,22 +46,26 @@ rules_s = defaultdict(float)
 other_parse = defaultdict(float)
 if mode == "instrumented":
     pending = [0.0]  # parse time spent inside the rule currently running
-    orig_parsed = Context.parsed
     orig_run = engine._run
+    from bot.parse.kinds import PARSERS
 
-    def timed_parsed(self, kind, path, parse, tree=None):
-        def timed(p, text, **kw):
+    def timed(kind, parse):
+        def run(p, text, opts):
             s = time.perf_counter()
             try:
-                return parse(p, text, **kw)
+                return parse(p, text, opts)
             finally:
                 dt = time.perf_counter() - s
                 pending[0] += dt
-                if kind in ("recipe", "changelog") and tree in (None, self.tree):
+                if kind in ("recipe", "changelog"):
                     parse_s[p] += dt
                 else:
                     other_parse[kind] += dt
-        return orig_parsed(self, kind, path, timed, tree)
+
+        return run
+
+    # the context receives the parser table: hand it timed parsers
+    timed_parsers = {kind: timed(kind, parse) for kind, parse in PARSERS.items()}
 
     def timed_run(rm, parsed, ctx):
         path = getattr(parsed, "path", "?")
@@ -77,13 +81,15 @@ if mode == "instrumented":
             rules_s[path] += time.perf_counter() - s - (pending[0] - before)
             yield item
 
-    Context.parsed = timed_parsed
     engine._run = timed_run
 
 ns = argparse.Namespace(repo=repo, base=None, head=None, config=None, pr=None)
 closers = []
 job = _repo_job(ns, closers)
-ctx = Context(tree=job.tree, config=job.config, pr=None, base=None, changed=None, mode="tree")
+if mode == "instrumented":
+    ctx = Context.for_tree(job.tree, job.config, parsers=timed_parsers)
+else:
+    ctx = Context.for_tree(job.tree, job.config)
 if mode == "instrumented":  # per-file timings need one process
     report = lint(ctx, paths=job.paths)
 else:  # as `bot lint` runs: two cores

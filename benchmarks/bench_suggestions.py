@@ -161,14 +161,9 @@ def main() -> int:
             text = next((tip.read(n) for n in CONFIG_FILENAMES if tip.read(n)), None)
             config = build_config(text.decode("utf-8", "replace") if text else None)
             change = build_changeset(base, tree, changed, pr=number)
-            ctx = Context(
-                tree=tree,
-                config=config,
-                pr=number,
-                base=base,
-                changed=frozenset(changed),
-                mode="pr",
-                change=change,
+            ctx = Context.for_change(
+                change,
+                config,
                 review_date=datetime.date.fromisoformat(opts.date),
                 repository="SemiAnalysisAI/InferenceX",
             )

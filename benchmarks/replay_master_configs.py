@@ -70,15 +70,7 @@ def replay(repo: Path, count: int, all_rules: bool) -> list[dict[str, Any]]:
             config = build_config(cfg_text.decode() if cfg_text else None)
             paths = changed_paths(repo, f"{sha}^", sha)
             change = build_changeset(base, head, paths)
-            ctx = Context(
-                tree=head,
-                config=config,
-                base=base,
-                changed=frozenset(paths),
-                mode="pr",
-                change=change,
-                review_date=day,
-            )
+            ctx = Context.for_change(change, config, review_date=day)
             report = lint(ctx, paths=[p for p in paths if head.read(p) is not None], rules=rules)
         results.append(
             {

@@ -600,24 +600,28 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
                         "paths; not checked",
                         file=err,
                     )
-            mode = "pr" if job.base is not None else ("paths" if args.paths else "tree")
             change = None
+            review_date = args.date or datetime.date.today()
+            repository = args.github_repo or job.repository
             if job.base is not None:
                 change = build_changeset(
                     job.base, job.tree, job.changed or (), pr=args.pr, author=args.author
                 )
-            ctx = Context(
-                tree=job.tree,
-                config=job.config,
-                pr=args.pr,
-                base=job.base,
-                changed=job.changed,
-                mode=mode,
-                change=change,
-                review_date=args.date or datetime.date.today(),
-                repository=args.github_repo or job.repository,
-                base_tip=job.base_tip,
-            )
+                ctx = Context.for_change(
+                    change,
+                    job.config,
+                    review_date=review_date,
+                    repository=repository,
+                    base_tip=job.base_tip,
+                )
+            else:
+                ctx = Context.for_tree(
+                    job.tree,
+                    job.config,
+                    pr=args.pr,
+                    review_date=review_date,
+                    repository=repository,
+                )
             reports.append((job, lint_parallel(ctx, paths=job.paths, rules=rules)))
             if advisor is not None and change is not None:
                 changes.append((ctx, reports[-1][1]))
@@ -1102,7 +1106,7 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
     from bot.signoff.gather import SignedComment, Signer, gather
     from bot.signoff.render import render_verdict_comment
     from bot.signoff.verify import verify_all
-    from bot.sources import _git  # the PR's commits: `git rev-list`
+    from bot.sources import git  # the PR's commits: `git rev-list`
 
     if len(args.body) != len(args.author):
         raise UsageError(
@@ -1132,16 +1136,7 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
         config = _config_from(base_tip, args.config, f"at {args.base}")
         changed = frozenset(changed_paths(repo, args.base, args.head))
         change = build_changeset(base_tree, head_tree, changed, pr=args.pr, author=author)
-        ctx = Context(
-            tree=head_tree,
-            config=config,
-            pr=args.pr,
-            base=base_tree,
-            changed=changed,
-            mode="pr",
-            change=change,
-            review_date=args.date or datetime.date.today(),
-        )
+        ctx = Context.for_change(change, config, review_date=args.date or datetime.date.today())
         report = lint(ctx, paths=sorted(changed))
         teams = None
         if args.teams is not None:
@@ -1166,7 +1161,7 @@ def cmd_signoff_check(args: argparse.Namespace, out: TextIO, err: TextIO) -> int
                 return tuple(sorted(changed)), ()
 
             def commits(self) -> tuple[str, ...] | None:
-                out = _git(repo, "rev-list", "--reverse", f"{fork}..{resolved}").decode().split()
+                out = git(repo, "rev-list", "--reverse", f"{fork}..{resolved}").decode().split()
                 return tuple(out)
 
             def check_runs(self, commits: tuple[str, ...] | None) -> tuple[Any, ...] | None:

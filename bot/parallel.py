@@ -17,7 +17,7 @@ import os
 import pickle
 from typing import Any
 
-from bot.core.engine import Context, Report, _dedupe, lint, route
+from bot.core.engine import Context, Report, dedupe, lint, route
 from bot.core.model import Finding
 from bot.core.registry import RuleModule, all_rules
 from bot.parse.recipe import describe_path
@@ -50,8 +50,8 @@ def _share(ctx: Context, paths: list[str]) -> tuple[list[str], list[str]]:
         if p.endswith((".yaml", ".yml")):
             key = folder
         else:  # RCP002 reads spec-decode siblings of the same model and SKU
-            _, model, _, sku, _ = describe_path(p)
-            key = f"sh:{model or name}:{sku}"
+            parts = describe_path(p)
+            key = f"sh:{parts.model or name}:{parts.sku}"
         groups.setdefault(key, []).append(p)
     mine: list[str] = []
     theirs: list[str] = []
@@ -113,7 +113,7 @@ def lint_parallel(
         got = _parts(lint(ctx, paths=worker_paths, rules=per_file))
     findings: list[Finding] = [*mine.findings, *got[0]]
     findings.sort(key=Finding.sort_key)
-    findings = _dedupe(findings)
+    findings = dedupe(findings)
     return Report(
         findings=findings,
         files=sorted({*mine.files, *got[1]}),

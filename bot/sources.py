@@ -240,7 +240,7 @@ def _git_env() -> dict[str, str]:
     return env
 
 
-def _git(repo_dir: str | os.PathLike[str], *args: str) -> bytes:
+def git(repo_dir: str | os.PathLike[str], *args: str) -> bytes:
     """Run one git command; SourceError with git's first line of complaint on failure."""
     try:
         proc = subprocess.run(
@@ -279,7 +279,7 @@ def git_toplevel(repo_dir: str | os.PathLike[str]) -> Path:
     if known is not None and known.is_dir():
         return known
     try:
-        out = _git(repo_dir, "rev-parse", "--show-toplevel")
+        out = git(repo_dir, "rev-parse", "--show-toplevel")
     except SourceError:
         raise SourceError(f"not a git repository: {repo_dir}") from None
     top = out.decode("utf-8", "surrogateescape").strip()
@@ -308,7 +308,7 @@ def resolve_ref(repo_dir: str | os.PathLike[str], ref: str) -> str:
     if known is not None:
         return known
     try:
-        out = _git(
+        out = git(
             repo_dir, "rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"
         )
     except SourceError:
@@ -326,7 +326,7 @@ def merge_base(repo_dir: str | os.PathLike[str], base: str, head: str | None = N
     base_sha = resolve_ref(repo_dir, base)
     head_sha = resolve_ref(repo_dir, head or "HEAD")
     try:
-        out = _git(repo_dir, "merge-base", base_sha, head_sha)
+        out = git(repo_dir, "merge-base", base_sha, head_sha)
     except SourceError:
         raise SourceError(
             f"{base!r} and {head or 'HEAD'!r} have no common ancestor in {repo_dir}"
@@ -352,13 +352,13 @@ def changed_paths(
     top = git_toplevel(repo_dir)
     if head is not None:
         b, h = resolve_ref(repo_dir, base), resolve_ref(repo_dir, head)
-        out = _git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", f"{b}...{h}")
+        out = git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", f"{b}...{h}")
         paths = set(_split_z(out))
     else:
         mb = merge_base(repo_dir, base)
-        out = _git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", mb)
+        out = git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", mb)
         paths = set(_split_z(out))
-        untracked = _git(top, "ls-files", "--others", "--exclude-standard", "-z", "--full-name")
+        untracked = git(top, "ls-files", "--others", "--exclude-standard", "-z", "--full-name")
         paths.update(_split_z(untracked))
     return sorted(p[len(prefix) :] for p in paths if p.startswith(prefix))
 
@@ -446,7 +446,7 @@ class GitTree:
         self.commit = resolve_ref(repo_dir, ref)
         self._top = git_toplevel(repo_dir)
         prefix = _prefix(repo_dir)
-        out = _git(self._top, "ls-tree", "-r", "-z", "-l", "--full-tree", self.commit)
+        out = git(self._top, "ls-tree", "-r", "-z", "-l", "--full-tree", self.commit)
         self._blobs: dict[str, tuple[str, int]] = {}
         for entry in out.split(b"\x00"):
             if not entry:
@@ -540,7 +540,7 @@ _GITHUB_REMOTE = re.compile(
 def github_repository(repo_dir: str | os.PathLike[str], remote: str = "origin") -> str | None:
     """`owner/name` of the GitHub repository `remote` points to, or None."""
     try:
-        url = _git(repo_dir, "remote", "get-url", "--", remote).decode().strip()
+        url = git(repo_dir, "remote", "get-url", "--", remote).decode().strip()
     except (SourceError, UnicodeDecodeError):
         return None
     m = _GITHUB_REMOTE.match(url)

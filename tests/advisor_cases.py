@@ -41,14 +41,5 @@ def change_of(
     changed = {p for p in paths if base.get(p) != head.get(p)}
     change = build_changeset(bt, ht, changed, pr=pr)
     config = build_config(head.get(".recipe-bot.yml"), source=".recipe-bot.yml")
-    ctx = Context(
-        tree=ht,
-        config=config,
-        pr=pr,
-        base=bt,
-        changed=frozenset(changed),
-        mode="pr",
-        change=change,
-        review_date=TODAY,
-    )
+    ctx = Context.for_change(change, config, review_date=TODAY)
     return change, lint(ctx, paths=sorted(changed))

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.changeset import build_changeset
 from bot.core.config import Config, build_config
 from bot.core.engine import Context, Report, lint
 from bot.core.registry import RuleModule, all_rules
@@ -41,12 +42,12 @@ def run(
     base: str | None = None,
     rules: list[RuleModule] | None = None,
 ) -> Report:
-    ctx = Context(
-        tree=MemoryTree({PATH: text}),
-        config=config(),
-        pr=pr,
-        base=MemoryTree({PATH: base}) if base is not None else None,
-    )
+    tree = MemoryTree({PATH: text})
+    if base is None:
+        ctx = Context.for_tree(tree, config(), pr=pr)
+    else:
+        change = build_changeset(MemoryTree({PATH: base}), tree, [PATH], pr=pr)
+        ctx = Context.for_change(change, config())
     return lint(ctx, paths=[PATH], rules=rules if rules is not None else chl_rules())
 
 
@@ -297,7 +298,8 @@ def test_pr_link_prefix_comes_from_knowledge() -> None:
     fork = "https://github.com/example/bench/pull/"
     cfg = build_config(f"knowledge:\n  changelog:\n    pr_link_prefix: {fork!r}\n")
     head = BASE + "\n" + entry("x", link=f"{fork}7")
-    ctx = Context(tree=MemoryTree({PATH: head}), config=cfg, pr=7, base=MemoryTree({PATH: BASE}))
+    change = build_changeset(MemoryTree({PATH: BASE}), MemoryTree({PATH: head}), [PATH], pr=7)
+    ctx = Context.for_change(change, cfg)
     assert lint(ctx, paths=[PATH], rules=chl_rules()).findings == []
 
 

@@ -53,15 +53,7 @@ def gate(
     base_tree, head_tree = MemoryTree(base), MemoryTree(head)
     changed = sorted(p for p in {*base, *head} if base.get(p) != head.get(p))
     change = build_changeset(base_tree, head_tree, changed, pr=pr)
-    ctx = Context(
-        tree=head_tree,
-        config=config(),
-        pr=pr,
-        base=base_tree,
-        changed=frozenset(changed),
-        mode="pr",
-        change=change,
-    )
+    ctx = Context.for_change(change, config())
     return lint(ctx, paths=changed, rules=gate_rules())
 
 

@@ -51,14 +51,13 @@ def shape(log: C.Changelog) -> tuple[Any, ...]:
 
 
 def full(text: str) -> C.Changelog:
-    C._RECENT.clear()
     return C.parse_changelog(PATH, text)
 
 
 def after(base: str, head: str) -> C.Changelog:
-    C._RECENT.clear()
-    C.parse_changelog(PATH, base)
-    return C.parse_changelog(PATH, head)
+    memory = C.ChangelogMemory()
+    C.parse_changelog(PATH, base, memory)
+    return C.parse_changelog(PATH, head, memory)
 
 
 BASE = log(*(entry(n) for n in range(1, 9)), header="# history\n\n")
@@ -98,8 +97,8 @@ def test_an_anchor_in_the_remembered_text_disables_the_shortcut() -> None:
 
 def test_the_tail_is_what_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None:
     head = HEADS["appended"]
-    C._RECENT.clear()
-    C.parse_changelog(PATH, BASE)
+    memory = C.ChangelogMemory()
+    C.parse_changelog(PATH, BASE, memory)
     seen: list[int] = []
     real = C.load_safe
 
@@ -108,14 +107,15 @@ def test_the_tail_is_what_is_read_again(monkeypatch: pytest.MonkeyPatch) -> None
         return real(text, **kw)
 
     monkeypatch.setattr(C, "load_safe", spy)
-    C.parse_changelog(PATH, head)
+    C.parse_changelog(PATH, head, memory)
     # entry 8 (may have changed: it ends where the head differs) and entry 9
     assert seen == [len(entry(8) + "\n" + entry(9))]
 
 
 def test_the_entries_are_fresh_objects() -> None:
-    base_log = full(BASE)
-    head_log = C.parse_changelog(PATH, HEADS["appended"])
+    memory = C.ChangelogMemory()
+    base_log = C.parse_changelog(PATH, BASE, memory)
+    head_log = C.parse_changelog(PATH, HEADS["appended"], memory)
     assert not {id(e) for e in base_log.entries} & {id(e) for e in head_log.entries}
 
 

@@ -61,9 +61,8 @@ def fake_check(recipe: Any, ctx: Context) -> Iterator[Finding]:
 
 @pytest.fixture
 def fake_rules(monkeypatch: pytest.MonkeyPatch) -> list[Context]:
-    monkeypatch.setattr(
-        registry, "_CACHE", [RuleModule(rule=FAKE, check=fake_check, module="test")]
-    )
+    fake = (RuleModule(rule=FAKE, check=fake_check, module="test"),)
+    monkeypatch.setattr(registry, "_registry", lambda: fake)
     SEEN.clear()
     return SEEN
 

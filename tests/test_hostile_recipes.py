@@ -31,7 +31,7 @@ def config() -> Config:
 
 
 def run_lint(content: str | bytes, path: str = PATH) -> Report:
-    ctx = Context(tree=MemoryTree({path: content}), config=config())
+    ctx = Context.for_tree(MemoryTree({path: content}), config())
     return lint(ctx, [path])
 
 

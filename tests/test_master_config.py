@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.changeset import build_changeset
 from bot.core.config import Config, build_config
 from bot.core.engine import Context, Report, lint
 from bot.core.registry import RuleModule, all_rules
@@ -105,15 +106,13 @@ def run(
     paths: list[str] | None = None,
     rules: list[RuleModule] | None = None,
     review_date: datetime.date | None = None,
-    mode: str = "paths",
 ) -> Report:
-    ctx = Context(
-        tree=MemoryTree(files),
-        config=config(),
-        base=MemoryTree(base) if base is not None else None,
-        mode="pr" if base is not None else mode,
-        review_date=review_date,
-    )
+    tree = MemoryTree(files)
+    if base is None:
+        ctx = Context.for_tree(tree, config(), review_date=review_date)
+    else:
+        change = build_changeset(MemoryTree(base), tree, set(files) | set(base))
+        ctx = Context.for_change(change, config(), review_date=review_date)
     return lint(ctx, paths=paths or list(files), rules=rules if rules is not None else cfg_rules())
 
 
@@ -295,14 +294,14 @@ def test_real_master_configs_parse_and_validate(name: str) -> None:
         assert entry.raw.startswith(entry.key)
         for field in ("image", "framework", "runner", "model-prefix"):
             assert text.splitlines()[entry.key_lines[field] - 1].lstrip().startswith(field + ":")
-    report = run({f"configs/{name}": text}, rules=cfg_rules("CFG000", "CFG001"), mode="tree")
+    report = run({f"configs/{name}": text}, rules=cfg_rules("CFG000", "CFG001"))
     assert report.findings == []
 
 
 def test_real_tree_findings_are_the_known_ones() -> None:
     """Tree mode on both real files: merged exceptions as warnings and info, nothing blocking."""
     files = {f"configs/{n}": _real(n) for n in REAL}
-    report = run(files, mode="tree", review_date=datetime.date(2026, 8, 22))
+    report = run(files, review_date=datetime.date(2026, 8, 22))
     got = sorted((f.rule, f.severity, f.path, f.subject.split()[0]) for f in report.findings)
     assert got == [
         ("CFG003", "warning", "configs/amd-master.yaml", "dsr1-fp8-mi355x-sglang-disagg"),
@@ -373,7 +372,7 @@ def test_cfg004_same_pull_request_and_other_runner_label() -> None:
     alone = "\n" + trt + "\n"
     found = run({PATH: alone}, base={}, rules=cfg_rules("CFG004"))
     assert [(f.rule, f.severity) for f in found.findings] == [("CFG004", "error")]
-    tree = run({PATH: alone}, mode="tree", rules=cfg_rules("CFG004"))
+    tree = run({PATH: alone}, rules=cfg_rules("CFG004"))
     assert [(f.rule, f.severity) for f in tree.findings] == [("CFG004", "info")]
 
 
@@ -390,7 +389,7 @@ def test_cfg005_needs_a_review_date_and_honours_the_last_day() -> None:
     )
     found = run({PATH: glm}, base={}, rules=rules, review_date=datetime.date(2026, 8, 22))
     assert [(f.rule, f.line, f.severity) for f in found.findings] == [("CFG005", 6, "error")]
-    tree = run({PATH: glm}, mode="tree", rules=rules, review_date=datetime.date(2026, 8, 22))
+    tree = run({PATH: glm}, rules=rules, review_date=datetime.date(2026, 8, 22))
     assert [(f.rule, f.severity) for f in tree.findings] == [("CFG005", "warning")]
 
 

@@ -215,10 +215,9 @@ def lint(
     *,
     path: str = MM3,
     files: Mapping[str, str] | None = None,
-    mode: str = "tree",
 ) -> list[Finding]:
     tree = MemoryTree({path: text, **CURVES, **(files or {})})
-    ctx = Context(tree=tree, config=default_config(), mode=mode)
+    ctx = Context.for_tree(tree, default_config())
     return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
 
 
@@ -229,15 +228,7 @@ def lint_pr(
     base = {**CURVES, **base}
     base_tree, head_tree = MemoryTree(base), MemoryTree(head)
     changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
-    ctx = Context(
-        tree=head_tree,
-        config=default_config(),
-        pr=7,
-        base=base_tree,
-        changed=frozenset(changed),
-        mode="pr",
-        change=build_changeset(base_tree, head_tree, changed, pr=7),
-    )
+    ctx = Context.for_change(build_changeset(base_tree, head_tree, changed, pr=7), default_config())
     return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
 
 
@@ -428,7 +419,7 @@ def test_master_launch_join() -> None:
         )
     )
     tree = MemoryTree({MM3: mm3(), MASTER: text, f"{ROOT}/x-eval.yaml": "{}"})
-    ctx = Context(tree=tree, config=default_config(), mode="tree")
+    ctx = Context.for_tree(tree, default_config())
     runs = master_launches(ctx)
     (run,) = runs[MM3]
     assert run.injects_acceptance and run.scenario == "agentic-coding"
@@ -482,7 +473,7 @@ def test_rcp002_new_recipe_above_same_directory_siblings() -> None:
     assert lint_pr("RCP002", {MM3: text}, {}, MM3) == []
 
 
-def test_rcp002_same_answer_for_a_lone_file_and_a_whole_tree() -> None:
+def test_rcp002_without_a_base_warns_and_with_one_errs() -> None:
     path = "benchmarks/single_node/agentic/kimik3_fp4_b300_vllm_mtp.sh"
     text = (
         "#!/usr/bin/env bash\n"
@@ -491,11 +482,8 @@ def test_rcp002_same_answer_for_a_lone_file_and_a_whole_tree() -> None:
         '    --speculative-config \'{"method": "dspark", "model": "Inferact/Kimi-K3-DSpark", '
         '"num_speculative_tokens": 3}\' &\n'
     )
-    as_file = lint("RCP002", text, path=path, mode="paths")
-    as_tree = lint("RCP002", text, path=path, mode="tree")
-    assert [(f.line, f.severity, f.message.en) for f in as_file] == [
-        (f.line, f.severity, f.message.en) for f in as_tree
-    ]
+    # a lone file and a whole tree are the same run (no base): the context has one tree mode
+    as_file = lint("RCP002", text, path=path)
     assert lines(as_file) == [2] and as_file[0].severity == "warning"
     assert "without a PR base" in as_file[0].message.en
     # the PR's base decides: a new recipe is an error
@@ -556,7 +544,7 @@ def test_unreadable_multinode_recipe_is_an_rcp000_finding(
         assert any(f.line == line for f in found)
     # and no other rule crashes on it
     tree = MemoryTree({path: text, **CURVES})
-    run_lint(Context(tree=tree, config=default_config(), mode="tree"), paths=[path])
+    run_lint(Context.for_tree(tree, default_config()), paths=[path])
 
 
 def test_duplicate_keys_keep_the_last_value_as_srtctl_does() -> None:
@@ -588,7 +576,7 @@ def _cfg006(al: str, recipe_text: str) -> list[Finding]:
     )
     text = master((written, extra))
     tree = MemoryTree({MASTER: text, MM3: recipe_text, **CURVES})
-    ctx = Context(tree=tree, config=default_config(), mode="tree")
+    ctx = Context.for_tree(tree, default_config())
     return run_lint(ctx, paths=[MASTER], rules=[rule("CFG006")]).findings
 
 

@@ -50,7 +50,7 @@ def _tree() -> MemoryTree:
 
 
 def _ctx() -> Context:
-    return Context(tree=_tree(), config=build_config(None), mode="tree")
+    return Context.for_tree(_tree(), build_config(None))
 
 
 def _key(report: object) -> list[tuple[object, ...]]:
@@ -84,7 +84,7 @@ def test_small_runs_stay_in_one_process(monkeypatch: pytest.MonkeyPatch) -> None
 
     monkeypatch.setattr(os, "fork", no_fork)
     tree = MemoryTree({"benchmarks/single_node/fixed_seq_len/a_fp8_h100.sh": "vllm serve m &\n"})
-    ctx = Context(tree=tree, config=build_config(None), mode="tree")
+    ctx = Context.for_tree(tree, build_config(None))
     assert parallel.lint_parallel(ctx).files == [
         "benchmarks/single_node/fixed_seq_len/a_fp8_h100.sh"
     ]

@@ -49,14 +49,7 @@ def _cfg004(head: dict[str, str], base: dict[str, str]) -> list[str]:
     rules = [rm for rm in all_rules() if rm.rule.id == "CFG004"]
     bt, ht = MemoryTree(base), MemoryTree(head)
     changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
-    ctx = Context(
-        tree=ht,
-        config=build_config(None),
-        base=bt,
-        changed=frozenset(changed),
-        mode="pr",
-        change=build_changeset(bt, ht, changed, pr=1),
-    )
+    ctx = Context.for_change(build_changeset(bt, ht, changed, pr=1), build_config(None))
     return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
 
 
@@ -72,15 +65,7 @@ def _rcp008(head: dict[str, str], base: dict[str, str], pr: int = 42) -> list[st
     rules = [rm for rm in all_rules() if rm.rule.id == "RCP008"]
     bt, ht = MemoryTree(base), MemoryTree(head)
     changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
-    ctx = Context(
-        tree=ht,
-        config=build_config(None),
-        pr=pr,
-        base=bt,
-        changed=frozenset(changed),
-        mode="pr",
-        change=build_changeset(bt, ht, changed, pr=pr),
-    )
+    ctx = Context.for_change(build_changeset(bt, ht, changed, pr=pr), build_config(None))
     return [f.message.en for f in lint(ctx, paths=[RECIPE], rules=rules).findings]
 
 
@@ -122,14 +107,21 @@ def _entry(key: str, link: str) -> str:
     )
 
 
+def _changelog_pr(head: str, base: str, pr: int, tip: str | None = None) -> Context:
+    """The changelog changed by pull request `pr`; `tip`: the base branch's newer tip."""
+    change = build_changeset(
+        MemoryTree({CHANGELOG: base}), MemoryTree({CHANGELOG: head}), [CHANGELOG], pr=pr
+    )
+    return Context.for_change(
+        change,
+        build_config(None),
+        base_tip=MemoryTree({CHANGELOG: tip}) if tip is not None else None,
+    )
+
+
 def _changelog(head: str, base: str, pr: int) -> list[tuple[str, str]]:
     rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
-    ctx = Context(
-        tree=MemoryTree({CHANGELOG: head}),
-        config=build_config(None),
-        pr=pr,
-        base=MemoryTree({CHANGELOG: base}),
-    )
+    ctx = _changelog_pr(head, base, pr)
     return [(f.rule, f.severity) for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
 
 
@@ -157,13 +149,9 @@ def _cfg005(head: str, base: str) -> list[str]:
 
     rules = [rm for rm in all_rules() if rm.rule.id == "CFG005"]
     bt, ht = MemoryTree({MASTER: base}), MemoryTree({MASTER: head})
-    ctx = Context(
-        tree=ht,
-        config=build_config(None),
-        base=bt,
-        changed=frozenset({MASTER}),
-        mode="pr",
-        change=build_changeset(bt, ht, {MASTER}, pr=1),
+    ctx = Context.for_change(
+        build_changeset(bt, ht, {MASTER}, pr=1),
+        build_config(None),
         review_date=datetime.date(2026, 8, 22),
     )
     return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
@@ -193,14 +181,7 @@ def test_schema_findings_when_the_pr_changes_the_schema_code() -> None:
         head = {MASTER: bad, code: head_code}
         bt, ht = MemoryTree(base), MemoryTree(head)
         changed = {p for p in head if head[p] != base.get(p)}
-        ctx = Context(
-            tree=ht,
-            config=build_config(None),
-            base=bt,
-            changed=frozenset(changed),
-            mode="pr",
-            change=build_changeset(bt, ht, changed, pr=1),
-        )
+        ctx = Context.for_change(build_changeset(bt, ht, changed, pr=1), build_config(None))
         return [(f.severity, f.message.en) for f in lint(ctx, paths=[MASTER], rules=rules).findings]
 
     same = run("class Entry: ...\n")
@@ -221,7 +202,8 @@ def test_rcp002_absent_flag_runs_at_the_engine_default() -> None:
 
     def run(cfg: str | None) -> list[int]:
         config = build_config(cfg, source=".recipe-bot.yml")
-        ctx = Context(tree=MemoryTree({path: text}), config=config, base=MemoryTree({}), mode="pr")
+        change = build_changeset(MemoryTree({}), MemoryTree({path: text}), [path])
+        ctx = Context.for_change(change, config)
         return [f.line for f in lint(ctx, paths=[path], rules=rules).findings]
 
     assert run(None) == []  # vLLM's default 0.90 is the limit
@@ -259,13 +241,7 @@ def test_entries_a_stale_branch_carries_from_the_base_tip_are_not_the_prs() -> N
     rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
 
     def run(with_tip: bool) -> list[str]:
-        ctx = Context(
-            tree=MemoryTree({CHANGELOG: head}),
-            config=build_config(None),
-            pr=60,
-            base=MemoryTree({CHANGELOG: merge_base}),
-            base_tip=MemoryTree({CHANGELOG: tip}) if with_tip else None,
-        )
+        ctx = _changelog_pr(head, merge_base, 60, tip=tip if with_tip else None)
         return [f.rule for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
 
     assert "CHL002" in run(False)  # without the tip, #50's entry looks like this PR's
@@ -424,11 +400,11 @@ def test_env_domains_come_from_the_knowledge_and_a_repo_can_add_inputs() -> None
         'vllm serve m --gpu-memory-utilization "$MEM" &\n'
     )
     tree = MemoryTree({path: text})
-    default = Context(tree=tree, config=build_config(None))
+    default = Context.for_tree(tree, build_config(None))
     assert default.env_domains()["EVAL_ONLY"] == frozenset({"", "true", "false"})
     assert len(default.recipe(path).launches) == 2
     own = build_config("knowledge:\n  env_domains:\n    SPEC: ['on', 'off']\n")
-    ctx = Context(tree=tree, config=own)
+    ctx = Context.for_tree(tree, own)
     # "yes" is not a value SPEC takes in this repository: one path
     assert [la.flag("--gpu-memory-utilization").value.text for la in ctx.recipe(path).launches] == [
         "0.95"
@@ -448,13 +424,7 @@ def test_a_stacked_branch_carries_an_entry_main_merged_mid_file() -> None:
     rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
 
     def run(with_tip: bool) -> list[str]:
-        ctx = Context(
-            tree=MemoryTree({CHANGELOG: head}),
-            config=build_config(None),
-            pr=60,
-            base=MemoryTree({CHANGELOG: merge_base}),
-            base_tip=MemoryTree({CHANGELOG: tip}) if with_tip else None,
-        )
+        ctx = _changelog_pr(head, merge_base, 60, tip=tip if with_tip else None)
         return sorted(f.rule for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings)
 
     assert "CHL003" in run(False)
@@ -466,13 +436,7 @@ def test_the_prs_own_entry_is_its_own_even_when_the_tip_has_it() -> None:
     a = _entry("a-fp8-h100-vllm", f"{PULL}10")
     p = _entry("p-fp8-h100-vllm", f"{PULL}60")
     head = a + p  # no blank line between: a separator warning on the PR's own entry
-    ctx = Context(
-        tree=MemoryTree({CHANGELOG: head}),
-        config=build_config(None),
-        pr=60,
-        base=MemoryTree({CHANGELOG: a}),
-        base_tip=MemoryTree({CHANGELOG: head}),
-    )
+    ctx = _changelog_pr(head, a, 60, tip=head)
     rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
     found = [(f.rule, f.severity) for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
     assert found == [("CHL007", "warning")]  # not "rewrites merged history" (CHL008)

@@ -50,7 +50,7 @@ def lint(
 ) -> list[Finding]:
     """Lint one recipe outside a pull request (a whole tree or named files)."""
     tree = MemoryTree({path: text, **(files or {})})
-    ctx = Context(tree=tree, config=config or default_config(), mode="tree")
+    ctx = Context.for_tree(tree, config or default_config())
     return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
 
 
@@ -65,15 +65,7 @@ def lint_pr(
     base_tree, head_tree = MemoryTree(base), MemoryTree(head)
     changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
     change = build_changeset(base_tree, head_tree, changed, pr=pr)
-    ctx = Context(
-        tree=head_tree,
-        config=default_config(),
-        pr=pr,
-        base=base_tree,
-        changed=frozenset(changed),
-        mode="pr",
-        change=change,
-    )
+    ctx = Context.for_change(change, default_config())
     return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
 
 

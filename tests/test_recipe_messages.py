@@ -30,7 +30,7 @@ CASES = {
 def rcp000(text: str | bytes) -> list[tuple[int, str, str]]:
     rm = get_rule("RCP000")
     assert rm is not None
-    ctx = Context(tree=MemoryTree({PATH: text}), config=build_config(None))
+    ctx = Context.for_tree(MemoryTree({PATH: text}), build_config(None))
     report = lint(ctx, paths=[PATH], rules=[rm])
     return [(f.line, f.message.en, f.fix.en if f.fix else "") for f in report.findings]
 

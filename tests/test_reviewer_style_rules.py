@@ -25,13 +25,10 @@ def run(
     base_tree = MemoryTree(dict(base)) if base is not None else None
     changed = sorted(set(head) | set(base or {}))
     change = build_changeset(base_tree, tree, changed) if base_tree is not None else None
-    ctx = Context(
-        tree=tree,
-        config=build_config(None),
-        base=base_tree,
-        changed=frozenset(changed) if base_tree is not None else None,
-        mode="pr" if change is not None else "paths",
-        change=change,
+    ctx = (
+        Context.for_change(change, build_config(None))
+        if change is not None
+        else Context.for_tree(tree, build_config(None))
     )
     paths = [p for p in head if p.startswith("benchmarks/")]
     return [f for f in lint(ctx, paths=paths, rules=rules).findings if f.rule == rule]

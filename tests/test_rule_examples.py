@@ -71,15 +71,11 @@ def run_example(rm: RuleModule, ex: Example) -> tuple[set[tuple[str, int]], set[
     change = None
     if base is not None:
         change = build_changeset(base, tree, [ex.path, *ex.files], pr=ex.pr)
-    ctx = Context(
-        tree=tree,
-        config=default_config(),
-        pr=ex.pr,
-        base=base,
-        changed=frozenset({ex.path}) if base is not None else None,
-        mode="pr" if change is not None else "paths",
-        change=change,
-        review_date=date.fromisoformat(ex.review_date) if ex.review_date else None,
+    review_date = date.fromisoformat(ex.review_date) if ex.review_date else None
+    ctx = (
+        Context.for_change(change, default_config(), review_date=review_date)
+        if change is not None
+        else Context.for_tree(tree, default_config(), pr=ex.pr, review_date=review_date)
     )
     # the suppression rules judge other rules' findings, so every rule runs for them
     rules = all_rules() if rm.rule.target == "suppression" else [rm]

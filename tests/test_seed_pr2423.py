@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from bot.core.changeset import build_changeset
 from bot.core.config import build_config
 from bot.core.engine import Context, lint
 from bot.core.tree import MemoryTree
@@ -43,14 +44,8 @@ def _base_of(head: dict[str, str]) -> dict[str, str]:
 def _seed_findings(head: dict[str, str], pr: int = 2423) -> list[tuple[str, str, int]]:
     base = _base_of(head)
     changed = frozenset(p for p in head if base.get(p) != head[p])
-    ctx = Context(
-        tree=MemoryTree(head),
-        config=build_config(head.get(".recipe-bot.yml")),
-        pr=pr,
-        base=MemoryTree(base),
-        changed=changed,
-        mode="pr",
-    )
+    change = build_changeset(MemoryTree(base), MemoryTree(head), changed, pr=pr)
+    ctx = Context.for_change(change, build_config(head.get(".recipe-bot.yml")))
     report = lint(ctx, paths=sorted(changed))
     return [(f.rule, f.path, f.line) for f in report.findings]
 

@@ -52,14 +52,9 @@ def _lint(
     if base is not None:
         changed = sorted(p for p in set(files) | set(base) if files.get(p) != base.get(p))
         change = build_changeset(base_tree, tree, changed, pr=7, author=author)  # type: ignore[arg-type]
-    ctx = Context(
-        tree=tree,
-        config=build_config(config_text),
-        pr=7 if base is not None else None,
-        base=base_tree,
-        changed=frozenset(changed) if changed is not None else None,
-        mode="pr" if change is not None else "paths",
-        change=change,
+    config = build_config(config_text)
+    ctx = (
+        Context.for_change(change, config) if change is not None else Context.for_tree(tree, config)
     )
     # these fixtures write short launches on one line: the style rule RCP012 has its own tests
     rules = [rm for rm in all_rules() if rm.rule.id != "RCP012"]
@@ -189,7 +184,7 @@ def test_what_the_rules_emit_on_the_real_tree_is_what_the_registry_declares() ->
         if path.is_file() and path.suffix in (".sh", ".yaml", ".yml", ".md"):
             files[path.relative_to(SHARED).as_posix()] = path.read_text("utf-8", "replace")
     config = build_config(None)
-    ctx = Context(tree=MemoryTree(files), config=config, mode="tree")
+    ctx = Context.for_tree(MemoryTree(files), config)
     report = lint(ctx)
     assert report.files, "nothing was linted"
     registry = {rm.rule.id: rm.rule for rm in all_rules()}

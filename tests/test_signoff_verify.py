@@ -672,9 +672,7 @@ def test_pr_content_reads_recipes_master_configs_and_multi_node_files() -> None:
     )
     changed = frozenset(head.paths())
     change = build_changeset(base, head, changed, pr=2600)
-    ctx = Context(
-        tree=head, config=config, pr=2600, base=base, changed=changed, mode="pr", change=change
-    )
+    ctx = Context.for_change(change, config)
     content = pr_content(ctx)
     by_name = {b.entry or b.path: b for b in content.benchmarks}
     recipe = by_name["benchmarks/single_node/agentic/dsr1_fp8_mi355x_vllm_mtp.sh"]
@@ -706,15 +704,7 @@ def test_append_only_is_read_from_new_changelog_entries() -> None:
     base = MemoryTree({"perf-changelog.yaml": first})
     head = MemoryTree({"perf-changelog.yaml": first + "\n" + entry})
     change = build_changeset(base, head, ["perf-changelog.yaml"], pr=2)
-    ctx = Context(
-        tree=head,
-        config=config,
-        pr=2,
-        base=base,
-        changed=frozenset({"perf-changelog.yaml"}),
-        mode="pr",
-        change=change,
-    )
+    ctx = Context.for_change(change, config)
     assert pr_content(ctx).append_only
 
 

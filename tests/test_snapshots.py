@@ -53,15 +53,11 @@ def bad_example_findings() -> Iterator[tuple[RuleModule, int, Example, list[Find
             tree = MemoryTree({ex.path: text, **ex.files})
             base = MemoryTree(ex.base) if ex.base is not None else None
             change = build_changeset(base, tree, [ex.path, *ex.files], pr=ex.pr) if base else None
-            ctx = Context(
-                tree=tree,
-                config=config,
-                pr=ex.pr,
-                base=base,
-                changed=frozenset({ex.path}) if base else None,
-                mode="pr" if change else "paths",
-                change=change,
-                review_date=date.fromisoformat(ex.review_date) if ex.review_date else None,
+            day = date.fromisoformat(ex.review_date) if ex.review_date else None
+            ctx = (
+                Context.for_change(change, config, review_date=day)
+                if change is not None
+                else Context.for_tree(tree, config, pr=ex.pr, review_date=day)
             )
             rules = all_rules() if rm.rule.target == "suppression" else [rm]
             found = lint(ctx, paths=[ex.path], rules=rules).findings

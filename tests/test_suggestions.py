@@ -48,15 +48,11 @@ def _lint(rm: RuleModule, ex: Example, text: str) -> Report:
     change = None
     if base is not None:
         change = build_changeset(base, tree, [ex.path, *ex.files], pr=ex.pr)
-    ctx = Context(
-        tree=tree,
-        config=build_config(None),
-        pr=ex.pr,
-        base=base,
-        changed=frozenset({ex.path}) if base is not None else None,
-        mode="pr" if change is not None else "paths",
-        change=change,
-        review_date=date.fromisoformat(ex.review_date) if ex.review_date else None,
+    day = date.fromisoformat(ex.review_date) if ex.review_date else None
+    ctx = (
+        Context.for_change(change, build_config(None), review_date=day)
+        if change is not None
+        else Context.for_tree(tree, build_config(None), pr=ex.pr, review_date=day)
     )
     return lint(ctx, paths=[ex.path], rules=[rm])
 

@@ -41,6 +41,9 @@ class ChangeSet:
     files: tuple[FileChange, ...]
     pr: int | None = None
     author: str | None = None
+    # every path the PR names (git's or GitHub's list of changed files), including
+    # one whose bytes did not change (a mode change); `files` holds the diffs
+    named: frozenset[str] = frozenset()
     _index: dict[str, FileChange] = field(default_factory=dict, compare=False, repr=False)
 
     def __post_init__(self) -> None:
@@ -49,6 +52,11 @@ class ChangeSet:
     @property
     def paths(self) -> list[str]:
         return [f.path for f in self.files]
+
+    @property
+    def touched(self) -> frozenset[str]:
+        """The paths the PR changes: those it names, and every path with a diff."""
+        return self.named | {f.path for f in self.files}
 
     def file(self, path: str) -> FileChange | None:
         return self._index.get(path)
@@ -131,9 +139,10 @@ def build_changeset(
     pr: int | None = None,
     author: str | None = None,
 ) -> ChangeSet:
+    named = frozenset(paths)
     files = []
-    for path in sorted(set(paths)):
+    for path in sorted(named):
         change = diff_file(path, base.read(path), head.read(path))
         if change is not None:
             files.append(change)
-    return ChangeSet(base=base, head=head, files=tuple(files), pr=pr, author=author)
+    return ChangeSet(base=base, head=head, files=tuple(files), pr=pr, author=author, named=named)

@@ -15,6 +15,7 @@ from typing import Any
 
 import jsonschema
 
+from bot.base.knowledge import Knowledge as Knowledge  # re-exported
 from bot.core.model import SEVERITIES, Severity
 from bot.parse.yamlsafe import YamlError, load_safe
 
@@ -49,32 +50,6 @@ def deep_merge(base: Mapping[str, Any], over: Mapping[str, Any]) -> dict[str, An
         else:
             out[key] = value
     return out
-
-
-@dataclass(frozen=True)
-class Knowledge:
-    data: Mapping[str, Any]
-
-    def model(self, prefix: str | None) -> Mapping[str, Any]:
-        if not prefix:
-            return {}
-        models: Mapping[str, Any] = self.data.get("models", {})
-        return dict(models.get(self.prefix(prefix) or prefix, {}) or {})
-
-    def prefix(self, name: str | None) -> str | None:
-        """The model prefix knowledge uses for `name` (a prefix or one of its `aliases`)."""
-        if not name:
-            return name
-        models: Mapping[str, Any] = self.data.get("models", {}) or {}
-        if name in models:
-            return name
-        for key, entry in models.items():
-            if isinstance(entry, Mapping) and name in (entry.get("aliases") or ()):
-                return str(key)
-        return name
-
-    def section(self, name: str) -> Any:
-        return self.data.get(name, {})
 
 
 @dataclass(frozen=True)

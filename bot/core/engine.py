@@ -1,20 +1,19 @@
 """The rule engine: route paths to parsers, run rules, apply suppressions. Pure.
 
-Each changed path is routed to its parser by glob, parsed once (cached by
-blob id), and handed to the rules that target it. A file that cannot be
-parsed becomes a finding, never an exception.
+Each changed path is routed to its kind by glob, parsed once by the parser
+the context's table names for that kind (cached by blob id, per run), and
+handed to the rules that target it. A file that cannot be parsed becomes a
+finding, never an exception. The engine imports no parser.
 """
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterable, Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, field, replace
-from datetime import date
-from typing import Any, cast
 
-from bot.core.changeset import ChangeSet
-from bot.core.config import Config
+from bot.core.context import Context as Context  # re-exported: the edges build it
+from bot.core.context import RuleContext as RuleContext
+from bot.core.context import route as route
 from bot.core.model import SEVERITY_RANK, Finding
 from bot.core.registry import RuleModule, all_rules, resolve_rule
 from bot.core.suppress import (
@@ -25,147 +24,6 @@ from bot.core.suppress import (
     parse_suppressions,
     suppressing,
 )
-from bot.core.tree import Tree, glob_match
-
-_PARSE_CACHE: dict[tuple[str, str], Any] = {}
-_PARSE_CACHE_MAX = 4096
-
-
-@dataclass
-class Context:
-    """What a rule may look at besides its own input. Read-only."""
-
-    tree: Tree
-    config: Config
-    pr: int | None = None
-    base: Tree | None = None
-    # paths changed by the PR; None when the whole tree is linted
-    changed: frozenset[str] | None = None
-    # "tree": a whole merged tree; "pr": a change against `base`; "paths": files named by hand
-    mode: str = "paths"
-    # the pull request as a change (base/head hunks); None outside PR mode
-    change: ChangeSet | None = None
-    # the date rules judge dated knowledge against (deprecations); an input,
-    # never read from a clock inside the core
-    review_date: date | None = None
-    # the pull request's GitHub repository (`owner/name`), when known
-    repository: str | None = None
-    # the base branch's tip, when it is ahead of `base` (the merge-base): entries
-    # a stale branch carries from it are not the PR's own
-    base_tip: Tree | None = None
-    _memo: dict[str, Any] = field(default_factory=dict)
-
-    @property
-    def knowledge(self) -> Any:
-        return self.config.knowledge
-
-    def pr_link_prefix(self, default: str) -> str:
-        """The URL a changelog `pr-link` starts with: the target repository's
-        `knowledge.changelog.pr_link_prefix`, else the pull request's own
-        repository, else `default`."""
-        section = self.knowledge.section("changelog") or {}
-        explicit = section.get("pr_link_prefix")
-        if explicit:
-            return str(explicit)
-        if self.repository:
-            return f"https://github.com/{self.repository}/pull/"
-        return default
-
-    def text(self, path: str, tree: Tree | None = None) -> str | None:
-        data = (tree or self.tree).read(path)
-        if data is None:
-            return None
-        return data.decode("utf-8", errors="replace")
-
-    def parsed(
-        self, kind: str, path: str, parse: Callable[[str, str], Any], tree: Tree | None = None
-    ) -> Any:
-        """Parse `path` once per content: results are cached by blob id."""
-        src = tree or self.tree
-        blob = src.blob_id(path)
-        if blob is None:
-            return None
-        if kind == "recipe":
-            # bash recipes read the knowledge's environment domains: part of the key
-            domains = self.env_domains()
-            if domains:
-                parse = functools.partial(cast(Any, parse), domains=domains)
-                kind = "recipe|" + repr(sorted((k, sorted(v)) for k, v in domains.items()))
-        key = (kind, blob + "\x00" + path)
-        if key not in _PARSE_CACHE:
-            text = self.text(path, src)
-            if text is None:
-                return None
-            if len(_PARSE_CACHE) >= _PARSE_CACHE_MAX:
-                _PARSE_CACHE.clear()
-            _PARSE_CACHE[key] = parse(path, text)
-        return _PARSE_CACHE[key]
-
-    def env_domains(self) -> dict[str, frozenset[str]]:
-        """`knowledge.env_domains`: the values each recipe input can take ("" = unset)."""
-
-        def make() -> dict[str, frozenset[str]]:
-            table = self.knowledge.section("env_domains") or {}
-            return {str(k): frozenset(str(x) for x in v) for k, v in table.items() if v}
-
-        return self.memo("env_domains", make)  # type: ignore[no-any-return]
-
-    def recipe(self, path: str) -> Any:
-        from bot.parse.recipe import parse_recipe
-
-        return self.parsed("recipe", path, parse_recipe)
-
-    def all_paths(self, tree: Tree | None = None) -> list[str]:
-        """The tree's paths, listed once per lint run."""
-        src = tree or self.tree
-        return self.memo(f"paths:{id(src)}", lambda: sorted(src.paths()))  # type: ignore[no-any-return]
-
-    def recipes(self, tree: Tree | None = None) -> list[str]:
-        """Paths routed to the recipe parser."""
-        return self.memo(  # type: ignore[no-any-return]
-            f"recipes:{id(tree or self.tree)}",
-            lambda: [p for p in self.all_paths(tree) if route(p, self.config) == "recipe"],
-        )
-
-    def memo(self, key: str, make: Callable[[], Any]) -> Any:
-        if key not in self._memo:
-            self._memo[key] = make()
-        return self._memo[key]
-
-    def golden(self) -> Any:
-        from bot.parse.golden import load_golden_set
-
-        return self.memo("golden", lambda: load_golden_set(self))
-
-
-@dataclass
-class Target:
-    kind: str
-    parse: Callable[[str, str], Any]
-
-
-def _targets() -> dict[str, Target]:
-    from bot.parse.changelog import parse_changelog
-    from bot.parse.master_config import parse_master_config
-    from bot.parse.recipe import parse_recipe
-
-    return {
-        "recipe": Target("recipe", parse_recipe),
-        "changelog": Target("changelog", parse_changelog),
-        "master_config": Target("master_config", parse_master_config),
-    }
-
-
-def route(path: str, config: Config) -> str | None:
-    if path == config.changelog or glob_match(path, config.changelog):
-        return "changelog"
-    if any(glob_match(path, pat) for pat in config.master_configs):
-        return "master_config"
-    if any(glob_match(path, pat) for pat in config.recipes) and not any(
-        glob_match(path, pat) for pat in config.recipes_exclude
-    ):
-        return "recipe"
-    return None
 
 
 @dataclass
@@ -200,7 +58,6 @@ def lint(
     """
     rules = rules if rules is not None else all_rules()
     config = ctx.config
-    targets = _targets()
     selected = sorted(set(paths if paths is not None else ctx.all_paths()))
     raw: list[Finding] = []
     files: list[str] = []
@@ -208,7 +65,7 @@ def lint(
         kind = route(path, config)
         if kind is None:
             continue
-        parsed = ctx.parsed(kind, path, targets[kind].parse)
+        parsed = ctx.parsed(kind, path)
         if parsed is None:
             continue
         files.append(path)
@@ -261,7 +118,7 @@ def lint(
         scan = SuppressionScan(everything, ran)
         for rm in checks:
             findings.extend(_finish(f, ctx) for f in _run(rm, scan, ctx))
-    findings = _dedupe(findings)
+    findings = dedupe(findings)
     findings.sort(key=Finding.sort_key)
     return Report(
         findings=findings,
@@ -302,11 +159,11 @@ def _ran(files: list[str], rules: list[RuleModule], ctx: Context) -> dict[str, f
     return out
 
 
-def _run(rm: RuleModule, parsed: Any, ctx: Context) -> Iterator[Finding]:
+def _run(rm: RuleModule, parsed: object, ctx: Context) -> Iterator[Finding]:
     yield from rm.check(parsed, ctx)
 
 
-def _dedupe(findings: list[Finding]) -> list[Finding]:
+def dedupe(findings: list[Finding]) -> list[Finding]:
     seen: set[tuple[str, str, int, str]] = set()
     out = []
     for f in findings:

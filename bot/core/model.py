@@ -9,6 +9,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
+from bot.base.span import Span as Span  # re-exported: rules build findings with it
+
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
@@ -118,20 +120,6 @@ class Example:
     note: str = ""
     # the review date (`YYYY-MM-DD`) for rules that judge dated knowledge
     review_date: str | None = None
-
-
-@dataclass(frozen=True)
-class Span:
-    """Where something is written: 1-based line and column, inclusive end line."""
-
-    line: int
-    col: int = 1
-    end_line: int | None = None
-    end_col: int | None = None
-
-    @property
-    def last_line(self) -> int:
-        return self.end_line or self.line
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ registry refuses duplicate ids and a file name that does not match its id.
 
 from __future__ import annotations
 
+import functools
 import importlib
 import pkgutil
 import re
@@ -92,14 +93,14 @@ def signoff_rule(name: str) -> Rule | None:
     return None
 
 
-_CACHE: list[RuleModule] | None = None
+@functools.cache
+def _registry() -> tuple[RuleModule, ...]:
+    """The rule modules importable in this process: code, loaded once, never written."""
+    return tuple(load_rules())
 
 
 def all_rules() -> list[RuleModule]:
-    global _CACHE
-    if _CACHE is None:
-        _CACHE = load_rules()
-    return _CACHE
+    return list(_registry())
 
 
 def resolve_rule(name: str) -> str | None:

@@ -1,63 +1,6 @@
-"""A read-only view of a repository at one revision. Pure interface.
+"""Trees and globs, re-exported from the leaf layer (`bot.base`) for the edges and rules."""
 
-The CLI backs it with the file system or git objects (`bot.sources`), tests
-with a dict, the webhook later with the GitHub API. Rules see only this.
-"""
-
-from __future__ import annotations
-
-import fnmatch
-import hashlib
-from collections.abc import Iterable, Mapping
-from typing import Protocol
-
-
-class Tree(Protocol):
-    def read(self, path: str) -> bytes | None:
-        """The file's bytes, or None when it does not exist."""
-
-    def paths(self) -> Iterable[str]:
-        """Every file path, `/`-separated, relative to the repository root."""
-
-    def blob_id(self, path: str) -> str | None:
-        """A content id (git blob SHA when known) used to cache parses."""
-
-
-def content_id(data: bytes) -> str:
-    return hashlib.sha1(b"blob %d\x00" % len(data) + data).hexdigest()
-
-
-class MemoryTree:
-    """A tree held in memory: tests, rule examples, and PR views."""
-
-    def __init__(self, files: Mapping[str, str | bytes]) -> None:
-        self._files = {
-            p.strip("/"): (v.encode() if isinstance(v, str) else v) for p, v in files.items()
-        }
-
-    def read(self, path: str) -> bytes | None:
-        return self._files.get(path.strip("/"))
-
-    def paths(self) -> Iterable[str]:
-        return sorted(self._files)
-
-    def blob_id(self, path: str) -> str | None:
-        data = self.read(path)
-        return None if data is None else content_id(data)
-
-
-def glob_match(path: str, pattern: str) -> bool:
-    """gitignore-ish glob: `**` spans directories, `*` does not cross `/`."""
-    if "**" not in pattern:
-        return fnmatch.fnmatchcase(path, pattern) and path.count("/") == pattern.count("/")
-    return _match_parts(path.split("/"), pattern.split("/"))
-
-
-def _match_parts(parts: list[str], pats: list[str]) -> bool:
-    if not pats:
-        return not parts
-    if pats[0] == "**":
-        return any(_match_parts(parts[i:], pats[1:]) for i in range(len(parts) + 1))
-    if not parts:
-        return False
-    return fnmatch.fnmatchcase(parts[0], pats[0]) and _match_parts(parts[1:], pats[1:])
+from bot.base.glob import glob_match as glob_match
+from bot.base.tree import MemoryTree as MemoryTree
+from bot.base.tree import Tree as Tree
+from bot.base.tree import content_id as content_id

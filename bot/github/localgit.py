@@ -17,7 +17,7 @@ import os
 from collections.abc import Mapping, Sequence
 
 from bot.github.types import Comment, GitHubError, PullFile, PullInfo, ReviewComment, Status
-from bot.sources import GitTree, _git, merge_base
+from bot.sources import GitTree, git, merge_base
 
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "copied"}
 
@@ -60,7 +60,7 @@ class LocalGitGateway:
         pull = self.pull(repo, number)
         fork = merge_base(self.repo_dir, pull.base_sha, pull.head_sha)
         opts = ("--no-color", "--no-ext-diff", "-M", "--relative", fork, pull.head_sha)
-        names = _git(self.repo_dir, "diff", "--name-status", "-z", *opts).split(b"\x00")
+        names = git(self.repo_dir, "diff", "--name-status", "-z", *opts).split(b"\x00")
         files: list[PullFile] = []
         i = 0
         while i < len(names) and names[i]:
@@ -80,7 +80,7 @@ class LocalGitGateway:
     def _patch(self, base: str, head: str, path: str, previous: str | None) -> str | None:
         """GitHub's `patch`: the file's hunks without the header; None for binary files."""
         paths = [previous, path] if previous else [path]
-        out = _git(
+        out = git(
             self.repo_dir,
             "diff",
             "--no-color",

@@ -22,6 +22,7 @@ import contextlib
 import fnmatch
 import math
 import re
+import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -111,9 +112,18 @@ MAX_STEPS = 40_000
 Value = Str | tuple[Str, ...]
 
 
-@lru_cache(maxsize=1)
+class _ThreadParser(threading.local):
+    """A tree-sitter parser per thread: a `Parser` is not safe to share between threads."""
+
+    def __init__(self) -> None:
+        self.parser = Parser(Language(tree_sitter_bash.language()))
+
+
+_THREAD = _ThreadParser()
+
+
 def _parser() -> Parser:
-    return Parser(Language(tree_sitter_bash.language()))
+    return _THREAD.parser
 
 
 def parse_tree(source: bytes) -> Any:

@@ -17,7 +17,6 @@ from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
@@ -28,7 +27,14 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from bot.parse.yamlsafe import YamlError, classify_error, line_at, load_safe, type_name
+from bot.parse.yamlsafe import (
+    YamlError,
+    classify_error,
+    line_at,
+    load_safe,
+    thread_yaml,
+    type_name,
+)
 
 # The real changelog is 0.4 MB and about 11k YAML events (772 entries). The
 # C loader needs 7-20 us per node, so these bounds keep any input to about
@@ -124,8 +130,13 @@ class Change:
 # -- parsing ---------------------------------------------------------------
 
 
-def parse_changelog(path: str, text: str | bytes) -> Changelog:
-    """Parse a changelog. Defects become `problems`; this never raises."""
+def parse_changelog(
+    path: str, text: str | bytes, memory: ChangelogMemory | None = None
+) -> Changelog:
+    """Parse a changelog. Defects become `problems`; this never raises.
+
+    With `memory`, a text that shares a long prefix with a clean parse remembered
+    there is parsed by re-reading only its tail (the result is the same)."""
     problems: list[Problem] = []
     if len(text) > MAX_BYTES:
         problems.append(
@@ -144,8 +155,8 @@ def parse_changelog(path: str, text: str | bytes) -> Changelog:
         return Changelog(path, text, (), tuple(problems))
 
     lines = text.split("\n")
-    if not problems:
-        again = _reparse_tail(path, text, lines)
+    if not problems and memory is not None:
+        again = _reparse_tail(path, text, lines, memory)
         if again is not None:
             return again
     stats = _Stats()
@@ -176,8 +187,8 @@ def parse_changelog(path: str, text: str | bytes) -> Changelog:
     problems.extend(_layout_problems(entries, lines))
     problems.sort(key=lambda p: p.line)
     result = Changelog(path, text, tuple(entries), tuple(problems))
-    if result.ok and not stats.anchors and stats.by_dash_lines:
-        _remember(text, result, stats.events)
+    if memory is not None and result.ok and not stats.anchors and stats.by_dash_lines:
+        memory.remember(text, result, stats.events)
     return result
 
 
@@ -205,13 +216,21 @@ class _Clean:
     events: int
 
 
-_RECENT: list[_Clean] = []
-_RECENT_MAX = 4
+class ChangelogMemory:
+    """The last few clean parses of one run (base and head of a PR share most bytes).
 
+    Owned by the run (`bot.parse.kinds.ParseRun`), not by this module: two runs
+    never see each other's texts.
+    """
 
-def _remember(text: str, changelog: Changelog, events: int) -> None:
-    _RECENT[:] = [c for c in _RECENT if c.text != text][-(_RECENT_MAX - 1) :]
-    _RECENT.append(_Clean(text, changelog, events))
+    MAX = 4
+
+    def __init__(self) -> None:
+        self.recent: list[_Clean] = []
+
+    def remember(self, text: str, changelog: Changelog, events: int) -> None:
+        kept = [c for c in self.recent if c.text != text][-(self.MAX - 1) :]
+        self.recent = [*kept, _Clean(text, changelog, events)]
 
 
 def _shared_chars(a: str, b: str) -> int:
@@ -226,10 +245,12 @@ def _shared_chars(a: str, b: str) -> int:
     return lo
 
 
-def _reparse_tail(path: str, text: str, lines: list[str]) -> Changelog | None:
+def _reparse_tail(
+    path: str, text: str, lines: list[str], memory: ChangelogMemory
+) -> Changelog | None:
     """`text` parsed as a remembered clean parse plus its re-read tail, or None."""
     best: tuple[int, _Clean] | None = None
-    for clean in _RECENT:
+    for clean in memory.recent:
         shared = _shared_chars(clean.text, text)
         if best is None or shared > best[0]:
             best = (shared, clean)
@@ -307,7 +328,6 @@ class _Frame:
     key: str | None = None  # in an entry mapping: the key whose value is open
 
 
-_SAFE_PARSER = YAML(typ="safe", pure=False)
 _END_EVENTS = frozenset({SequenceEndEvent, MappingEndEvent})
 _COLLECTION_EVENTS = frozenset({SequenceStartEvent, MappingStartEvent})
 _NODE_EVENTS = frozenset({ScalarEvent, AliasEvent, SequenceStartEvent, MappingStartEvent})
@@ -323,7 +343,7 @@ def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | Problem:
     stack: list[_Frame] = []
     count = 0
     try:
-        for event in _SAFE_PARSER.parse(text):
+        for event in thread_yaml("events").parse(text):
             count += 1
             if count > MAX_EVENTS:
                 return Problem("too-many-nodes", 1, {"limit": f"{MAX_EVENTS:,}"})

@@ -28,6 +28,7 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from bot.parse.changelog import Changelog, Entry, parse_changelog
+from bot.parse.context import ParseContext
 
 # Problems after which the parser keeps no entries: such a side cannot be compared.
 _KEEPS_ENTRIES = frozenset({"tab", "cr", "no-final-newline", "entry-layout"})
@@ -476,21 +477,20 @@ def config_keys(entry: Entry) -> list[str]:
 # -- for rules -----------------------------------------------------------------------
 
 
-def base_diff(changelog: Changelog, ctx: Any) -> ChangelogDiff | None:
+def base_diff(changelog: Changelog, ctx: ParseContext) -> ChangelogDiff | None:
     """The change from the base's version of `changelog` to it, computed once per lint.
 
     None outside a comparison with a base, or when either side cannot be read
-    (CHL000 reports that). `ctx` is the engine's `Context`.
+    (CHL000 reports that).
     """
     if ctx.base is None:
         return None
     base = base_changelog(ctx, changelog.path)
     key = f"changelog-diff:{id(base)}:{id(changelog)}"
-    result: ChangelogDiff | None = ctx.memo(key, lambda: diff_changelogs(base, changelog))
-    return result
+    return ctx.memo(key, lambda: diff_changelogs(base, changelog))
 
 
-def base_changelog(ctx: Any, path: str) -> Changelog | None:
+def base_changelog(ctx: ParseContext, path: str) -> Changelog | None:
     """The base's changelog as this PR is judged against it.
 
     A stale branch carries entries that other PRs merged after it forked:
@@ -499,18 +499,18 @@ def base_changelog(ctx: Any, path: str) -> Changelog | None:
     are added to the merge-base's changelog, in the head's order, after its
     last entry, as squash-merging onto the tip would find them.
     """
-    base: Changelog | None = ctx.parsed("changelog", path, parse_changelog, tree=ctx.base)
-    tip_tree = getattr(ctx, "base_tip", None)
+    base = ctx.parsed("changelog", path, tree=ctx.base)
+    tip_tree = ctx.base_tip
     if base is None or tip_tree is None or not readable(base):
         return base
 
     def build() -> Changelog | None:
         tip = ctx.text(path, tip_tree)
-        head = ctx.parsed("changelog", path, parse_changelog)
+        head = ctx.parsed("changelog", path)
         if tip is None or head is None or not readable(head):
             return base
         known = {e.raw for e in base.entries}
-        own = f"/pull/{ctx.pr}" if getattr(ctx, "pr", None) is not None else None
+        own = f"/pull/{ctx.pr}" if ctx.pr is not None else None
 
         def carried_from_tip(e: Any) -> bool:
             # an entry is on the tip when its text is there whole, from a line start
@@ -543,8 +543,7 @@ def base_changelog(ctx: Any, path: str) -> Changelog | None:
         text = "\n".join(lines)
         return parse_changelog(path, text if text.endswith("\n") else text + "\n")
 
-    result: Changelog | None = ctx.memo(f"effective-base-changelog:{path}", build)
-    return result
+    return ctx.memo(f"effective-base-changelog:{path}", build)
 
 
 def keys_text(entry: Entry, limit: int = 3) -> str:

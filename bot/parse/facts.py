@@ -12,9 +12,10 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from bot.core.model import Span
+from bot.base.knowledge import Knowledge
+from bot.base.span import Span
 from bot.parse.jsonpos import JNode, UnknownValue, parse_json
-from bot.parse.recipe import Launch, Recipe, Setting
+from bot.parse.recipe import Launch, Origin, Recipe, Setting
 
 
 @dataclass(frozen=True)
@@ -26,7 +27,7 @@ class Simulation:
 
     @property
     def value(self) -> float | None:
-        return _float(self.setting.value)
+        return number(self.setting.value)
 
 
 @dataclass(frozen=True)
@@ -48,7 +49,7 @@ class Thinking:
     span: Span | None
 
 
-def _float(value: Any) -> float | None:
+def number(value: Any) -> float | None:
     if isinstance(value, bool) or value is None or isinstance(value, UnknownValue):
         return None
     try:
@@ -58,7 +59,7 @@ def _float(value: Any) -> float | None:
 
 
 def _int(value: Any) -> int | None:
-    f = _float(value)
+    f = number(value)
     if f is None or not f.is_integer():
         return None
     return int(f)
@@ -69,8 +70,8 @@ def _flag_setting(launch: Launch, *names: str) -> Setting | None:
     if f is None:
         return None
     if f.value is None:
-        return Setting(True, f.span, f.name, f.name)
-    return Setting(f.value.value, f.value_span, f.value.text, f.name)
+        return Setting(True, f.span, f.name, Origin("flag", f.name))
+    return Setting(f.value.value, f.value_span, f.value.text, Origin("flag", f.name))
 
 
 def reasoning_parser(launch: Launch) -> Setting | None:
@@ -98,14 +99,13 @@ def memory(launch: Launch) -> Setting | None:
     return None
 
 
-def _canon(method: Any, knowledge: Any) -> str | None:
+def _canon(method: Any, knowledge: Knowledge) -> str | None:
     if not isinstance(method, str):
         return None
-    table: Mapping[str, str] = knowledge.section("spec_methods") or {}
-    return table.get(method.lower(), method.lower())
+    return knowledge.spec_methods.get(method.lower(), method.lower())
 
 
-def spec(launch: Launch, knowledge: Any) -> Spec | None:
+def spec(launch: Launch, knowledge: Knowledge) -> Spec | None:
     """Speculative decoding as configured for this launch, or None."""
     if launch.engine == "vllm":
         node, flag = launch.flag_json("--speculative-config")
@@ -116,7 +116,7 @@ def spec(launch: Launch, knowledge: Any) -> Spec | None:
             return Spec(None, None, flag.value_span, None, None, None, {})
 
         def get(key: str) -> Setting | None:
-            return launch.json_setting(node, value, key, f"--speculative-config {key}")
+            return launch.json_setting(node, value, key, "--speculative-config")
 
         method = get("method")
         sim = None
@@ -193,10 +193,10 @@ def k_value(s: Spec) -> int | None:
 _BOOLS = {"true": "true", "false": "false", "1": "true", "0": "false"}
 
 
-def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
+def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
     """Whether the engine serves with thinking on, and what decided it."""
-    table = knowledge.section("thinking") or {}
-    kwargs_map: Mapping[str, Mapping[str, str]] = table.get("kwargs", {})
+    switches = knowledge.thinking
+    kwargs_map = switches.kwargs
     for name in ("--default-chat-template-kwargs", "--chat-template-kwargs"):
         node, flag = launch.flag_json(name)
         if flag is None or flag.value is None or node is None or not isinstance(node.value, dict):
@@ -211,18 +211,17 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
                 if mode:
                     span = flag.value.span_at(child.start) or flag.value_span
                     return Thinking(mode, True, f"{name} {key}={text}", span)
-    flag_map: Mapping[str, Mapping[str, str]] = table.get("flags", {}) or {}
-    for name, modes in flag_map.items():
+    for name, modes in switches.flags.items():
         fs = _flag_setting(launch, name)
         if fs is not None and isinstance(fs.value, str):
             mode = modes.get(fs.value.lower())
             if mode:
                 return Thinking(mode, True, f"{name} {fs.value}", fs.span)
-    for var, on_values in (table.get("env_on", {}) or {}).items():
+    for var, on_values in switches.env_on.items():
         env = launch.env_setting(var)
         if env is None and var in launch.client_env and launch.client_env[var].known:
             c = launch.client_env[var]
-            env = Setting(c.text, c.span or launch.span, c.text, f"env {var}")
+            env = Setting(c.text, c.span or launch.span, c.text, Origin("client", var))
         if env is not None and env.value is not None:
             val = str(env.value).lower()
             return Thinking(
@@ -231,7 +230,12 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
     extra = launch.env_setting("AIPERF_EXTRA_INPUTS")
     client = launch.client_env.get("AIPERF_EXTRA_INPUTS")
     if extra is None and client is not None and client.known:
-        extra = Setting(client.text, client.span or launch.span, client.text, "client env")
+        extra = Setting(
+            client.text,
+            client.span or launch.span,
+            client.text,
+            Origin("client", "AIPERF_EXTRA_INPUTS"),
+        )
     if extra is not None and isinstance(extra.value, str):
         m = re.search(r"\b(thinking|enable_thinking)\s*:\s*(true|false)", extra.value, re.I)
         if m:
@@ -244,7 +248,7 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
     tmpl = _flag_setting(launch, "--chat-template", "--chat_template")
     if tmpl is not None and isinstance(tmpl.text, str):
         name = tmpl.text.rsplit("/", 1)[-1].lower()
-        if any(word in name for word in table.get("chat_template_on", ["thinking"])):
+        if any(word in name for word in switches.chat_template_on):
             return Thinking("on", True, f"--chat-template {name}", tmpl.span)
     default = knowledge.model(recipe.model).get("default_thinking")
     if default in ("on", "off"):
@@ -253,11 +257,11 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Any) -> Thinking:
     return Thinking(None, False, "unknown", None)
 
 
-def recipe_drafts(recipe: Recipe, knowledge: Any) -> list[str]:
+def recipe_drafts(recipe: Recipe, knowledge: Knowledge) -> list[str]:
     """Known draft-model repositories the recipe text names, longest first."""
     drafts: set[str] = set()
-    for entry in knowledge.section("golden") or []:
-        drafts.update(entry.get("drafts", []) or [])
+    for entry in knowledge.golden:
+        drafts.update(entry.drafts)
     code = "\n".join(line for line in recipe.lines if not line.lstrip().startswith("#"))
     found = []
     for d in sorted(drafts, key=len, reverse=True):
@@ -266,11 +270,11 @@ def recipe_drafts(recipe: Recipe, knowledge: Any) -> list[str]:
     return found
 
 
-def draft_identity(s: Spec, recipe: Recipe, knowledge: Any) -> str | None:
+def draft_identity(s: Spec, recipe: Recipe, knowledge: Knowledge) -> str | None:
     """The draft model repository, from the launch when known, else the recipe text."""
     known: set[str] = set()
-    for entry in knowledge.section("golden") or []:
-        known.update(entry.get("drafts", []) or [])
+    for entry in knowledge.golden:
+        known.update(entry.drafts)
     if s.draft is not None and isinstance(s.draft.value, str):
         if s.draft.value in known:
             return s.draft.value

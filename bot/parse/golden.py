@@ -11,10 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING
 
 from bot.parse import facts
 from bot.parse.yamlsafe import YamlError, load_safe
+
+if TYPE_CHECKING:
+    from bot.parse.context import ParseContext
+    from bot.parse.recipe import Recipe
 
 
 @dataclass(frozen=True)
@@ -99,7 +103,7 @@ def parse_golden(path: str, text: str) -> list[GoldenCurve]:
     return out
 
 
-def load_golden_set(ctx: Any) -> GoldenSet:
+def load_golden_set(ctx: ParseContext) -> GoldenSet:
     """Every golden curve in the tree's golden directory (parsed once per blob)."""
     folder = ctx.config.golden_dir.rstrip("/") + "/"
     curves: list[GoldenCurve] = []
@@ -109,14 +113,7 @@ def load_golden_set(ctx: Any) -> GoldenSet:
             continue
         if "/" in path[len(folder) :]:
             continue
-
-        def parse(p: str, t: str) -> Any:
-            try:
-                return parse_golden(p, t)
-            except YamlError as exc:
-                return exc
-
-        got = ctx.parsed("golden", path, parse)
+        got = ctx.parsed("golden", path)
         if isinstance(got, YamlError):
             problems.append((path, str(got)))
         elif got:
@@ -124,23 +121,25 @@ def load_golden_set(ctx: Any) -> GoldenSet:
     return GoldenSet(curves, problems)
 
 
-def candidates(recipe: Any, spec: Any, ctx: Any) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
+def candidates(
+    recipe: Recipe, spec: facts.Spec, ctx: ParseContext
+) -> tuple[list[GoldenCurve], list[GoldenCurve]]:
     """(curves that apply to this launch, same-model curves that do not)."""
     knowledge = ctx.knowledge
     prefix = knowledge.prefix(recipe.model)
-    entries = [e for e in knowledge.section("golden") or [] if e.get("model") == prefix]
+    entries = [e for e in knowledge.golden if e.model == prefix]
     if not entries:
         return [], []
     draft = facts.draft_identity(spec, recipe, knowledge)
     chosen = entries
-    if draft is not None and any(draft in (e.get("drafts") or []) for e in entries):
-        chosen = [e for e in entries if draft in (e.get("drafts") or [])]
-    elif spec.method is not None and any(e.get("method") == spec.method for e in entries):
-        chosen = [e for e in entries if e.get("method") == spec.method]
+    if draft is not None and any(draft in e.drafts for e in entries):
+        chosen = [e for e in entries if draft in e.drafts]
+    elif spec.method is not None and any(e.method == spec.method for e in entries):
+        chosen = [e for e in entries if e.method == spec.method]
     golden = ctx.golden()
-    names = {e["file"] for e in chosen}
+    names = {e.file for e in chosen}
     curves = [c for c in golden.curves if c.name in names]
-    other = [c for c in golden.curves if c.name in {e["file"] for e in entries} - names]
+    other = [c for c in golden.curves if c.name in {e.file for e in entries} - names]
 
     # spec-config attributes named in a curve header must match the launch
     def attrs_match(c: GoldenCurve) -> bool:

@@ -27,7 +27,6 @@ from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import (
     AliasEvent,
@@ -38,10 +37,21 @@ from ruamel.yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
-from ruamel.yaml.nodes import ScalarNode
 
-from bot.core.tree import glob_match
-from bot.parse.yamlsafe import YamlError, classify_error, line_at, load_safe, type_name
+from bot.base.glob import glob_match
+from bot.base.knowledge import Knowledge
+from bot.base.tree import Tree
+from bot.parse.context import ParseContext
+from bot.parse.yamlsafe import (
+    NOT_RESOLVED,
+    PlainScalars,
+    YamlError,
+    classify_error,
+    line_at,
+    load_safe,
+    thread_yaml,
+    type_name,
+)
 
 # The real files: nvidia-master.yaml is 0.4 MB and 25k YAML events, the AMD
 # one 4.5k. These bounds leave room to grow about tenfold while keeping any
@@ -229,44 +239,6 @@ def _parse(path: str, text: str | bytes) -> MasterConfig:
     return cfg
 
 
-_LOADER = YAML(typ="safe", pure=False)
-_RESOLVERS: Mapping[str, Any] = dict(_LOADER.resolver.versioned_resolver)
-_CONSTRUCTORS: Mapping[Any, Any] = _LOADER.constructor.yaml_constructors
-_SIMPLE_TAGS = frozenset(
-    f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "str", "timestamp")
-)
-_STR_TAG = "tag:yaml.org,2002:str"
-_PLAIN_CACHE: dict[str, Any] = {}
-_PLAIN_CACHE_MAX = 100_000
-_NOT_RESOLVED = object()
-
-
-def _plain(value: str) -> Any:
-    """A plain scalar as the safe loader reads it (YAML 1.2), or _NOT_RESOLVED."""
-    first = value[0] if value else ""
-    if first not in _RESOLVERS:
-        return value
-    got = _PLAIN_CACHE.get(value, _NOT_RESOLVED)
-    if got is not _NOT_RESOLVED:
-        return got
-    tag = _STR_TAG
-    for candidate, regexp in _RESOLVERS[first]:
-        if regexp.match(value):
-            tag = str(candidate)
-            break
-    if tag == _STR_TAG:
-        result: Any = value
-    elif tag in _SIMPLE_TAGS:
-        node = ScalarNode(tag, value)
-        result = _CONSTRUCTORS[tag](_LOADER.constructor, node)
-    else:  # `<<` merge keys, `=` value keys: leave them to the safe loader
-        return _NOT_RESOLVED
-    if len(_PLAIN_CACHE) >= _PLAIN_CACHE_MAX:
-        _PLAIN_CACHE.clear()
-    _PLAIN_CACHE[value] = result
-    return result
-
-
 class _Walk:
     __slots__ = ("data", "events", "fallback", "lines", "top_lines")
 
@@ -306,7 +278,8 @@ def _walk(text: str) -> _Walk | MasterProblem:
     count = 0
     documents = 0
     try:
-        for event in _LOADER.parse(text):
+        scalars = PlainScalars()
+        for event in thread_yaml("events").parse(text):
             count += 1
             if count > MAX_EVENTS:
                 return MasterProblem("too-many-nodes", 1, {"limit": f"{MAX_EVENTS:,}"})
@@ -330,8 +303,8 @@ def _walk(text: str) -> _Walk | MasterProblem:
             value: Any
             if cls is ScalarEvent:
                 if event.tag is None and event.implicit[0]:
-                    value = _plain(event.value)
-                    if value is _NOT_RESOLVED:
+                    value = scalars.resolve(event.value)
+                    if value is NOT_RESOLVED:
                         out.fallback = True
                         value = event.value
                 else:
@@ -494,41 +467,41 @@ def _canonical(data: Any) -> str:
     return json.dumps(data, sort_keys=True, default=repr)
 
 
-def master_config_paths(ctx: Any, tree: Any = None) -> list[str]:
+def master_config_paths(ctx: ParseContext, tree: Tree | None = None) -> list[str]:
     """Paths of the tree (default: the head) routed to the master-config parser."""
     patterns = ctx.config.master_configs
     return [p for p in ctx.all_paths(tree) if any(glob_match(p, pat) for pat in patterns)]
 
 
-def base_master_configs(ctx: Any) -> list[MasterConfig] | None:
+def base_master_configs(ctx: ParseContext) -> list[MasterConfig] | None:
     """Every master config of the base tree, parsed once per blob; None outside PR mode."""
     if ctx.base is None:
         return None
     out = []
     for path in master_config_paths(ctx, ctx.base):
-        cfg = ctx.parsed("master_config", path, parse_master_config, tree=ctx.base)
+        cfg = ctx.parsed("master_config", path, tree=ctx.base)
         if cfg is not None:
             out.append(cfg)
     return out
 
 
-def archived_master_configs(ctx: Any, tree: Any = None) -> list[MasterConfig]:
+def archived_master_configs(ctx: ParseContext, tree: Tree | None = None) -> list[MasterConfig]:
     """Master configs archived out of the active set (`knowledge.archived_master_configs`)."""
-    patterns = ctx.knowledge.section("archived_master_configs") or []
+    patterns = ctx.knowledge.archived_master_configs
     out = []
     for path in ctx.all_paths(tree):
         if any(glob_match(path, pat) for pat in patterns):
-            cfg = ctx.parsed("master_config", path, parse_master_config, tree=tree)
+            cfg = ctx.parsed("master_config", path, tree=tree)
             if cfg is not None:
                 out.append(cfg)
     return out
 
 
-def head_master_configs(ctx: Any) -> list[MasterConfig]:
+def head_master_configs(ctx: ParseContext) -> list[MasterConfig]:
     """Every master config of the head (or linted) tree, parsed once per blob."""
     out = []
     for path in master_config_paths(ctx):
-        cfg = ctx.parsed("master_config", path, parse_master_config)
+        cfg = ctx.parsed("master_config", path)
         if cfg is not None:
             out.append(cfg)
     return out
@@ -537,14 +510,13 @@ def head_master_configs(ctx: Any) -> list[MasterConfig]:
 # -- domain facts about an entry, from knowledge ---------------------------------
 
 
-def runner_sku(runner: str, knowledge: Any) -> str:
+def runner_sku(runner: str, knowledge: Knowledge) -> str:
     """The GPU SKU a runner label schedules on: `cluster:b200-dgxc` -> `b200`.
 
     `knowledge.skus.runners` maps labels that do not follow the
     `[cluster:]<sku>[-<suffix>]` pattern.
     """
-    skus: Mapping[str, Any] = knowledge.section("skus") or {}
-    explicit: Mapping[str, str] = skus.get("runners", {}) or {}
+    explicit = knowledge.skus.runners
     if runner in explicit:
         return str(explicit[runner]).lower()
     label = runner.strip().lower()
@@ -552,31 +524,29 @@ def runner_sku(runner: str, knowledge: Any) -> str:
     return label.split("-", 1)[0]
 
 
-def model_family(prefix: str, knowledge: Any) -> frozenset[str]:
+def model_family(prefix: str, knowledge: Knowledge) -> frozenset[str]:
     """The model prefixes of one architecture class (`knowledge.model_families`)."""
-    for group in knowledge.section("model_families") or []:
-        names = frozenset(str(p) for p in group or [])
+    for names in knowledge.model_families:
         if prefix in names:
             return names
     return frozenset({prefix})
 
 
-def established_sku(sku: str, knowledge: Any) -> bool:
-    skus: Mapping[str, Any] = knowledge.section("skus") or {}
-    return sku in {str(s).lower() for s in skus.get("established", []) or []}
+def established_sku(sku: str, knowledge: Knowledge) -> bool:
+    return sku in knowledge.skus.established
 
 
-def engine_family(framework: str, knowledge: Any) -> str | None:
+def engine_family(framework: str, knowledge: Knowledge) -> str | None:
     """The upstream engine (`vllm`, `sglang`) a framework serves with, or None.
 
     A framework counts as an engine when the engine's name is one of its
     `-`-separated parts (`dynamo-sglang`, `sglang-disagg`, `llmd-vllm`), or
     when `knowledge.upstream_engines.<engine>.frameworks` lists it.
     """
-    engines: Mapping[str, Any] = knowledge.section("upstream_engines") or {}
+    engines = knowledge.upstream_engines
     name = framework.strip().lower()
     for engine, spec in engines.items():
-        listed = {str(f).lower() for f in (spec or {}).get("frameworks", []) or []}
+        listed = {f.lower() for f in spec.frameworks}
         if name in listed:
             return str(engine)
     parts = set(name.split("-"))
@@ -607,10 +577,10 @@ def image_repository(image: str) -> str:
     return name
 
 
-def upstream_image(image: str, engine: str, knowledge: Any) -> bool:
+def upstream_image(image: str, engine: str, knowledge: Knowledge) -> bool:
     """Whether `image` is one the upstream project of `engine` publishes."""
-    engines: Mapping[str, Any] = knowledge.section("upstream_engines") or {}
-    prefixes = [str(p).lower() for p in (engines.get(engine, {}) or {}).get("images", []) or []]
+    spec = knowledge.upstream_engines.get(engine)
+    prefixes = [p.lower() for p in spec.images] if spec is not None else []
     repo = image_repository(image).lower()
     return any(repo == p.rstrip("/") or repo.startswith(p) for p in prefixes)
 

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from bot.parse.context import ParseContext
 from bot.parse.master_config import MasterConfig, MasterEntry, head_master_configs
 
 # where `CONFIG_FILE=recipes/<x>` lives in the repository (srt-slurm's
@@ -114,7 +115,7 @@ def recipe_path(written: str, exists: Any) -> str | None:
     return None
 
 
-def master_launches(ctx: Any) -> dict[str, list[MasterLaunch]]:
+def master_launches(ctx: ParseContext) -> dict[str, list[MasterLaunch]]:
     """Recipe path -> the master-config points that run it (head tree, memoised)."""
 
     def build() -> dict[str, list[MasterLaunch]]:
@@ -128,4 +129,4 @@ def master_launches(ctx: Any) -> dict[str, list[MasterLaunch]]:
                         out.setdefault(path, []).append(launch)
         return out
 
-    return ctx.memo("master_launches", build)  # type: ignore[no-any-return]
+    return ctx.memo("master_launches", build)

@@ -16,10 +16,10 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal, NamedTuple
 
-from bot.core.model import Span
-from bot.parse.bash import MAX_PATHS, Command, Interpreter, Problem, parse_tree
+from bot.base.span import Span
+from bot.parse.bash import MAX_PATHS, Assumption, Command, Interpreter, Problem, parse_tree
 from bot.parse.jsonpos import JNode, parse_json
 from bot.parse.values import Str
 from bot.parse.yamlsafe import YamlError, load_roundtrip
@@ -67,6 +67,26 @@ class Flag:
         return self.span
 
 
+OriginKind = Literal["flag", "env", "json", "yaml", "client", "default"]
+
+
+@dataclass(frozen=True)
+class Origin:
+    """Where a setting was read from, as data: a rule names it in its own words.
+
+    kind  "flag"     a command-line flag; `name` is the flag (`--gpu-memory-utilization`)
+          "env"      an environment variable of the launch; `name` is the variable
+          "json"     a key of a JSON flag value; `name` is the key, `within` the flag
+          "yaml"     a key path of the engine's YAML; `name` is the dotted path
+          "client"   the benchmark client's environment (`benchmark.env`); `name` the variable
+          "default"  nothing set it: the engine's default; `name` is the knob it stands for
+    """
+
+    kind: OriginKind
+    name: str
+    within: str = ""
+
+
 @dataclass(frozen=True)
 class Setting:
     """One resolved fact with the place a reviewer would edit to change it."""
@@ -74,7 +94,7 @@ class Setting:
     value: Any
     span: Span
     text: str  # the source form, for messages ("0.95", "$SYNTHETIC_ACCEPT_LEN")
-    source: str = ""  # what it was read from ("--gpu-memory-utilization", "env ...")
+    origin: Origin  # what it was read from
 
 
 @dataclass
@@ -86,7 +106,7 @@ class Launch:
     engine_yaml: Any | None  # TRT extra-llm-api-options as loaded (CommentedMap)
     engine_yaml_text: Str | None
     span: Span
-    assumptions: tuple[Any, ...]
+    assumptions: tuple[Assumption, ...]
     eval_only: bool | None  # True: EVAL_ONLY arm; False: throughput arm; None: both
     # multi-node recipes: "prefill" | "decode" | "aggregated"; bash recipes: "server"
     role: str = "server"
@@ -111,7 +131,8 @@ class Launch:
             return None, f
         return parse_json(f.value.placeholder_text()), f
 
-    def json_setting(self, node: JNode | None, value: Str, key: str, source: str) -> Setting | None:
+    def json_setting(self, node: JNode | None, value: Str, key: str, flag: str) -> Setting | None:
+        """`key` of the JSON value of `flag` (parsed as `node`)."""
         if node is None or not isinstance(node.value, dict) or key not in node.value:
             return None
         child = node.value[key]
@@ -120,14 +141,16 @@ class Launch:
         if not isinstance(child.value, (dict, list)) and any(
             s.unknown for s in value.segs_in(child.start, child.end)
         ):
-            return Setting(None, span, text, source)
-        return Setting(child.value, span, text, source)
+            return Setting(None, span, text, Origin("json", key, flag))
+        return Setting(child.value, span, text, Origin("json", key, flag))
 
     def env_setting(self, name: str) -> Setting | None:
         v = self.env.get(name)
         if v is None or (v.known and v.text == ""):
             return None
-        return Setting(v.value if v.known else None, v.span or self.span, v.text, f"env {name}")
+        return Setting(
+            v.value if v.known else None, v.span or self.span, v.text, Origin("env", name)
+        )
 
     def yaml_setting(self, *path: str) -> Setting | None:
         node = self.engine_yaml
@@ -148,11 +171,10 @@ class Launch:
         offset = _offset_of(text.text, line, col)
         span = text.span_at(offset) or self.span
         raw = str(node)
+        origin = Origin("yaml", ".".join(path))
         if any(s.unknown for s in text.segs_in(offset, offset + max(1, len(raw)))):
-            return Setting(
-                None, span, text.text[offset : offset + len(raw)], "engine YAML " + ".".join(path)
-            )
-        return Setting(node, span, raw, "engine YAML " + ".".join(path))
+            return Setting(None, span, text.text[offset : offset + len(raw)], origin)
+        return Setting(node, span, raw, origin)
 
 
 @dataclass(frozen=True)
@@ -163,7 +185,7 @@ class Run:
     span: Span
     stdin: Str | None  # the heredoc fed to it
     redirect_to: Str | None  # the file its stdout is written to
-    assumptions: tuple[Any, ...]  # the path's conditions on the environment
+    assumptions: tuple[Assumption, ...]  # the path's conditions on the environment
     eval_only: bool | None  # True: EVAL_ONLY arm; False: throughput arm; None: both
 
     @property
@@ -187,7 +209,7 @@ def _offset_of(text: str, line: int, col: int) -> int:
 class Recipe:
     path: str
     text: str
-    kind: str  # "agentic" | "fixed_seq_len" | "multi_node" | "other"
+    kind: RecipeKind
     model: str | None  # filename model prefix, e.g. "minimaxm3"
     precision: str | None
     sku: str | None
@@ -215,10 +237,24 @@ _NAME_RE = re.compile(
 )
 
 
-def describe_path(path: str) -> tuple[str, str | None, str | None, str | None, bool]:
+RecipeKind = Literal["agentic", "fixed_seq_len", "multi_node", "other"]
+
+
+class RecipeName(NamedTuple):
+    """What a recipe's path says: `<kind dir>/<model>_<precision>_<sku>[_...][_mtp].sh`."""
+
+    kind: RecipeKind
+    model: str | None  # filename model prefix, e.g. "minimaxm3"
+    precision: str | None
+    sku: str | None
+    mtp: bool
+
+
+def describe_path(path: str) -> RecipeName:
+    """The recipe name fields of `path` (None where the file name does not follow the pattern)."""
     parts = path.split("/")
     name = parts[-1].removesuffix(".sh")
-    kind = "other"
+    kind: RecipeKind = "other"
     if "agentic" in parts[:-1]:
         kind = "agentic"
     elif "fixed_seq_len" in parts[:-1]:
@@ -227,8 +263,10 @@ def describe_path(path: str) -> tuple[str, str | None, str | None, str | None, b
         kind = "multi_node"
     m = _NAME_RE.match(name)
     if not m:
-        return kind, None, None, None, name.endswith("_mtp")
-    return kind, m.group("model"), m.group("precision"), m.group("sku"), name.endswith("_mtp")
+        return RecipeName(kind, None, None, None, name.endswith("_mtp"))
+    return RecipeName(
+        kind, m.group("model"), m.group("precision"), m.group("sku"), name.endswith("_mtp")
+    )
 
 
 def _engine_at(words: list[Str]) -> tuple[str, int] | None:
@@ -312,7 +350,7 @@ def _slice_segs(w: Str, cut: int) -> list[Any]:
     return out
 
 
-def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | None:
+def _eval_only(assumptions: tuple[Assumption, ...], var: str = "EVAL_ONLY") -> bool | None:
     for a in assumptions:
         if a.var == var:
             if a.op == "eq":
@@ -372,6 +410,7 @@ def parse_recipe(
         )
     launches: list[Launch] = []
     runs: dict[tuple[Any, ...], Run] = {}
+    engine_docs: dict[str, Any] = {}
 
     def on_command(cmd: Command) -> None:
         found = _engine_at(cmd.words)
@@ -426,7 +465,11 @@ def parse_recipe(
                 yaml_text = cmd.state.files.get(cfg.text)
                 if yaml_text is not None:
                     try:
-                        yaml_doc = _load_engine_yaml(yaml_text.placeholder_text())
+                        # round trip (positions needed); variants share texts: load each once
+                        doc_text = yaml_text.placeholder_text()
+                        if doc_text not in engine_docs:
+                            engine_docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
+                        yaml_doc = engine_docs[doc_text]
                     except YamlError as exc:
                         line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
                             0, (exc.line or 1) - 1
@@ -459,12 +502,6 @@ def parse_recipe(
     recipe.launches = _dedupe(launches)
     recipe.commands = list(runs.values())
     return recipe
-
-
-@lru_cache(maxsize=256)
-def _load_engine_yaml(text: str) -> Any:
-    """Round-trip load (positions needed); variants share texts, so cache them."""
-    return load_roundtrip(text, label="engine YAML")
 
 
 def _dedupe(launches: list[Launch]) -> list[Launch]:
@@ -557,7 +594,11 @@ __all__ = [
     "MAX_PATHS",
     "Flag",
     "Launch",
+    "Origin",
+    "OriginKind",
     "Recipe",
+    "RecipeKind",
+    "RecipeName",
     "Run",
     "Setting",
     "describe_path",

@@ -25,7 +25,7 @@ import json
 import re
 from typing import Any
 
-from bot.core.model import Span
+from bot.base.span import Span
 from bot.parse.bash import Problem
 from bot.parse.recipe import Flag, Launch, Recipe
 from bot.parse.values import Seg, Str

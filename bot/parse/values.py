@@ -14,7 +14,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 from functools import cached_property
 
-from bot.core.model import Span
+from bot.base.span import Span
 
 
 @dataclass(frozen=True)

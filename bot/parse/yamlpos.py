@@ -1,7 +1,7 @@
 """YAML with the position of every key and value, for hostile input. Pure.
 
 One pass over the C parser's event stream builds the values (plain scalars
-resolved like the safe loader, via `master_config._plain`) and, for every
+resolved like the safe loader, via `yamlsafe.PlainScalars`) and, for every
 mapping, the line and column of each key and value. Anchors and aliases
 share one Python object, so an alias bomb stays a small graph; its expanded
 size is then measured without expanding it (`yamlsafe.check_shape`). Merge
@@ -31,17 +31,11 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from bot.parse.master_config import _NOT_RESOLVED, _plain
-from bot.parse.yamlsafe import YamlError, check_shape
+from bot.parse.yamlsafe import NOT_RESOLVED, PlainScalars, YamlError, check_shape, thread_yaml
 
 MAX_BYTES = 1024 * 1024
 MAX_EVENTS = 100_000
 MAX_DEPTH = 64
-
-_LOADER = YAML(typ="safe", pure=False)
-# libyaml refuses some plain scalars YAML 1.2 allows in flow mappings
-# (`{ container: lmsysorg/sglang:nightly }`); ruamel's own parser reads them
-_PURE = YAML(typ="safe", pure=True)
 
 
 class _LC:
@@ -129,7 +123,7 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
     recipes with) does.
     """
     try:
-        return _load(text, label, _LOADER)
+        return _load(text, label, thread_yaml("events"))
     except YamlError as exc:
         if "invalid YAML" not in str(exc):
             raise
@@ -151,12 +145,14 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
         rows[line - 1] = quoted
         fixed = "\n".join(rows)
         try:
-            return _load(fixed, label, _LOADER)
+            return _load(fixed, label, thread_yaml("events"))
         except YamlError as exc:
             if "invalid YAML" not in str(exc):
                 raise
             first = exc
-    return _load(text, label, _PURE)
+    # libyaml refuses some plain scalars YAML 1.2 allows in flow mappings
+    # (`{ container: lmsysorg/sglang:nightly }`); ruamel's own parser reads them
+    return _load(text, label, thread_yaml("pure"))
 
 
 _MAX_REQUOTES = 16
@@ -172,6 +168,7 @@ def _load(text: str, label: str, loader: YAML) -> Any:
             f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
         )
     anchors: dict[str, Any] = {}
+    scalars = PlainScalars()
     stack: list[_Frame] = []
     root: Any = None
     documents = 0
@@ -212,8 +209,8 @@ def _load(text: str, label: str, loader: YAML) -> Any:
             elif cls is ScalarEvent:
                 raw = event.value
                 if event.tag is None and event.implicit[0]:
-                    value = _plain(event.value)
-                    if value is _NOT_RESOLVED:
+                    value = scalars.resolve(event.value)
+                    if value is NOT_RESOLVED:
                         value = _MERGE if event.value == "<<" else event.value
                 else:
                     value = event.value

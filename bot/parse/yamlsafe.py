@@ -9,12 +9,14 @@ Round-trip loading (line numbers) is used only on small documents or slices.
 from __future__ import annotations
 
 import re
-import sys
+import threading
+from collections.abc import Mapping
 from itertools import accumulate
 from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
+from ruamel.yaml.nodes import ScalarNode
 
 MAX_BYTES = 16 * 1024 * 1024
 MAX_NODES = 2_000_000
@@ -33,7 +35,79 @@ def _loader(typ: str) -> YAML:
     return yaml
 
 
-_SAFE = _loader("safe")
+class _PerThread(threading.local):
+    """This thread's ruamel instances: a `YAML` keeps reader and parser state, so
+    threads never share one."""
+
+    def __init__(self) -> None:
+        self.loaders: dict[str, YAML] = {}
+
+
+_THREAD = _PerThread()
+
+
+def thread_yaml(kind: str = "safe") -> YAML:
+    """This thread's `YAML` of `kind`: "safe" (C loader, no duplicate keys), "rt"
+    (round trip), "events" (C parser for event walks) or "pure" (ruamel's own
+    safe parser). Configured once per thread; never shared between threads."""
+    loaders = _THREAD.loaders
+    yaml = loaders.get(kind)
+    if yaml is None:
+        if kind == "events":
+            yaml = YAML(typ="safe", pure=False)
+        elif kind == "pure":
+            yaml = YAML(typ="safe", pure=True)
+        else:
+            yaml = _loader(kind)
+        loaders[kind] = yaml
+    return yaml
+
+
+NOT_RESOLVED = object()  # PlainScalars.resolve: leave this scalar to the safe loader
+_SIMPLE_TAGS = frozenset(
+    f"tag:yaml.org,2002:{t}" for t in ("null", "bool", "int", "float", "str", "timestamp")
+)
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
+class PlainScalars:
+    """Plain (unquoted, untagged) scalars as the safe loader reads them (YAML 1.2).
+
+    One instance per parse: it memoises the values it resolved (a master config
+    repeats the same few hundred scalars), and that memo dies with the parse.
+    """
+
+    MAX = 100_000
+
+    def __init__(self) -> None:
+        yaml = thread_yaml("events")
+        self._resolvers: Mapping[str, Any] = dict(yaml.resolver.versioned_resolver)
+        self._constructor = yaml.constructor
+        self._memo: dict[str, Any] = {}
+
+    def resolve(self, value: str) -> Any:
+        """The scalar's value, or NOT_RESOLVED (merge keys, value keys)."""
+        first = value[0] if value else ""
+        if first not in self._resolvers:
+            return value
+        got = self._memo.get(value, NOT_RESOLVED)
+        if got is not NOT_RESOLVED:
+            return got
+        tag = _STR_TAG
+        for candidate, regexp in self._resolvers[first]:
+            if regexp.match(value):
+                tag = str(candidate)
+                break
+        if tag == _STR_TAG:
+            result: Any = value
+        elif tag in _SIMPLE_TAGS:
+            node = ScalarNode(tag, value)
+            result = self._constructor.yaml_constructors[tag](self._constructor, node)
+        else:  # `<<` merge keys, `=` value keys: leave them to the safe loader
+            return NOT_RESOLVED
+        if len(self._memo) < self.MAX:
+            self._memo[value] = result
+        return result
 
 
 def _problem_line(exc: Exception) -> int | None:
@@ -106,10 +180,9 @@ def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
             f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
         )
     check_depth(text, label)
-    old = sys.getrecursionlimit()
     try:
-        sys.setrecursionlimit(max(old, 4000))
-        data = _SAFE.load(text)
+        # nesting is capped (check_depth) well below the interpreter's recursion limit
+        data = thread_yaml("safe").load(text)
     except YAMLError as exc:
         first = str(exc).strip().splitlines()
         msg = "; ".join(x.strip() for x in first if x.strip() and not x.startswith("  "))[:300]
@@ -118,8 +191,6 @@ def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
         raise YamlError(f"{label}: nesting too deep to read") from exc
     except Exception as exc:  # ruamel raises assorted errors on odd input
         raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
-    finally:
-        sys.setrecursionlimit(old)
     check_shape(data, label)
     return data
 

@@ -70,18 +70,7 @@ def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetim
     # a stale branch carries entries the base branch merged since the merge-base: the
     # changelog rules compare with the base branch's tip to tell them from the PR's own
     tip = GitHubTree(gw, pull.repo, pull.base_sha) if pull.base_sha != base_sha else None
-    ctx = Context(
-        tree=head,
-        config=config,
-        pr=pull.number,
-        base=base,
-        changed=frozenset(changed),
-        mode="pr",
-        change=change,
-        review_date=today,
-        repository=pull.repo,
-        base_tip=tip,
-    )
+    ctx = Context.for_change(change, config, review_date=today, repository=pull.repo, base_tip=tip)
     return Outcome(pull, lint(ctx, paths=sorted(changed)), ctx=ctx)
 
 

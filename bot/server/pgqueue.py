@@ -68,10 +68,10 @@ from bot.server.queue import (
     QueueError,
     QueueStats,
     RejectedRecord,
-    _load_events,
-    _merge_events,
-    _Slot,
+    Slot,
     leased_job,
+    load_events,
+    merge_events,
 )
 
 SCHEMA_VERSION = 3  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1;
@@ -578,9 +578,9 @@ class PostgresQueue:
         if problem is not None:
             raise RejectedRecord(problem)
         lane = self._lanes[zlib.crc32(repr(_pr_key(record)).encode()) % len(self._lanes)]
-        return lane.submit(_Slot(record), self._ingest_batch)
+        return lane.submit(Slot(record), self._ingest_batch)
 
-    def _ingest_batch(self, batch: list[_Slot]) -> None:
+    def _ingest_batch(self, batch: list[Slot]) -> None:
         ordered = sorted(batch, key=lambda s: _pr_key(s.record))
         try:
             try:  # the common case in one go; when a delivery fails, again in savepoints
@@ -596,7 +596,7 @@ class PostgresQueue:
                 slot.committed = True
                 slot.wake.set()
 
-    def _run_batch(self, ordered: list[_Slot], *, isolate: bool) -> None:
+    def _run_batch(self, ordered: list[Slot], *, isolate: bool) -> None:
         now = self.clock()
         with self._tx() as db:
             for slot in ordered:
@@ -755,7 +755,7 @@ class PostgresQueue:
         elif sibling is not None:
             state, run_after = SUPERSEDED, now
             if job["events"] not in ("", "[]"):
-                merged = _merge_events(job["events"], _load_events(sibling["events"]))
+                merged = merge_events(job["events"], load_events(sibling["events"]))
                 db.execute("UPDATE bot_jobs SET events = %s WHERE id = %s", (merged, sibling["id"]))
         else:
             state, run_after = QUEUED, now + delay

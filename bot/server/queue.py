@@ -194,7 +194,7 @@ class RejectedRecord(QueueError):
     deliveries of its batch are unaffected. The caller stores it as `malformed`."""
 
 
-class _Slot:
+class Slot:
     """One caller of `ingest` waiting for its batch."""
 
     __slots__ = ("committed", "error", "record", "result", "wake")
@@ -220,10 +220,10 @@ class GroupCommit:
 
     def __init__(self) -> None:
         self.lock = threading.Lock()
-        self.pending: list[_Slot] = []
+        self.pending: list[Slot] = []
         self.leading = False
 
-    def submit(self, slot: _Slot, run_batch: Callable[[list[_Slot]], None]) -> Ingested:
+    def submit(self, slot: Slot, run_batch: Callable[[list[Slot]], None]) -> Ingested:
         """Wait for `slot`'s batch to commit (leading it, when no batch is running)."""
         with self.lock:
             self.pending.append(slot)
@@ -326,9 +326,9 @@ class SQLiteQueue:
         problem = check_record(record)
         if problem is not None:
             raise RejectedRecord(problem)
-        return self._group.submit(_Slot(record), self._ingest_batch)
+        return self._group.submit(Slot(record), self._ingest_batch)
 
-    def _ingest_batch(self, batch: list[_Slot]) -> None:
+    def _ingest_batch(self, batch: list[Slot]) -> None:
         now = self.clock()
         try:
             with self._tx() as db:
@@ -421,7 +421,7 @@ class SQLiteQueue:
                 " installation_id = coalesce(?, installation_id), deliveries = deliveries + 1,"
                 " updated_at = ? WHERE id = ?",
                 (
-                    _merge_events(queued["events"], [req.event]),
+                    merge_events(queued["events"], [req.event]),
                     req.head_sha,
                     req.head_sha,
                     req.installation_id,
@@ -442,7 +442,7 @@ class SQLiteQueue:
                 now,
                 now,
                 SIGNOFF,
-                _merge_events("[]", [req.event]),
+                merge_events("[]", [req.event]),
             ),
         )
         return "queued", cur.lastrowid
@@ -603,7 +603,7 @@ class SQLiteQueue:
         elif sibling is not None:
             state, run_after = SUPERSEDED, now
             if own["events"] not in ("", "[]"):  # the successor reports what this one carried
-                merged = _merge_events(own["events"], _load_events(sibling["events"]))
+                merged = merge_events(own["events"], load_events(sibling["events"]))
                 db.execute("UPDATE jobs SET events = ? WHERE id = ?", (merged, sibling["id"]))
         else:
             state, run_after = QUEUED, now + delay
@@ -773,11 +773,11 @@ def leased_job(row: Any, token: str) -> Job:
         lease_token=token,
         created_at=row["created_at"],
         kind=row["kind"],
-        events=tuple(_load_events(row["events"])),
+        events=tuple(load_events(row["events"])),
     )
 
 
-def _load_events(text: str) -> list[dict[str, Any]]:
+def load_events(text: str) -> list[dict[str, Any]]:
     try:
         data = json.loads(text or "[]")
     except ValueError:
@@ -785,7 +785,7 @@ def _load_events(text: str) -> list[dict[str, Any]]:
     return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
 
 
-def _merge_events(existing: str, new: list[dict[str, Any]]) -> str:
+def merge_events(existing: str, new: list[dict[str, Any]]) -> str:
     """`existing` (JSON) followed by `new`, the newest MAX_JOB_EVENTS kept."""
-    events = _load_events(existing) + list(new)
+    events = load_events(existing) + list(new)
     return json.dumps(events[-MAX_JOB_EVENTS:], separators=(",", ":"), sort_keys=True)

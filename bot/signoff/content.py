@@ -23,7 +23,7 @@ from typing import Any
 
 from bot.core.engine import Context, Report, route
 from bot.core.tree import glob_match
-from bot.parse.changelog import Changelog, parse_changelog
+from bot.parse.changelog import Changelog
 from bot.parse.changelog_diff import base_diff
 from bot.parse.facts import spec
 from bot.parse.master_config import (
@@ -31,7 +31,6 @@ from bot.parse.master_config import (
     base_master_configs,
     engine_family,
     entry_changes,
-    parse_master_config,
 )
 from bot.parse.recipe import Recipe
 from bot.signoff.model import BenchmarkChange, PrContent, SignoffFacts
@@ -103,7 +102,7 @@ def _entry_changes(master: MasterConfig, ctx: Context) -> list[BenchmarkChange]:
 
 
 def _append_only(path: str, ctx: Context) -> bool:
-    changelog = ctx.parsed("changelog", path, parse_changelog)
+    changelog = ctx.parsed("changelog", path)
     if not isinstance(changelog, Changelog):
         return False
     diff = base_diff(changelog, ctx)
@@ -125,7 +124,7 @@ def pr_content(ctx: Context) -> PrContent:
             if isinstance(recipe, Recipe):
                 benchmarks.append(_recipe_change(path, recipe, ctx))
         elif kind == "master_config":
-            master = ctx.parsed("master_config", path, parse_master_config)
+            master = ctx.parsed("master_config", path)
             if isinstance(master, MasterConfig):
                 changes = _entry_changes(master, ctx)
                 master_changed = master_changed or bool(changes)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
 from bot.parse.changelog import Changelog
 
@@ -194,7 +195,7 @@ RULE = Rule(
 )
 
 
-def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     for problem in changelog.problems:
         variant = problem.kind if problem.kind in RULE.variants else None
         params: dict[str, Any] = dict(problem.params)

@@ -9,23 +9,15 @@ from typing import Any
 import jsonschema
 
 from bot.core.config import load_schema
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
-from bot.parse.changelog import Changelog, Entry, new_entries, yaml_type_name
+from bot.parse.changelog import Changelog, Entry, new_entries
 from bot.parse.changelog_diff import base_changelog
+from bot.parse.schema_errors import backticked, problems, types_text
 
 SCHEMA_NAME = "changelog-entry.schema.json"
 # CHL002 owns `pr-link`: a missing or empty link is reported once, there.
 OWNED_ELSEWHERE = frozenset({"pr-link"})
-
-_JSON_TO_YAML = {
-    "array": "list",
-    "object": "mapping",
-    "string": "string",
-    "boolean": "boolean",
-    "integer": "integer",
-    "number": "number",
-    "null": "null",
-}
 
 _BASE = """\
 - config-keys:
@@ -240,92 +232,61 @@ def _validator() -> jsonschema.protocols.Validator:
     return jsonschema.Draft202012Validator(schema)
 
 
-def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     base = None
     if ctx.base is not None:
         base = base_changelog(ctx, changelog.path)
     validator = _validator()
     for entry in new_entries(changelog, base):
         for error in validator.iter_errors(entry.data):
-            yield from _findings(changelog.path, entry, error, validator.schema)
+            yield from _findings(changelog.path, entry, error)
 
 
-def _backticked(names: Any) -> str:
-    return ", ".join(f"`{n}`" for n in names)
-
-
-def _expected(value: Any) -> str:
-    types = [value] if isinstance(value, str) else [t for t in value if t != "null"]
-    return " | ".join(_JSON_TO_YAML.get(t, t) for t in types) or "null"
-
-
-def _findings(
-    path: str, entry: Entry, error: jsonschema.ValidationError, schema: Any
-) -> Iterator[Finding]:
-    loc = list(error.absolute_path)
-    data = entry.data
-    properties: dict[str, Any] = schema.get("properties", {})
+def _findings(path: str, entry: Entry, error: jsonschema.ValidationError) -> Iterator[Finding]:
+    """The error's problems in this record's words, on the entry's lines."""
 
     def hit(variant: str | None, key: str, line: int, **params: Any) -> Finding:
         subject = f"{variant or 'schema'} {key} {entry.label}"
         return RULE.hit(path, Span(line), subject, variant=variant, key=key, **params)
 
-    if not loc:
-        if error.validator == "type":
-            yield hit("not-mapping", "", entry.start_line, actual=yaml_type_name(data))
-        elif error.validator == "required" and isinstance(data, dict):
-            required: Any = error.validator_value
-            for key in required:
-                if key not in data and key not in OWNED_ELSEWHERE:
-                    yield hit("missing", key, entry.start_line)
-        elif error.validator == "additionalProperties" and isinstance(data, dict):
-            allowed = _backticked(properties)
-            for key in data:
-                if key not in properties:
-                    name = str(key)
-                    yield hit("unknown", name, entry.line_of(name), allowed=allowed)
+    for p in problems(error):
+        loc = p.path
+        if not loc:
+            if p.kind == "not-mapping":
+                yield hit("not-mapping", "", entry.start_line, actual=p.actual)
+            elif p.kind == "missing" and p.name is not None:
+                if p.name not in OWNED_ELSEWHERE:
+                    yield hit("missing", p.name, entry.start_line)
+            elif p.kind == "unknown" and p.name is not None:
+                allowed = backticked(p.allowed)
+                yield hit("unknown", p.name, entry.line_of(p.name), allowed=allowed)
+            else:
+                yield hit(None, "", entry.start_line, detail=p.detail)
+            continue
+        key = str(loc[0])
+        if key in OWNED_ELSEWHERE:
+            continue
+        line = entry.line_of(key)
+        if p.conditional:
+            yield hit("conflict", key, line)
+        elif len(loc) == 1 and p.keyword == "type":
+            expected = types_text(p.expected, nullable=False)
+            yield hit("type", key, line, expected=expected, actual=p.actual)
+        elif len(loc) == 1 and p.keyword == "minItems":
+            yield hit("empty-list", key, line)
+        elif len(loc) == 1 and p.keyword == "minimum":
+            yield hit("minimum", key, line, value=p.value, limit=p.limit)
+        elif len(loc) == 2 and isinstance(loc[1], int):
+            item = loc[1]
+            line = entry.line_of_item(key, item)
+            if p.keyword == "type":
+                expected = types_text(p.expected, nullable=False)
+                yield hit("item-type", key, line, item=item + 1, expected=expected, actual=p.actual)
+            elif p.keyword == "minLength":
+                yield hit("empty-item", key, line, item=item + 1)
+            elif p.keyword == "enum":
+                yield hit("enum-item", key, line, value=p.value, allowed=backticked(p.allowed))
+            else:
+                yield hit(None, key, line, detail=p.detail)
         else:
-            yield hit(None, "", entry.start_line, detail=error.message)
-        return
-
-    key = str(loc[0])
-    if key in OWNED_ELSEWHERE:
-        return
-    line = entry.line_of(key)
-    value = error.instance
-    if "then" in error.schema_path:
-        yield hit("conflict", key, line)
-    elif len(loc) == 1 and error.validator == "type":
-        yield hit(
-            "type",
-            key,
-            line,
-            expected=_expected(error.validator_value),
-            actual=yaml_type_name(value),
-        )
-    elif len(loc) == 1 and error.validator == "minItems":
-        yield hit("empty-list", key, line)
-    elif len(loc) == 1 and error.validator == "minimum":
-        yield hit("minimum", key, line, value=value, limit=error.validator_value)
-    elif len(loc) == 2 and isinstance(loc[1], int):
-        item = loc[1]
-        line = entry.line_of_item(key, item)
-        if error.validator == "type":
-            yield hit(
-                "item-type",
-                key,
-                line,
-                item=item + 1,
-                expected=_expected(error.validator_value),
-                actual=yaml_type_name(value),
-            )
-        elif error.validator == "minLength":
-            yield hit("empty-item", key, line, item=item + 1)
-        elif error.validator == "enum":
-            yield hit(
-                "enum-item", key, line, value=value, allowed=_backticked(error.validator_value)
-            )
-        else:
-            yield hit(None, key, line, detail=error.message)
-    else:
-        yield hit(None, key, line, detail=error.message)
+            yield hit(None, key, line, detail=p.detail)

@@ -6,6 +6,7 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.changelog import Change, Changelog, entry_changes
 from bot.parse.changelog_diff import base_changelog
@@ -205,7 +206,7 @@ RULE = Rule(
 )
 
 
-def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     prefix = ctx.pr_link_prefix(DEFAULT_PREFIX)
     base = None
     if ctx.base is not None:

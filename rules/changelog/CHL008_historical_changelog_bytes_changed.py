@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.changelog import Changelog
 from bot.parse.changelog_diff import base_diff, history_hunks
@@ -145,7 +145,7 @@ RULE = Rule(
 )
 
 
-def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     diff = base_diff(changelog, ctx)
     if diff is None:
         return

@@ -4,13 +4,12 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Iterator
-from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
 from bot.core.tree import glob_match
 from bot.parse.changelog import Changelog
 from bot.parse.changelog_diff import base_diff, matching_keys
-from bot.parse.master_config import parse_master_config
 
 # close-match suggestions cost a SequenceMatcher per master key: only for the first few
 MAX_SUGGESTIONS = 20
@@ -158,7 +157,7 @@ RULE = Rule(
 )
 
 
-def master_keys(ctx: Any) -> list[str] | None:
+def master_keys(ctx: RuleContext) -> list[str] | None:
     """Every config key of the head's master configs, sorted; None when one cannot be read."""
     patterns = ctx.config.master_configs
     paths = [p for p in ctx.all_paths() if any(glob_match(p, pat) for pat in patterns)]
@@ -166,14 +165,14 @@ def master_keys(ctx: Any) -> list[str] | None:
         return None
     keys: set[str] = set()
     for path in paths:
-        cfg = ctx.parsed("master_config", path, parse_master_config)
+        cfg = ctx.parsed("master_config", path)
         if cfg is None or cfg.problems:
             return None
         keys.update(cfg.entries)
     return sorted(keys)
 
 
-def check(changelog: Changelog, ctx: Any) -> Iterator[Finding]:
+def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     diff = base_diff(changelog, ctx)
     if diff is None or not diff.new:
         return

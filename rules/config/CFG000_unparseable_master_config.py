@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
 from bot.parse.master_config import MasterConfig
 
@@ -177,7 +178,7 @@ dsv4-fp4-b300-sglang-mtp:
 )
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     for problem in master.problems:
         variant = problem.kind if problem.kind in RULE.variants else None
         params: dict[str, Any] = dict(problem.params)

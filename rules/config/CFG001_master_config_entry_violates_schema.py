@@ -10,6 +10,7 @@ from typing import Any, TypeGuard
 import jsonschema
 
 from bot.core.config import load_schema
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
@@ -18,19 +19,9 @@ from bot.parse.master_config import (
     entry_changes,
     head_master_configs,
 )
-from bot.parse.yamlsafe import type_name
+from bot.parse.schema_errors import backticked, problems, show, types_text
 
 SCHEMA_NAME = "master-config-entry.schema.json"
-
-_JSON_TO_YAML = {
-    "array": "list",
-    "object": "mapping",
-    "string": "string",
-    "boolean": "boolean",
-    "integer": "integer",
-    "number": "number",
-    "null": "null",
-}
 
 _BASE = """\
 minimaxm3-fp4-b200-vllm-agentic-mtp:
@@ -340,7 +331,7 @@ def _inline(node: Any, defs: dict[str, Any]) -> Any:
     return out
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     changed = _schema_code_changed(ctx)
     for finding in _check(master, ctx):
         if not changed:
@@ -360,15 +351,15 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
         )
 
 
-def _schema_code_changed(ctx: Any) -> list[str]:
+def _schema_code_changed(ctx: RuleContext) -> list[str]:
     """The repository's own master-config schema code this PR changes."""
     if ctx.base is None:
         return []
-    paths = ctx.knowledge.section("master_config_schema_code") or []
+    paths = ctx.knowledge.master_config_schema_code
     return [p for p in paths if ctx.text(p, ctx.base) != ctx.text(p)]
 
 
-def _check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     if base is None:
         entries = list(master.entries.values())
@@ -429,86 +420,44 @@ def _hit(
     )
 
 
-def _backticked(names: Any) -> str:
-    return ", ".join(f"`{n}`" for n in names)
-
-
-def _expected(value: Any) -> str:
-    types = [value] if isinstance(value, str) else list(value)
-    return " | ".join(_JSON_TO_YAML.get(t, t) for t in types)
-
-
-def _show(value: Any) -> str:
-    text = (
-        "null" if value is None else str(value).lower() if isinstance(value, bool) else str(value)
-    )
-    return text if len(text) <= 80 else text[:77] + "..."
-
-
 def _findings(
     master: MasterConfig, entry: MasterEntry, error: jsonschema.ValidationError
 ) -> Iterator[Finding]:
-    path = list(error.absolute_path)
-    line = entry.line_at(path)
-    instance = error.instance
-    kind = error.validator
-    custom = (
-        error.schema.get("x-messages", {}).get(kind) if isinstance(error.schema, dict) else None
-    )
-
-    if kind == "required" and isinstance(instance, dict):
-        required: Any = error.validator_value
-        missing = [name for name in required if name not in instance]
-        for name in missing:
-            if custom:
-                yield _custom(master, entry, custom, line, path, name=name)
+    """The error's problems in this record's words, on the entry's lines."""
+    for p in problems(error):
+        path = list(p.path)
+        line = entry.line_at(path)
+        if p.kind == "missing":
+            if p.custom:
+                yield _custom(master, entry, p.custom, line, path, name=p.name)
             else:
-                yield _hit(master, entry, "missing", line, path, name=name)
-        return
-    if custom:
-        yield _custom(master, entry, custom, line, path, value=_show(instance))
-        return
-    if not path and kind == "type":
-        yield _hit(master, entry, "not-mapping", entry.start_line, path, actual=type_name(instance))
-    elif kind == "additionalProperties" and isinstance(instance, dict):
-        schema: Any = error.schema
-        allowed = list(schema.get("properties", {}))
-        for name in instance:
-            if name not in allowed:
-                yield _hit(
-                    master,
-                    entry,
-                    "unknown",
-                    entry.line_at([*path, name]),
-                    path,
-                    name=str(name),
-                    allowed=_backticked(allowed),
-                )
-    elif kind == "type":
-        expected = _expected(error.validator_value)
-        yield _hit(master, entry, "type", line, path, expected=expected, actual=type_name(instance))
-    elif kind in ("enum", "const"):
-        allowed_values: Any = error.validator_value if kind == "enum" else [error.validator_value]
-        yield _hit(
-            master,
-            entry,
-            "enum",
-            line,
-            path,
-            value=_show(instance),
-            allowed=_backticked(_show(v) for v in allowed_values),
-        )
-    elif kind in ("minimum", "maximum", "exclusiveMinimum"):
-        variant = {"exclusiveMinimum": "exclusive-minimum"}.get(kind, kind)
-        yield _hit(
-            master, entry, variant, line, path, value=_show(instance), limit=error.validator_value
-        )
-    elif kind == "minItems":
-        yield _hit(master, entry, "empty-list", line, path)
-    elif kind == "minLength":
-        yield _hit(master, entry, "empty-string", line, path)
-    else:
-        yield _hit(master, entry, None, line, path, detail=error.message[:200])
+                yield _hit(master, entry, "missing", line, path, name=p.name)
+        elif p.custom:
+            yield _custom(master, entry, p.custom, line, path, value=show(p.value))
+        elif p.kind == "not-mapping":
+            yield _hit(master, entry, "not-mapping", entry.start_line, path, actual=p.actual)
+        elif p.kind == "unknown":
+            yield _hit(
+                master,
+                entry,
+                "unknown",
+                entry.line_at([*path, p.name]),
+                path,
+                name=p.name,
+                allowed=backticked(p.allowed),
+            )
+        elif p.kind == "type":
+            expected = types_text(p.expected)
+            yield _hit(master, entry, "type", line, path, expected=expected, actual=p.actual)
+        elif p.kind == "enum":
+            allowed = backticked(show(v) for v in p.allowed)
+            yield _hit(master, entry, "enum", line, path, value=show(p.value), allowed=allowed)
+        elif p.kind in ("minimum", "maximum", "exclusive-minimum"):
+            yield _hit(master, entry, p.kind, line, path, value=show(p.value), limit=p.limit)
+        elif p.kind in ("empty-list", "empty-string"):
+            yield _hit(master, entry, p.kind, line, path)
+        else:
+            yield _hit(master, entry, None, line, path, detail=p.detail[:200])
 
 
 def _custom(

@@ -9,11 +9,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from bot.core.changeset import ChangeSet
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
 from bot.core.tree import glob_match
-from bot.parse.changelog import Changelog, Entry, parse_changelog
+from bot.parse.changelog import Changelog, Entry
 from bot.parse.changelog_diff import config_keys, diff_changelogs, readable, wildcard_match
-from bot.parse.master_config import MasterEntry, parse_master_config
+from bot.parse.master_config import MasterEntry
 
 DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
 # the scenario types the sweep knows (`utils/process_changelog.py`: SCENARIO_TYPES)
@@ -255,7 +256,7 @@ class _Changed:
     scenarios: frozenset[str] | None
 
 
-def check(change: ChangeSet, ctx: Any) -> Iterator[Finding]:
+def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
     config = ctx.config
     masters = [p for p in change.paths if _is_master(p, config.master_configs)]
     if not masters:
@@ -310,13 +311,13 @@ def _is_master(path: str, patterns: tuple[str, ...]) -> bool:
     return any(glob_match(path, pat) for pat in patterns)
 
 
-def _new_entries(change: ChangeSet, ctx: Any) -> list[Entry] | None:
+def _new_entries(change: ChangeSet, ctx: RuleContext) -> list[Entry] | None:
     """Changelog entries the change adds; None when the changelog cannot be judged."""
     path = ctx.config.changelog
     if change.file(path) is None:  # the changelog is untouched: nothing new, nothing to parse
         return [] if change.head.blob_id(path) is not None else None
-    head: Changelog | None = ctx.parsed("changelog", path, parse_changelog, tree=change.head)
-    base: Changelog | None = ctx.parsed("changelog", path, parse_changelog, tree=change.base)
+    head: Changelog | None = ctx.parsed("changelog", path, tree=change.head)
+    base: Changelog | None = ctx.parsed("changelog", path, tree=change.base)
     if head is None:
         return []  # the change deletes the changelog: CHL rules do not run; nothing is covered
     if not readable(head):
@@ -327,7 +328,9 @@ def _new_entries(change: ChangeSet, ctx: Any) -> list[Entry] | None:
     return None if diff is None else list(diff.new)
 
 
-def _base_entries(change: ChangeSet, ctx: Any, masters: list[str]) -> dict[str, MasterEntry] | None:
+def _base_entries(
+    change: ChangeSet, ctx: RuleContext, masters: list[str]
+) -> dict[str, MasterEntry] | None:
     """Entries of the changed master configs in the base, by key; None when one cannot be read.
 
     An entry moved from one master config to another changes both files, so
@@ -335,7 +338,7 @@ def _base_entries(change: ChangeSet, ctx: Any, masters: list[str]) -> dict[str, 
     """
     out: dict[str, MasterEntry] = {}
     for path in masters:
-        cfg = ctx.parsed("master_config", path, parse_master_config, tree=change.base)
+        cfg = ctx.parsed("master_config", path, tree=change.base)
         if cfg is None:
             continue  # a new master config file
         if cfg.problems:
@@ -346,10 +349,10 @@ def _base_entries(change: ChangeSet, ctx: Any, masters: list[str]) -> dict[str, 
 
 
 def _changed(
-    change: ChangeSet, ctx: Any, masters: list[str], base: Mapping[str, MasterEntry]
+    change: ChangeSet, ctx: RuleContext, masters: list[str], base: Mapping[str, MasterEntry]
 ) -> Iterator[_Changed]:
     for path in masters:
-        cfg = ctx.parsed("master_config", path, parse_master_config, tree=change.head)
+        cfg = ctx.parsed("master_config", path, tree=change.head)
         if cfg is None or cfg.problems:
             continue  # deleted (nothing to cover) or unreadable (CFG000 reports it)
         for key, entry in cfg.entries.items():

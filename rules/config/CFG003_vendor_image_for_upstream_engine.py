@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
@@ -230,7 +230,7 @@ qwen3.5-fp4-rtx6000pro-sglang:
 )
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     if base is None:
         # a merged tree: an entry there may be an approved exception
@@ -243,7 +243,7 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
 
 
 def _check(
-    master: MasterConfig, entry: MasterEntry, ctx: Any, condition: str | None
+    master: MasterConfig, entry: MasterEntry, ctx: RuleContext, condition: str | None
 ) -> Iterator[Finding]:
     framework, image, runner = entry.get("framework"), entry.get("image"), entry.get("runner")
     if not (isinstance(framework, str) and isinstance(image, str) and isinstance(runner, str)):
@@ -255,8 +255,8 @@ def _check(
     sku = runner_sku(runner, knowledge)
     if not established_sku(sku, knowledge) or upstream_image(image, engine, knowledge):
         return
-    spec = (knowledge.section("upstream_engines") or {}).get(engine, {}) or {}
-    expected = ", ".join(f"`{p}*`" for p in spec.get("images", []) or []) or "-"
+    spec = knowledge.upstream_engines.get(engine)
+    expected = ", ".join(f"`{p}*`" for p in (spec.images if spec else ())) or "-"
     yield RULE.hit(
         master.path,
         Span(entry.key_lines.get("image", entry.start_line)),
@@ -265,6 +265,6 @@ def _check(
         framework=framework,
         sku=sku.upper(),
         image=image,
-        engine=str(spec.get("name", engine)),
+        engine=spec.name if spec is not None else engine,
         expected=expected,
     )

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from typing import Any
 
+from bot.base.knowledge import Knowledge
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, INFO, Condition, Example, Finding, Join, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
@@ -197,7 +198,7 @@ dsv4-fp4-vr200-trt:
 )
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     heads = [m for m in head_master_configs(ctx) if m.path != master.path] + [master]
     if base is None:
@@ -213,7 +214,7 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
 def _check(
     master: MasterConfig,
     entry: MasterEntry,
-    ctx: Any,
+    ctx: RuleContext,
     pool: Iterable[MasterConfig],
     condition: str | None,
 ) -> Iterator[Finding]:
@@ -230,8 +231,8 @@ def _check(
     sku = runner_sku(runner, knowledge)
     if not established_sku(sku, knowledge):
         return
-    primary: dict[str, Any] = knowledge.section("primary_engines") or {}
-    engines = knowledge.section("upstream_engines") or {}
+    primary = knowledge.primary_engines
+    engines = knowledge.upstream_engines
     family = model_family(model, knowledge)
     assigned = next((primary[m] for m in sorted(family) if primary.get(m)), None)
     wanted = [str(e) for e in assigned or engines]
@@ -245,7 +246,7 @@ def _check(
         for other in cfg.entries.values():
             if _covers(other, family, sku, wanted, knowledge):
                 return
-    names = [str((engines.get(e, {}) or {}).get("name", e)) for e in wanted]
+    names = [engines[e].name if e in engines else e for e in wanted]
     expected = Join(tuple(names), "or")
     yield RULE.hit(
         master.path,
@@ -260,7 +261,7 @@ def _check(
 
 
 def _covers(
-    other: MasterEntry, family: frozenset[str], sku: str, wanted: list[str], knowledge: Any
+    other: MasterEntry, family: frozenset[str], sku: str, wanted: list[str], knowledge: Knowledge
 ) -> bool:
     framework, runner = other.get("framework"), other.get("runner")
     if other.get("model-prefix") not in family or not isinstance(framework, str):

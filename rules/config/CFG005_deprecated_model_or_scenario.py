@@ -8,6 +8,8 @@ from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
+from bot.base.knowledge import Knowledge
+from bot.core.context import RuleContext
 from bot.core.model import (
     ERROR,
     INFO,
@@ -278,7 +280,7 @@ class Part:
     line_path: tuple[Hashable, ...]
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     today = ctx.review_date
     if today is None:
         return
@@ -444,7 +446,7 @@ def _parts(data: Mapping[str, Any], item: Deprecation) -> list[Part]:
     return points
 
 
-def _deprecations(knowledge: Any) -> list[Deprecation]:
+def _deprecations(knowledge: Knowledge) -> list[Deprecation]:
     out = []
     for raw in knowledge.section("deprecations") or []:
         if not isinstance(raw, Mapping):

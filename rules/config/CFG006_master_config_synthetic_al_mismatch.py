@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T, part
 from bot.parse import facts
 from bot.parse.golden import candidates
@@ -14,7 +15,6 @@ from bot.parse.master_config import (
     entry_changes,
 )
 from bot.parse.master_launch import entry_launches, recipe_path
-from bot.parse.recipe import parse_recipe
 
 _RECIPE = (
     "benchmarks/multi_node/srt-slurm-recipes/vllm/minimax-m3/agentic/gb300-fp4/1p1d-c8-agentic.yaml"
@@ -147,7 +147,7 @@ def _fmt(x: float) -> str:
     return f"{x:.2f}" if abs(x - round(x, 2)) < 1e-9 else f"{x:g}"
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     paths = set(ctx.all_paths())
     seen: set[int] = set()
     base = base_master_configs(ctx)
@@ -158,13 +158,13 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
             if not run.injects_acceptance or "SYNTHETIC_ACCEPTANCE_LENGTH" not in run.settings:
                 continue
             text, line = run.settings["SYNTHETIC_ACCEPTANCE_LENGTH"]
-            actual = facts._float(text)
+            actual = facts.number(text)
             path = recipe_path(written, paths.__contains__)
             if actual is None or path is None or line in seen:
                 continue
             if changed is not None and entry.key not in changed and not _recipe_changed(path, ctx):
                 continue
-            recipe = ctx.parsed("recipe", path, parse_recipe)
+            recipe = ctx.parsed("recipe", path)
             if recipe is None or not recipe.multi_node:
                 continue
             finding = _check_point(master, recipe, actual, text, line, ctx)
@@ -173,12 +173,12 @@ def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
                 yield finding
 
 
-def _recipe_changed(path: str, ctx: Any) -> bool:
+def _recipe_changed(path: str, ctx: RuleContext) -> bool:
     return bool(ctx.base is not None and ctx.text(path, ctx.base) != ctx.text(path))
 
 
 def _check_point(
-    master: MasterConfig, recipe: Any, actual: float, text: str, line: int, ctx: Any
+    master: MasterConfig, recipe: Any, actual: float, text: str, line: int, ctx: RuleContext
 ) -> Finding | None:
     options = []
     other_mode: list[float] = []  # the other thinking mode's values, when the mode is inferred

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import (
     ERROR,
     WARNING,
@@ -115,7 +115,7 @@ def _why(image: str) -> Part | None:
     return None
 
 
-def check(master: MasterConfig, ctx: Any) -> Iterator[Finding]:
+def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     if base is None:
         for entry in master.entries.values():

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import WARNING, Example, Finding, Rule, Span, T
 from bot.parse.recipe import Recipe
 
@@ -210,7 +210,7 @@ def _variant(message: str) -> tuple[str | None, dict[str, str]]:
     return "other", {"detail": message.replace("`", "'")[:300]}
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     for problem in recipe.problems:
         variant: str | None
         params: dict[str, str]

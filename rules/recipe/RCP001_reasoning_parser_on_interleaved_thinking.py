@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import drop_flag
 from bot.parse import facts
@@ -144,7 +144,7 @@ RULE = Rule(
 )
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     if not recipe.agentic:
         return
     model = ctx.knowledge.model(recipe.model)
@@ -163,7 +163,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         if parser is None or (parser.span.line, parser.span.col) in seen:
             continue
         seen.add((parser.span.line, parser.span.col))
-        flag = parser.source if parser.source.startswith("--") else "reasoning_parser:"
+        flag = parser.origin.name if parser.origin.kind == "flag" else "reasoning_parser:"
         lines = recipe.lines
         no = parser.span.line
         line = lines[no - 1] if 0 < no <= len(lines) else ""

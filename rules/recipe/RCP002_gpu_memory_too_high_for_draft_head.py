@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
-from bot.parse.recipe import Recipe, Setting, describe_path, parse_recipe
+from bot.parse.recipe import Origin, Recipe, Setting, describe_path
 
 _FLAG = {
     "vllm": "--gpu-memory-utilization",
@@ -175,7 +175,7 @@ def _layout(recipe: Recipe) -> frozenset[tuple[str, str, str]]:
     return frozenset(out)
 
 
-def _multi_node_limit(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
+def _multi_node_limit(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple[float, str] | None:
     """The highest fraction a spec-decode recipe of the same directory, SKU and parallel
     layout runs; a single-node sibling says nothing about a disaggregated worker, and
     neither does the single-node default."""
@@ -187,13 +187,13 @@ def _multi_node_limit(recipe: Recipe, engine: str, ctx: Context) -> tuple[float,
         for path in ctx.recipes(source):
             if not path.startswith(folder) or "/" in path[len(folder) :]:
                 continue
-            sibling = ctx.parsed("recipe", path, parse_recipe, tree=source)
+            sibling = ctx.parsed("recipe", path, tree=source)
             if sibling is None:
                 continue
             layout = _layout(sibling)
             for launch in sibling.launches:
                 mem = facts.memory(launch)
-                value = facts._float(mem.value) if mem is not None else None
+                value = facts.number(mem.value) if mem is not None else None
                 s = facts.spec(launch, ctx.knowledge)
                 if value is not None and s is not None and s.draft is not None:
                     out.append((path, sibling.sku, layout, launch.engine, value))
@@ -210,7 +210,7 @@ def _multi_node_limit(recipe: Recipe, engine: str, ctx: Context) -> tuple[float,
     return best
 
 
-def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[float, str] | None:
+def _limit_from_siblings(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple[float, str] | None:
     if recipe.multi_node:
         return _multi_node_limit(recipe, engine, ctx)
     source = ctx.base if ctx.base is not None else ctx.tree
@@ -218,10 +218,10 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[flo
     for path in ctx.recipes(source):
         if path == recipe.path or not path.endswith("_mtp.sh"):
             continue
-        kind, model, precision, sku, _ = describe_path(path)
-        if model != recipe.model or sku != recipe.sku:
+        name = describe_path(path)
+        if name.model != recipe.model or name.sku != recipe.sku:
             continue
-        sibling = ctx.parsed("recipe", path, parse_recipe, tree=source)
+        sibling = ctx.parsed("recipe", path, tree=source)
         if sibling is None:
             continue
         values = []
@@ -230,14 +230,14 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[flo
                 continue
             s = facts.spec(launch, ctx.knowledge)
             mem = facts.memory(launch)
-            if s is None or mem is None or facts._float(mem.value) is None:
+            if s is None or mem is None or facts.number(mem.value) is None:
                 continue
             values.append(float(mem.value))
         if not values:
             continue
         rank = (
-            0 if precision == recipe.precision else 1,
-            0 if kind == "fixed_seq_len" else 1,
+            0 if name.precision == recipe.precision else 1,
+            0 if name.kind == "fixed_seq_len" else 1,
             path,
         )
         if best is None or rank < best[0]:
@@ -245,7 +245,7 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[flo
     return (best[1], best[2]) if best else None
 
 
-def _established(recipe: Recipe, ctx: Context) -> bool | None:
+def _established(recipe: Recipe, ctx: RuleContext) -> bool | None:
     """Whether the recipe is already merged (it has run at its value); None without a base.
 
     Only a PR's base can tell: a lone file and a whole tree get the same answer.
@@ -255,7 +255,7 @@ def _established(recipe: Recipe, ctx: Context) -> bool | None:
     return None
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     seen: set[int] = set()
     for launch in recipe.launches:
         s = facts.spec(launch, ctx.knowledge)
@@ -264,18 +264,16 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         mem = facts.memory(launch)
         if mem is None:
             # the flag is absent: the engine's own default applies, at the launch
-            default = (ctx.knowledge.section("memory").get("engine_default") or {}).get(
-                launch.engine
-            )
+            default = ctx.knowledge.memory.engine_default.get(launch.engine)
             if default is None or launch.role != "server":
                 continue
             mem = Setting(
                 float(default),
                 launch.span,
                 f"{float(default):.2f}",
-                _FLAG.get(launch.engine, "memory fraction"),
+                Origin("default", _FLAG.get(launch.engine, "memory fraction")),
             )
-        value = facts._float(mem.value)
+        value = facts.number(mem.value)
         if value is None or mem.span.line in seen:
             continue
         established = _established(recipe, ctx)
@@ -288,7 +286,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         else:
             where = ""
             variant = "default_limit"
-            defaults = ctx.knowledge.section("memory").get("default_limit", {})
+            defaults = ctx.knowledge.memory.default_limit
             if recipe.multi_node or launch.engine not in defaults or established:
                 continue
             limit = float(defaults[launch.engine])
@@ -301,7 +299,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             variant = f"{variant}_no_base" if variant else "no_base"
         seen.add(mem.span.line)
         draft = facts.draft_identity(s, recipe, ctx.knowledge) or (s.draft.text if s.draft else "?")
-        flag = mem.source.replace("engine YAML ", "")
+        flag = mem.origin.name  # the flag, the engine-YAML key path or the default's knob
         lines = recipe.lines
         line = lines[mem.span.line - 1] if 0 < mem.span.line <= len(lines) else ""
         yield RULE.hit(

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T, part
 from bot.core.suggest import replace_at
 from bot.parse import facts
@@ -281,7 +281,7 @@ def _fmt(x: float) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") if abs(x - round(x, 2)) > 1e-9 else f"{x:.2f}"
 
 
-def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | None:
+def _check_launch(recipe: Recipe, launch: Launch, ctx: RuleContext) -> Finding | None:
     spec = facts.spec(launch, ctx.knowledge)
     if spec is None or spec.simulation is None or launch.eval_only is True or not launch.decodes:
         return None
@@ -308,7 +308,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
     curve, mode, al = options[0]
     expected = _expected(kind, al, k)
     setting = spec.simulation.setting
-    name = setting.source.replace("env ", "").replace("--speculative-config ", "")
+    name = setting.origin.name  # the variable, JSON key or flag
     model = ctx.knowledge.model(recipe.model)
     params: dict[str, Any] = dict(
         setting=name,
@@ -376,7 +376,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context) -> Finding | Non
     )
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     seen: set[int] = set()
     for launch in recipe.launches:
         finding = _check_launch(recipe, launch, ctx)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
 from bot.parse import facts, master_launch
 from bot.parse.recipe import Recipe
@@ -77,7 +77,7 @@ RULE = Rule(
 )
 
 
-def _injected_by_runner(recipe: Recipe, ctx: Context) -> bool:
+def _injected_by_runner(recipe: Recipe, ctx: RuleContext) -> bool:
     """A multi-node recipe whose runs get synthetic acceptance from the runner.
 
     Only master-config points run a multi-node recipe; when every point that
@@ -90,7 +90,7 @@ def _injected_by_runner(recipe: Recipe, ctx: Context) -> bool:
     return all(r.injects_acceptance for r in runs)
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     if not recipe.agentic:
         return
     seen: set[int] = set()

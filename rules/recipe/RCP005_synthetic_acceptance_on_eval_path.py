@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
 from bot.parse import facts, master_launch
 from bot.parse.recipe import Recipe
@@ -68,7 +68,7 @@ RULE = Rule(
 )
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     if "EVAL_ONLY" not in recipe.text and not recipe.multi_node:
         return
     seen: set[int] = set()
@@ -91,5 +91,5 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         if setting.span.line in seen:
             continue
         seen.add(setting.span.line)
-        name = setting.source.replace("env ", "").replace("--speculative-config ", "")
+        name = setting.origin.name  # the variable, JSON key or flag
         yield RULE.hit(recipe.path, setting.span, f"{name}={setting.text}", setting=name)

@@ -6,7 +6,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import WARNING, Example, Finding, Join, Part, Rule, Span, T, part, render_param
 from bot.parse.jsonpos import JNode, UnknownValue
 from bot.parse.recipe import Launch, Recipe
@@ -252,7 +252,7 @@ def _overrides(
             )
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     table = ctx.knowledge.section("arch_overrides") or {}
     arch = {str(k) for k in table.get("keys", []) or []}
     if not arch:

@@ -8,7 +8,7 @@ from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import (
     ERROR,
     WARNING,
@@ -22,6 +22,7 @@ from bot.core.model import (
     T,
     part,
 )
+from bot.parse.bash import Assumption
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Seg, Str
 
@@ -358,7 +359,7 @@ def _norm(name: str) -> str:
     return re.sub(r"[-.]+", "_", name.strip().lower())
 
 
-def _know(ctx: Context) -> _Know:
+def _know(ctx: RuleContext) -> _Know:
     table: Mapping[str, Any] = ctx.knowledge.section("engine_patching") or {}
     return _Know(
         packages=frozenset(_norm(p) for p in table.get("packages", []) or []),
@@ -755,7 +756,7 @@ def _script(run: Run) -> Str | None:
     return None
 
 
-def _resolve(word: Str, recipe: Recipe, ctx: Context) -> str | None:
+def _resolve(word: Str, recipe: Recipe, ctx: RuleContext) -> str | None:
     """The repository path of a script the recipe runs, when it is in the tree."""
     text = word.text
     m = _DIRNAME.match(text)
@@ -776,7 +777,7 @@ def _resolve(word: Str, recipe: Recipe, ctx: Context) -> str | None:
     return None
 
 
-def _helper(run: Run, recipe: Recipe, ctx: Context, kn: _Know, depth: int) -> _Op | None:
+def _helper(run: Run, recipe: Recipe, ctx: RuleContext, kn: _Know, depth: int) -> _Op | None:
     word = _script(run)
     if word is None or depth > 0:
         return None
@@ -829,7 +830,7 @@ def _unwrapped(run: Run) -> Run:
     return replace(run, words=words[i:]) if i else run
 
 
-def _ops(recipe: Recipe, ctx: Context, kn: _Know, depth: int = 0) -> Iterator[_Op]:
+def _ops(recipe: Recipe, ctx: RuleContext, kn: _Know, depth: int = 0) -> Iterator[_Op]:
     seen: set[tuple[int, str]] = set()
     for found in recipe.commands:
         run = _unwrapped(found)
@@ -865,7 +866,7 @@ def _ops(recipe: Recipe, ctx: Context, kn: _Know, depth: int = 0) -> Iterator[_O
 # ------------------------------------------------------------------- waivers
 
 
-def _waivers(ctx: Context, tree: Any, wdir: str) -> dict[str, str]:
+def _waivers(ctx: RuleContext, tree: Any, wdir: str) -> dict[str, str]:
     def load() -> dict[str, str]:
         out = {}
         for path in ctx.all_paths(tree):
@@ -877,7 +878,7 @@ def _waivers(ctx: Context, tree: Any, wdir: str) -> dict[str, str]:
     return found
 
 
-def _introduced(recipe: Recipe, ctx: Context, op: _Op) -> bool | None:
+def _introduced(recipe: Recipe, ctx: RuleContext, op: _Op) -> bool | None:
     """Whether the PR adds this patch: True, False, or None outside a PR."""
     if ctx.change is not None:
         if ctx.change.touches_line(recipe.path, op.span.line, op.span.last_line):
@@ -906,7 +907,7 @@ def _names(recipe: Recipe, op: _Op) -> list[str]:
     return names
 
 
-def _own_waiver(ctx: Context, wdir: str) -> bool:
+def _own_waiver(ctx: RuleContext, wdir: str) -> bool:
     if ctx.pr is None:
         return False
     own = f"{wdir}/{ctx.pr}.md"
@@ -919,7 +920,9 @@ def _own_waiver(ctx: Context, wdir: str) -> bool:
     return True
 
 
-def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[str | None, Part] | None:
+def _coverage(
+    recipe: Recipe, ctx: RuleContext, kn: _Know, op: _Op
+) -> tuple[str | None, Part] | None:
     """None when a waiver covers the patch; else (severity condition, the missing waiver)."""
     wdir = kn.waiver_dir
     if _own_waiver(ctx, wdir):
@@ -949,19 +952,18 @@ def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[str | N
     return None, part("no-waiver-in-change", dir=wdir)
 
 
-def _when(assumptions: tuple[Any, ...]) -> Part | str:
+def _when(assumptions: tuple[Assumption, ...]) -> Part | str:
     conds = []
     for a in assumptions:
-        var, op, value = getattr(a, "var", None), getattr(a, "op", None), getattr(a, "value", None)
-        if var is None or var == "EVAL_ONLY":
+        if a.var == "EVAL_ONLY":
             continue
-        conds.append(f"`{var}{'=' if op == 'eq' else '!='}{value}`")
+        conds.append(f"`{a.var}{'=' if a.op == 'eq' else '!='}{a.value}`")
     if not conds:
         return ""
     return part("when", conds=Join(tuple(conds), "and"))
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     if not recipe.commands:
         return
     kn = _know(ctx)

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
 from bot.parse import facts
 from bot.parse.recipe import BOOL_FLAG_RE, Recipe, Run
@@ -175,7 +175,7 @@ _CLIENT_BOOLS = {
 }
 
 
-def _spec(recipe: Recipe, ctx: Context) -> str | None:
+def _spec(recipe: Recipe, ctx: RuleContext) -> str | None:
     """The speculative-decoding method served (as written), or None."""
     for launch in recipe.launches:
         if launch.eval_only is True:
@@ -257,7 +257,7 @@ def _verdict(
     return False, ""
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     if not recipe.commands:
         return
     table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import defaultdict
 from collections.abc import Iterator
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
 from bot.parse.recipe import Launch, Recipe
 
@@ -102,7 +102,7 @@ RULE = Rule(
 _ENGINES = ("vllm", "atom")
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     if recipe.multi_node or "multi_node" in recipe.path.split("/"):
         return  # multi-node recipes and launchers set EP per role, not from EP_SIZE
     by_line: dict[int, list[Launch]] = defaultdict(list)

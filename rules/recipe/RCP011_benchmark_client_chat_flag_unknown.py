@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from typing import Any
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Join, Rule, T, part
 from bot.parse.recipe import Recipe, Run
 
@@ -79,7 +79,7 @@ def _client(run: Run, clients: Mapping[str, Any]) -> tuple[str, int] | None:
     return None
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
     accepted: Mapping[str, Any] = table.get("client_chat_flags", {}) or {}
     chat_flags = set(table.get("chat_flags", []) or [])

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Iterator
 
-from bot.core.engine import Context
+from bot.core.context import RuleContext
 from bot.core.model import INFO, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.recipe import Launch, Recipe
 
@@ -90,7 +90,7 @@ RULE = Rule(
 _ENGINES = ("sglang", "vllm")
 
 
-def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
+def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     if recipe.path.endswith((".yaml", ".yml")):
         return  # srt-slurm recipes write one key per line by construction
     seen: set[int] = set()

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
-from typing import Any
 
 from bot.core.changeset import ChangeSet
+from bot.core.context import RuleContext
 from bot.core.model import WARNING, Example, Finding, Rule, Span, T
 from bot.core.tree import glob_match
 
@@ -93,8 +93,8 @@ _IMPORT = re.compile(r"\benroot\s+import\b")
 _DOCKER = re.compile(r"\bdocker://")
 
 
-def check(change: ChangeSet, ctx: Any) -> Iterator[Finding]:
-    patterns = ctx.knowledge.section("runner_launchers") or []
+def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
+    patterns = ctx.knowledge.runner_launchers
     for path in change.paths:
         file = change.file(path)
         if file is None or file.status == "deleted" or file.binary:

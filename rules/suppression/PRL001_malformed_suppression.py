@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bot.core.context import RuleContext
 from bot.core.model import WARNING, Example, Finding, Rule, Span, T
 from bot.core.suppress import SuppressionScan
 
@@ -91,7 +92,7 @@ RULE = Rule(
 )
 
 
-def check(scan: SuppressionScan, ctx: Any) -> Iterator[Finding]:
+def check(scan: SuppressionScan, ctx: RuleContext) -> Iterator[Finding]:
     for s in scan.items:
         if s.valid:
             continue

@@ -1,0 +1,218 @@
+"""Domain knowledge as the rules and parsers read it. Pure: data in, typed views out.
+
+`bot.core.config` loads and validates it (the shipped `bot/knowledge/default.yaml`
+merged with the target repository's overrides); everything else reads it through
+this class: the typed accessors for the sections several modules read, `section()`
+for the tables one rule owns.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from functools import cached_property
+from types import MappingProxyType
+from typing import Any
+
+
+@dataclass(frozen=True)
+class GoldenEntry:
+    """`knowledge.golden[]`: which golden-curve file belongs to which model, method, draft."""
+
+    file: str
+    model: str | None
+    method: str | None
+    drafts: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class UpstreamEngine:
+    """`knowledge.upstream_engines.<engine>`: its display name, images and frameworks."""
+
+    name: str
+    images: tuple[str, ...] = ()
+    frameworks: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Skus:
+    """`knowledge.skus`: established hardware and runner labels that break the pattern."""
+
+    established: frozenset[str] = frozenset()
+    runners: Mapping[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class MemoryDefaults:
+    """`knowledge.memory`: draft-head memory limits and each engine's own default."""
+
+    default_limit: Mapping[str, float] = field(default_factory=dict)
+    engine_default: Mapping[str, float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ThinkingSwitches:
+    """`knowledge.thinking`: what turns a model's thinking on or off in a launch."""
+
+    # chat-template kwarg -> its value (lower case) -> "on" | "off"
+    kwargs: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # flag -> its value (lower case) -> "on" | "off"
+    flags: Mapping[str, Mapping[str, str]] = field(default_factory=dict)
+    # environment variable -> the values (lower case) that mean on; any other means off
+    env_on: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # words of a `--chat-template` file name that mean a thinking template
+    chat_template_on: tuple[str, ...] = ("thinking",)
+
+
+def _strs(value: Any) -> tuple[str, ...]:
+    return tuple(str(x) for x in value or ())
+
+
+def _table(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def _floats(value: Any) -> Mapping[str, float]:
+    return MappingProxyType({str(k): float(v) for k, v in _table(value).items()})
+
+
+@dataclass(frozen=True)
+class Knowledge:
+    """The merged knowledge (validated by `schemas/knowledge.schema.json`).
+
+    The typed views are computed once per instance; `section()` returns a raw
+    table for the sections a single rule reads.
+    """
+
+    data: Mapping[str, Any]
+
+    @cached_property
+    def golden(self) -> tuple[GoldenEntry, ...]:
+        out = []
+        for e in self.data.get("golden") or ():
+            if isinstance(e, Mapping) and "file" in e:
+                model, method = e.get("model"), e.get("method")
+                out.append(
+                    GoldenEntry(
+                        file=str(e["file"]),
+                        model=None if model is None else str(model),
+                        method=None if method is None else str(method),
+                        drafts=_strs(e.get("drafts")),
+                    )
+                )
+        return tuple(out)
+
+    @cached_property
+    def spec_methods(self) -> Mapping[str, str]:
+        """Spec-decode method names as engines spell them -> canonical method."""
+        return MappingProxyType(
+            {str(k): str(v) for k, v in _table(self.data.get("spec_methods")).items()}
+        )
+
+    @cached_property
+    def thinking(self) -> ThinkingSwitches:
+        table = _table(self.data.get("thinking"))
+
+        def modes(value: Any) -> Mapping[str, Mapping[str, str]]:
+            return MappingProxyType(
+                {
+                    str(k): MappingProxyType({str(a): str(b) for a, b in _table(v).items()})
+                    for k, v in _table(value).items()
+                }
+            )
+
+        return ThinkingSwitches(
+            kwargs=modes(table.get("kwargs")),
+            flags=modes(table.get("flags")),
+            env_on=MappingProxyType(
+                {str(k): _strs(v) for k, v in _table(table.get("env_on")).items()}
+            ),
+            chat_template_on=_strs(table["chat_template_on"])
+            if "chat_template_on" in table
+            else ("thinking",),
+        )
+
+    @cached_property
+    def memory(self) -> MemoryDefaults:
+        table = _table(self.data.get("memory"))
+        return MemoryDefaults(
+            default_limit=_floats(table.get("default_limit")),
+            engine_default=_floats(table.get("engine_default")),
+        )
+
+    @cached_property
+    def upstream_engines(self) -> Mapping[str, UpstreamEngine]:
+        out = {}
+        for key, spec in _table(self.data.get("upstream_engines")).items():
+            spec = _table(spec)
+            out[str(key)] = UpstreamEngine(
+                name=str(spec.get("name", key)),
+                images=_strs(spec.get("images")),
+                frameworks=_strs(spec.get("frameworks")),
+            )
+        return MappingProxyType(out)
+
+    @cached_property
+    def skus(self) -> Skus:
+        table = _table(self.data.get("skus"))
+        return Skus(
+            established=frozenset(s.lower() for s in _strs(table.get("established"))),
+            runners=MappingProxyType(
+                {str(k): str(v) for k, v in _table(table.get("runners")).items()}
+            ),
+        )
+
+    @cached_property
+    def model_families(self) -> tuple[frozenset[str], ...]:
+        return tuple(frozenset(_strs(g)) for g in self.data.get("model_families") or ())
+
+    @cached_property
+    def primary_engines(self) -> Mapping[str, tuple[str, ...]]:
+        return MappingProxyType(
+            {str(k): _strs(v) for k, v in _table(self.data.get("primary_engines")).items()}
+        )
+
+    @cached_property
+    def env_domains(self) -> Mapping[str, frozenset[str]]:
+        """The values each recipe input can take ("" = unset); inputs without values dropped."""
+        table = _table(self.data.get("env_domains"))
+        return MappingProxyType({str(k): frozenset(_strs(v)) for k, v in table.items() if v})
+
+    @cached_property
+    def pr_link_prefix(self) -> str | None:
+        """`changelog.pr_link_prefix`: the URL a changelog `pr-link` starts with."""
+        explicit = _table(self.data.get("changelog")).get("pr_link_prefix")
+        return str(explicit) if explicit else None
+
+    @cached_property
+    def archived_master_configs(self) -> tuple[str, ...]:
+        return _strs(self.data.get("archived_master_configs"))
+
+    @cached_property
+    def master_config_schema_code(self) -> tuple[str, ...]:
+        return _strs(self.data.get("master_config_schema_code"))
+
+    @cached_property
+    def runner_launchers(self) -> tuple[str, ...]:
+        return _strs(self.data.get("runner_launchers"))
+
+    def model(self, prefix: str | None) -> Mapping[str, Any]:
+        if not prefix:
+            return {}
+        models: Mapping[str, Any] = self.data.get("models", {})
+        return dict(models.get(self.prefix(prefix) or prefix, {}) or {})
+
+    def prefix(self, name: str | None) -> str | None:
+        """The model prefix knowledge uses for `name` (a prefix or one of its `aliases`)."""
+        if not name:
+            return name
+        models: Mapping[str, Any] = self.data.get("models", {}) or {}
+        if name in models:
+            return name
+        for key, entry in models.items():
+            if isinstance(entry, Mapping) and name in (entry.get("aliases") or ()):
+                return str(key)
+        return name
+
+    def section(self, name: str) -> Any:
+        return self.data.get(name, {})

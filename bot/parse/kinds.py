@@ -1,0 +1,74 @@
+"""The parser table: which parser reads each kind of file. Registered here, once.
+
+The engine and the context never import a parser: they receive this table
+(`Context.parsers`) and look a kind up in it, so `ctx.parsed("recipe", path)`
+needs no parser function at the call site. A parser takes the path, the text and
+the run's `ParseRun` (per-run inputs and scratch state) and never raises: a file
+it cannot read comes back as data the rules report.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from types import MappingProxyType
+from typing import Literal
+
+from bot.parse.changelog import ChangelogMemory, parse_changelog
+from bot.parse.golden import parse_golden
+from bot.parse.master_config import parse_master_config
+from bot.parse.recipe import parse_recipe
+from bot.parse.yamlsafe import YamlError
+
+Kind = Literal["recipe", "changelog", "master_config", "golden"]
+
+
+@dataclass(frozen=True, eq=False)
+class ParseRun:
+    """What one lint run gives its parsers: knowledge-derived inputs and scratch memory.
+
+    Owned by the run's context, never by a module, so two runs (or two threads)
+    share nothing.
+    """
+
+    # `knowledge.env_domains`: the values each recipe input can take ("" = unset)
+    domains: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # recent clean changelog parses, for re-reading only the changed tail of the next
+    changelogs: ChangelogMemory = field(default_factory=ChangelogMemory)
+
+    @property
+    def key(self) -> str:
+        """The inputs that change a parse's result: part of every cache key."""
+        return repr(sorted((k, sorted(v)) for k, v in self.domains.items()))
+
+
+Parser = Callable[[str, str, ParseRun], object]
+
+
+def _recipe(path: str, text: str, run: ParseRun) -> object:
+    return parse_recipe(path, text, domains=run.domains or None)
+
+
+def _changelog(path: str, text: str, run: ParseRun) -> object:
+    return parse_changelog(path, text, memory=run.changelogs)
+
+
+def _master_config(path: str, text: str, run: ParseRun) -> object:
+    return parse_master_config(path, text)
+
+
+def _golden(path: str, text: str, run: ParseRun) -> object:
+    try:
+        return parse_golden(path, text)
+    except YamlError as exc:
+        return exc
+
+
+PARSERS: Mapping[str, Parser] = MappingProxyType(
+    {
+        "recipe": _recipe,
+        "changelog": _changelog,
+        "master_config": _master_config,
+        "golden": _golden,
+    }
+)
