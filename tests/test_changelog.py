@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from functools import cache
 from pathlib import Path
 
 import pytest
+from lintkit import lint_files, rules_for
 
-from bot.core.config import Config, build_config
+from bot.core.config import build_config
 from bot.core.engine import Context, Report, lint
 from bot.core.registry import RuleModule, all_rules
 from bot.core.tree import MemoryTree
@@ -25,13 +25,8 @@ REAL = Path(__file__).resolve().parents[1].parent / "shared" / "inferencex" / PA
 PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
 
 
-@cache
-def config() -> Config:
-    return build_config(None)
-
-
 def chl_rules() -> list[RuleModule]:
-    return [rm for rm in all_rules() if rm.rule.target == "changelog"]
+    return rules_for("changelog")
 
 
 def run(
@@ -41,13 +36,12 @@ def run(
     base: str | None = None,
     rules: list[RuleModule] | None = None,
 ) -> Report:
-    ctx = Context(
-        tree=MemoryTree({PATH: text}),
-        config=config(),
+    return lint_files(
+        {PATH: text},
         pr=pr,
-        base=MemoryTree({PATH: base}) if base is not None else None,
+        base={PATH: base} if base is not None else None,
+        rules=rules if rules is not None else chl_rules(),
     )
-    return lint(ctx, paths=[PATH], rules=rules if rules is not None else chl_rules())
 
 
 def entry(

@@ -14,12 +14,10 @@ from functools import cache
 from pathlib import Path
 
 import pytest
+from lintkit import lint_pr
 
-from bot.core.changeset import build_changeset
-from bot.core.config import Config, build_config
-from bot.core.engine import Context, Report, lint
+from bot.core.engine import Report
 from bot.core.registry import RuleModule, all_rules
-from bot.core.tree import MemoryTree
 from bot.parse.changelog import parse_changelog
 from bot.parse.changelog_diff import (
     diff_changelogs,
@@ -37,11 +35,6 @@ SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "inferencex"
 
 
 @cache
-def config() -> Config:
-    return build_config(None)
-
-
-@cache
 def gate_rules() -> list[RuleModule]:
     return [rm for rm in all_rules() if rm.rule.id.startswith("CHL") or rm.rule.id == "CFG002"]
 
@@ -50,19 +43,7 @@ def gate(
     head: Mapping[str, str | bytes], base: Mapping[str, str | bytes], pr: int | None = None
 ) -> Report:
     """Lint a pull request from `base` to `head` (file dicts) with the gate's rules."""
-    base_tree, head_tree = MemoryTree(base), MemoryTree(head)
-    changed = sorted(p for p in {*base, *head} if base.get(p) != head.get(p))
-    change = build_changeset(base_tree, head_tree, changed, pr=pr)
-    ctx = Context(
-        tree=head_tree,
-        config=config(),
-        pr=pr,
-        base=base_tree,
-        changed=frozenset(changed),
-        mode="pr",
-        change=change,
-    )
-    return lint(ctx, paths=changed, rules=gate_rules())
+    return lint_pr(head, base, pr=pr, rules=gate_rules())
 
 
 def hits(report: Report) -> list[tuple[str, str, int, str]]:

@@ -13,13 +13,11 @@ from __future__ import annotations
 import random
 import shutil
 import subprocess
-from functools import cache
 
 import pytest
+from lintkit import lint_files
 
-from bot.core.config import Config, build_config
-from bot.core.engine import Context, Report, lint
-from bot.core.tree import MemoryTree
+from bot.core.engine import Report
 from bot.parse.recipe import MAX_RECIPE_BYTES, Launch, Recipe, parse_recipe
 
 PATH = "benchmarks/single_node/agentic/x_fp8_h100_mtp.sh"
@@ -27,14 +25,8 @@ HEADER = '#!/usr/bin/env bash\nsource "$(dirname "$0")/../../benchmark_lib.sh"\n
 LAUNCH = 'vllm serve "$MODEL" --port 8000 --gpu-memory-utilization 0.9\n'
 
 
-@cache
-def config() -> Config:
-    return build_config(None)
-
-
 def run_lint(content: str | bytes, path: str = PATH) -> Report:
-    ctx = Context(tree=MemoryTree({path: content}), config=config())
-    return lint(ctx, [path])
+    return lint_files({path: content})
 
 
 def rule_ids(report: Report) -> set[str]:

@@ -4,15 +4,13 @@ from __future__ import annotations
 
 import datetime
 import time
-from functools import cache
 from pathlib import Path
 
 import pytest
+from lintkit import default_config, lint_files, rules_for
 
-from bot.core.config import Config, build_config
-from bot.core.engine import Context, Report, lint
-from bot.core.registry import RuleModule, all_rules
-from bot.core.tree import MemoryTree
+from bot.core.engine import Report
+from bot.core.registry import RuleModule
 from bot.parse.master_config import (
     MAX_BYTES,
     MasterConfig,
@@ -85,17 +83,8 @@ dsv4-fp4-b300-sglang:
 """
 
 
-@cache
-def config() -> Config:
-    return build_config(None)
-
-
 def cfg_rules(*ids: str) -> list[RuleModule]:
-    return [
-        rm
-        for rm in all_rules()
-        if rm.rule.target == "master_config" and (not ids or rm.rule.id in ids)
-    ]
+    return rules_for("master_config", *ids)
 
 
 def run(
@@ -107,14 +96,14 @@ def run(
     review_date: datetime.date | None = None,
     mode: str = "paths",
 ) -> Report:
-    ctx = Context(
-        tree=MemoryTree(files),
-        config=config(),
-        base=MemoryTree(base) if base is not None else None,
+    return lint_files(
+        files,
+        base=base,
+        paths=paths or list(files),
+        rules=rules if rules is not None else cfg_rules(),
         mode="pr" if base is not None else mode,
         review_date=review_date,
     )
-    return lint(ctx, paths=paths or list(files), rules=rules if rules is not None else cfg_rules())
 
 
 def ids(report: Report) -> list[tuple[str, int]]:
@@ -245,7 +234,7 @@ def test_entry_changes_compare_values_not_text() -> None:
 
 
 def test_runner_sku_engine_and_image_helpers() -> None:
-    k = config().knowledge
+    k = default_config().knowledge
     assert runner_sku("cluster:b200-dgxc", k) == "b200"
     assert runner_sku("b200-multinode", k) == "b200"
     assert runner_sku("mi355x-disagg", k) == "mi355x"
@@ -326,7 +315,7 @@ def test_real_file_edit_is_scoped_to_the_changed_entry() -> None:
     report = run({"configs/amd-master.yaml": head}, base={"configs/amd-master.yaml": text})
     found = {(f.rule, f.line) for f in report.findings}
     expected = {("CFG001", first.key_lines["runner"] + 1)}
-    if engine_family(str(first.get("framework")), config().knowledge) is not None:
+    if engine_family(str(first.get("framework")), default_config().knowledge) is not None:
         expected.add(("CFG003", image_line))
     assert found == expected
     assert all(f.severity == "error" for f in report.findings)

@@ -11,16 +11,14 @@ points that name the recipe they run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 
+import lintkit
 import pytest
+from lintkit import default_config, lines, lint_files, rule
 
-from bot.core.changeset import build_changeset
-from bot.core.config import Config, build_config
 from bot.core.engine import Context
 from bot.core.engine import lint as run_lint
 from bot.core.model import Finding
-from bot.core.registry import RuleModule, all_rules
 from bot.core.tree import MemoryTree
 from bot.parse import facts
 from bot.parse.master_launch import master_launches
@@ -200,15 +198,6 @@ def master(*points: tuple[str, str]) -> str:
     return body
 
 
-@cache
-def default_config() -> Config:
-    return build_config(None)
-
-
-def rule(rule_id: str) -> RuleModule:
-    return next(rm for rm in all_rules() if rm.rule.id == rule_id)
-
-
 def lint(
     rule_id: str,
     text: str,
@@ -217,32 +206,15 @@ def lint(
     files: Mapping[str, str] | None = None,
     mode: str = "tree",
 ) -> list[Finding]:
-    tree = MemoryTree({path: text, **CURVES, **(files or {})})
-    ctx = Context(tree=tree, config=default_config(), mode=mode)
-    return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
+    files = {path: text, **CURVES, **(files or {})}
+    return lint_files(files, paths=[path], rules=[rule(rule_id)], mode=mode).findings
 
 
 def lint_pr(
     rule_id: str, head: Mapping[str, str], base: Mapping[str, str], path: str
 ) -> list[Finding]:
-    head = {**CURVES, **head}
-    base = {**CURVES, **base}
-    base_tree, head_tree = MemoryTree(base), MemoryTree(head)
-    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
-    ctx = Context(
-        tree=head_tree,
-        config=default_config(),
-        pr=7,
-        base=base_tree,
-        changed=frozenset(changed),
-        mode="pr",
-        change=build_changeset(base_tree, head_tree, changed, pr=7),
-    )
-    return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
-
-
-def lines(findings: list[Finding]) -> list[int]:
-    return [f.line for f in findings]
+    head, base = {**CURVES, **head}, {**CURVES, **base}
+    return lintkit.lint_pr(head, base, pr=7, paths=[path], rules=[rule(rule_id)]).findings
 
 
 def line_of(text: str, needle: str, nth: int = 1) -> int:

@@ -9,17 +9,13 @@ recipes are written for these tests in the shape of InferenceX recipes.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 
+import lintkit
 import pytest
+from lintkit import config_with, lines, lint_files, rule
 
-from bot.core.changeset import build_changeset
-from bot.core.config import Config, build_config
-from bot.core.engine import Context
-from bot.core.engine import lint as run_lint
+from bot.core.config import Config
 from bot.core.model import Finding
-from bot.core.registry import RuleModule, all_rules
-from bot.core.tree import MemoryTree
 from bot.parse.recipe import parse_recipe
 
 AGENTIC = "benchmarks/single_node/agentic/qwen3.5_fp8_h100_mtp.sh"
@@ -31,15 +27,6 @@ SGLANG_MTP = (
 )
 
 
-@cache
-def default_config() -> Config:
-    return build_config(None)
-
-
-def rule(rule_id: str) -> RuleModule:
-    return next(rm for rm in all_rules() if rm.rule.id == rule_id)
-
-
 def lint(
     rule_id: str,
     text: str,
@@ -49,9 +36,10 @@ def lint(
     config: Config | None = None,
 ) -> list[Finding]:
     """Lint one recipe outside a pull request (a whole tree or named files)."""
-    tree = MemoryTree({path: text, **(files or {})})
-    ctx = Context(tree=tree, config=config or default_config(), mode="tree")
-    return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
+    files = {path: text, **(files or {})}
+    return lint_files(
+        files, paths=[path], rules=[rule(rule_id)], config=config, mode="tree"
+    ).findings
 
 
 def lint_pr(
@@ -62,27 +50,7 @@ def lint_pr(
     path: str,
 ) -> list[Finding]:
     """Lint `path` as changed by pull request `pr` (base -> head)."""
-    base_tree, head_tree = MemoryTree(base), MemoryTree(head)
-    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
-    change = build_changeset(base_tree, head_tree, changed, pr=pr)
-    ctx = Context(
-        tree=head_tree,
-        config=default_config(),
-        pr=pr,
-        base=base_tree,
-        changed=frozenset(changed),
-        mode="pr",
-        change=change,
-    )
-    return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
-
-
-def lines(findings: list[Finding]) -> list[int]:
-    return [f.line for f in findings]
-
-
-def config_with(knowledge_yaml: str) -> Config:
-    return build_config("knowledge:\n" + knowledge_yaml, source=".recipe-bot.yml")
+    return lintkit.lint_pr(head, base, pr=pr, paths=[path], rules=[rule(rule_id)]).findings
 
 
 # ------------------------------------------------------------------ RCP007

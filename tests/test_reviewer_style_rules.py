@@ -4,12 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from bot.core.changeset import build_changeset
-from bot.core.config import build_config
-from bot.core.engine import Context, lint
+import lintkit
+
 from bot.core.model import Finding
-from bot.core.registry import all_rules
-from bot.core.tree import MemoryTree
 
 RECIPE = "benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh"
 LAUNCHER = "runners/launch_h200-xy.sh"
@@ -20,21 +17,14 @@ def run(
     head: Mapping[str, str],
     base: Mapping[str, str] | None = None,
 ) -> list[Finding]:
-    rules = [rm for rm in all_rules() if rm.rule.id == rule]
-    tree = MemoryTree(dict(head))
-    base_tree = MemoryTree(dict(base)) if base is not None else None
-    changed = sorted(set(head) | set(base or {}))
-    change = build_changeset(base_tree, tree, changed) if base_tree is not None else None
-    ctx = Context(
-        tree=tree,
-        config=build_config(None),
-        base=base_tree,
-        changed=frozenset(changed) if base_tree is not None else None,
-        mode="pr" if change is not None else "paths",
-        change=change,
-    )
+    rules = [lintkit.rule(rule)]
     paths = [p for p in head if p.startswith("benchmarks/")]
-    return [f for f in lint(ctx, paths=paths, rules=rules).findings if f.rule == rule]
+    if base is None:
+        report = lintkit.lint_files(head, paths=paths, rules=rules)
+    else:
+        changed = set(head) | set(base)
+        report = lintkit.lint_pr(head, base, pr=None, changed=changed, paths=paths, rules=rules)
+    return [f for f in report.findings if f.rule == rule]
 
 
 ONE_LINE = (

@@ -10,12 +10,11 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
 
 import pytest
+from lintkit import default_config
 
 from bot.core.changeset import build_changeset
-from bot.core.config import Config, build_config
 from bot.core.engine import Context, lint
 from bot.core.model import Example
 from bot.core.registry import RuleModule, all_rules
@@ -37,11 +36,6 @@ def strip_markers(text: str, rule_id: str) -> tuple[str, set[int]]:
             body = body[: m.start()]
         out.append(body + ending)
     return "".join(out), marked
-
-
-@cache
-def default_config() -> Config:
-    return build_config(None)
 
 
 @dataclass(frozen=True)

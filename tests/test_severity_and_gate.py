@@ -16,11 +16,11 @@ import json
 import re
 from pathlib import Path
 
+import lintkit
 import pytest
 from bot.rules.recipe import RCP003_golden_al_mismatch as rcp003
 
 from bot import cli
-from bot.core.changeset import build_changeset
 from bot.core.config import ConfigError, build_config
 from bot.core.engine import Context, Report, lint
 from bot.core.gate import decide
@@ -45,25 +45,12 @@ def _lint(
     config_text: str | None = None,
     author: str | None = "carol",
 ) -> Report:
-    tree = MemoryTree(files)
-    base_tree = MemoryTree(base) if base is not None else None
-    change = None
-    changed = None
-    if base is not None:
-        changed = sorted(p for p in set(files) | set(base) if files.get(p) != base.get(p))
-        change = build_changeset(base_tree, tree, changed, pr=7, author=author)  # type: ignore[arg-type]
-    ctx = Context(
-        tree=tree,
-        config=build_config(config_text),
-        pr=7 if base is not None else None,
-        base=base_tree,
-        changed=frozenset(changed) if changed is not None else None,
-        mode="pr" if change is not None else "paths",
-        change=change,
-    )
+    config = build_config(config_text)
     # these fixtures write short launches on one line: the style rule RCP012 has its own tests
     rules = [rm for rm in all_rules() if rm.rule.id != "RCP012"]
-    return lint(ctx, paths=changed if changed is not None else sorted(files), rules=rules)
+    if base is None:
+        return lintkit.lint_files(files, paths=sorted(files), rules=rules, config=config)
+    return lintkit.lint_pr(files, base, pr=7, author=author, rules=rules, config=config)
 
 
 def _rules(report: Report) -> list[tuple[str, str, int]]:
