@@ -174,7 +174,7 @@ def parse_case_file(path: Path, data: Any) -> list[Case]:
                 findings=tuple(expected),
                 base=base,
                 mode=mode,
-                pr=raw.get("pr"),
+                pr=raw.get("pr", 7 if mode == "pr" else None),
                 author=raw.get("author"),
                 changed=_strings(raw["changed"], where) if "changed" in raw else None,
                 paths=_strings(raw["paths"], where) if "paths" in raw else None,

@@ -333,20 +333,6 @@ def test_pr_mode_ignores_flaws_of_untouched_entries() -> None:
     assert [r for r, _ in ids(run({PATH: broken}))] == ["CFG001"]  # no base: everything
 
 
-def test_cfg001_names_duplicate_and_wildcard_keys() -> None:
-    other = "configs/amd-master.yaml"
-    text = (
-        FIXTURE
-        + "\ndsv4-fp4-*-sglang:\n"
-        + FIXTURE.split("dsv4-fp4-b300-sglang:\n")[1].split("\n\n")[0]
-        + "\n"
-    )
-    report = run({PATH: text, other: FIXTURE}, paths=[PATH], rules=cfg_rules("CFG001"))
-    messages = sorted(f.message.en for f in report.findings)
-    assert any("contains `*`" in m for m in messages)
-    assert sum("also defined in `configs/amd-master.yaml`" in m for m in messages) == 2
-
-
 def test_cfg004_same_pull_request_and_other_runner_label() -> None:
     trt = (
         FIXTURE.split("\n\n")[1]
