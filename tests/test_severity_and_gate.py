@@ -19,6 +19,7 @@ from pathlib import Path
 import lintkit
 import pytest
 from bot.rules.recipe import RCP003_golden_al_mismatch as rcp003
+from snapshot import check_snapshot
 
 from bot import cli
 from bot.core.config import ConfigError, build_config
@@ -244,9 +245,7 @@ def test_a_suppression_the_pr_adds_is_listed_and_does_not_pass_the_gate() -> Non
     status = render.status_for(report.findings, "recipe-review", None, report.silenced)
     assert status.state == "pending" and "1 finding(s) suppressed in this PR" in status.description
     summary = render.summary_body(report.findings, [], [], "a" * 40, report.silenced)
-    assert "suppressed in this PR by @carol: temporary" in summary
-    assert "由 @carol 在本 PR 中抑制：temporary" in summary
-    assert "Gate: NEEDS A HUMAN" in summary
+    check_snapshot("summary-suppressed-in-the-pr.md", summary)  # by @carol, NEEDS A HUMAN
     # a sign-off row: unacknowledged it blocks; naming the rule acknowledges it
     assert decide([], report.silenced, rules=["RCP001"], acknowledgement="LGTM").state == "fail"
     ack = decide([], report.silenced, rules=["RCP001"], acknowledgement="RCP001 is acknowledged")
@@ -318,6 +317,8 @@ def test_one_decision_for_status_and_summary(
     assert gate.state == state
     assert render.status_for(findings, "recipe-review", None).state == status
     summary = render.summary_body(findings, [], [], "b" * 40)
+    name = "-".join(f"{s}-{'in' if d else 'out' if d is False else 'tree'}" for s, d in severities)
+    check_snapshot(f"summary-gate-{name or 'clean'}.md", summary)
     if findings:
         assert render.GATE_LINE[state][1] in summary
 
