@@ -3,6 +3,11 @@
 `fake_github`: a fake GitHub REST API on loopback (`tests/fakegithub.py`),
 started for the test and stopped after it. Point PyGithub (or the gateway) at
 `fake_github.url`.
+
+`config`, `lint`: the shipped configuration and the shared lint helpers of
+`tests/lintkit.py` (`lint.files(...)`, `lint.pr(head, base, ...)`, `lint.rule(id)`).
+Module-level helpers and parametrisations import `lintkit` directly; no test module
+declares its own configuration or engine call.
 """
 
 from __future__ import annotations
@@ -10,8 +15,31 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import lintkit
 import pytest
 from fakegithub import FakeGitHub
+
+from bot.core.config import Config
+
+
+@pytest.fixture
+def config() -> Config:
+    """The configuration without a repository config file (built once per session)."""
+    return lintkit.default_config()
+
+
+class _Lint:
+    files = staticmethod(lintkit.lint_files)
+    pr = staticmethod(lintkit.lint_pr)
+    rule = staticmethod(lintkit.rule)
+    rules_for = staticmethod(lintkit.rules_for)
+    config_with = staticmethod(lintkit.config_with)
+
+
+@pytest.fixture
+def lint() -> type[_Lint]:
+    """The shared lint helpers (`tests/lintkit.py`) as a fixture."""
+    return _Lint
 
 
 @pytest.fixture

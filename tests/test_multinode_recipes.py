@@ -11,16 +11,14 @@ points that name the recipe they run.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from functools import cache
 
+import lintkit
 import pytest
+from lintkit import default_config, lines, lint_files, rule
 
-from bot.core.changeset import build_changeset
-from bot.core.config import Config, build_config
 from bot.core.engine import Context
 from bot.core.engine import lint as run_lint
 from bot.core.model import Finding
-from bot.core.registry import RuleModule, all_rules
 from bot.core.tree import MemoryTree
 from bot.parse import facts
 from bot.parse.master_launch import master_launches
@@ -200,15 +198,6 @@ def master(*points: tuple[str, str]) -> str:
     return body
 
 
-@cache
-def default_config() -> Config:
-    return build_config(None)
-
-
-def rule(rule_id: str) -> RuleModule:
-    return next(rm for rm in all_rules() if rm.rule.id == rule_id)
-
-
 def lint(
     rule_id: str,
     text: str,
@@ -216,24 +205,15 @@ def lint(
     path: str = MM3,
     files: Mapping[str, str] | None = None,
 ) -> list[Finding]:
-    tree = MemoryTree({path: text, **CURVES, **(files or {})})
-    ctx = Context.for_tree(tree, default_config())
-    return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
+    files = {path: text, **CURVES, **(files or {})}
+    return lint_files(files, paths=[path], rules=[rule(rule_id)]).findings
 
 
 def lint_pr(
     rule_id: str, head: Mapping[str, str], base: Mapping[str, str], path: str
 ) -> list[Finding]:
-    head = {**CURVES, **head}
-    base = {**CURVES, **base}
-    base_tree, head_tree = MemoryTree(base), MemoryTree(head)
-    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
-    ctx = Context.for_change(build_changeset(base_tree, head_tree, changed, pr=7), default_config())
-    return run_lint(ctx, paths=[path], rules=[rule(rule_id)]).findings
-
-
-def lines(findings: list[Finding]) -> list[int]:
-    return [f.line for f in findings]
+    head, base = {**CURVES, **head}, {**CURVES, **base}
+    return lintkit.lint_pr(head, base, pr=7, paths=[path], rules=[rule(rule_id)]).findings
 
 
 def line_of(text: str, needle: str, nth: int = 1) -> int:
@@ -361,26 +341,6 @@ def test_eval_twin_is_the_eval_path() -> None:
 # ------------------------------------------------------------------ rules
 
 
-def test_rcp001_silent_behind_dynamo_frontend_fires_behind_engine_frontend() -> None:
-    assert lint("RCP001", mm3(frontend="dynamo")) == []
-    text = mm3(frontend="vllm")
-    found = lint("RCP001", text)
-    assert lines(found) == [
-        line_of(text, "reasoning-parser", 1),
-        line_of(text, "reasoning-parser", 2),
-    ]
-
-
-def test_rcp003_wrong_al_in_decode_env() -> None:
-    text = qwen(acc="3.33")  # thinking on via SGLANG_DEFAULT_THINKING: 3.39
-    found = lint("RCP003", text, path=QWEN)
-    assert lines(found) == [line_of(text, "SGLANG_SIMULATE_ACC_LEN")]
-    assert found[0].severity == "error"
-    assert lint("RCP003", qwen(), path=QWEN) == []
-    # thinking off (SGLANG_DEFAULT_THINKING '0') makes 3.33 right
-    assert lint("RCP003", qwen(acc="3.33", thinking="'0'"), path=QWEN) == []
-
-
 def test_rcp003_trtllm_off_by_one_and_thinking_flip() -> None:
     assert lint("RCP003", glm_trt("2.06"), path=GLM_TRT) == []
     text = glm_trt("3.06")
@@ -389,25 +349,6 @@ def test_rcp003_trtllm_off_by_one_and_thinking_flip() -> None:
     assert "1" in found[0].message.en and "2.06" in found[0].message.en
     # thinking_off value (3.21 - 1) while the client turns thinking on
     assert lines(lint("RCP003", glm_trt("2.21"), path=GLM_TRT)) == [line_of(text, "FORCE_NUM")]
-
-
-def test_rcp003_checks_the_golden_al_on_the_vllm_spec_config() -> None:
-    text = mm3(spec=SPEC_SYNTH.replace("@AL@", "2.83"))
-    found = lint("RCP003", text)
-    # one finding per written line: prefill workers do not decode, so only the decode role
-    assert lines(found) == [line_of(text, "speculative-config", 2)]
-
-
-def test_rcp004_silent_when_the_runner_injects_acceptance() -> None:
-    text = mm3(spec=SPEC_REAL)
-    written = "recipes/" + MM3.removeprefix(ROOT + "/")
-    injected = master((written, '          - "SYNTHETIC_ACCEPTANCE=true"\n'))
-    assert lint("RCP004", text, files={MASTER: injected}) == []
-    plain = master(("recipes/" + MM3.removeprefix(ROOT + "/"), ""))
-    found = lint("RCP004", text, files={MASTER: plain})
-    assert lines(found) == [line_of(text, "speculative-config", 2)]
-    # a recipe no master-config point runs is never run
-    assert lint("RCP004", text) == []
 
 
 def test_master_launch_join() -> None:
@@ -425,28 +366,6 @@ def test_master_launch_join() -> None:
     assert run.injects_acceptance and run.scenario == "agentic-coding"
     assert run.line == line_of(text, "CONFIG_FILE=")
     assert [r.role for r in runs[f"{ROOT}/x-eval.yaml"]] == ["eval"]
-
-
-def test_rcp005_synthetic_acceptance_in_eval_twin() -> None:
-    text = mm3()
-    found = lint("RCP005", text, path=MM3_EVAL)
-    assert lines(found) == [line_of(text, "speculative-config", 2)]
-    assert lint("RCP005", mm3(spec=SPEC_REAL), path=MM3_EVAL) == []
-    # the throughput file: the runner picks the eval twin for EVAL_ONLY
-    assert lint("RCP005", text) == []
-
-
-def test_rcp005_recipe_named_as_eval_config_file() -> None:
-    other = f"{ROOT}/vllm/minimax-m3/agentic/gb300-fp4/real-verification.yaml"
-    cfg = master(
-        (
-            "recipes/" + MM3.removeprefix(ROOT + "/"),
-            f'          - "EVAL_CONFIG_FILE=recipes/{other.removeprefix(ROOT + "/")}"\n',
-        )
-    )
-    text = mm3()
-    found = lint("RCP005", text, path=other, files={MASTER: cfg, MM3: mm3()})
-    assert lines(found) == [line_of(text, "speculative-config", 2)]
 
 
 def test_rcp006_synthetic_acceptance_in_fixed_seq_len_recipe() -> None:
@@ -671,20 +590,3 @@ def test_lone_file_repo_and_pr_modes_agree(
     pr = findings("--repo", str(root), "--base", base, "--head", "HEAD")
     assert [f for f in pr if f[0] != "RCP002"] == [f for f in lone if f[0] != "RCP002"]
     assert [f[3] for f in pr if f[0] == "RCP002"] == ["error"]
-
-
-def test_cfg006_in_a_pr_judges_changed_entries_and_changed_recipes() -> None:
-    written = "recipes/" + MM3.removeprefix(ROOT + "/")
-    extra = (
-        '          - "SYNTHETIC_ACCEPTANCE=true"\n          - "SYNTHETIC_ACCEPTANCE_LENGTH=2.90"\n'
-    )
-    text = master((written, extra))
-    recipe = mm3(spec=SPEC_REAL)
-    other = "\nother-entry:\n  image: x\n"
-    base = {MASTER: text, MM3: recipe}
-    # the PR edits another entry: the merged point is not this PR's
-    assert lint_pr("CFG006", {MASTER: text + other, MM3: recipe}, base, MASTER) == []
-    # the PR changes the recipe the point runs (here: turns thinking on): judged
-    changed = recipe.replace('    PORT: "8000"\n', '    PORT: "8001"\n')
-    found = lint_pr("CFG006", {MASTER: text + other, MM3: changed}, base, MASTER)
-    assert [f.rule for f in found] == ["CFG006"]

@@ -33,7 +33,7 @@ from webhook_fakes import (
 from bot import cli
 from bot.github.types import GitHubError, Status
 from bot.server.app import create_app
-from bot.server.pacing import Paced
+from bot.server.pacing import paced
 from bot.server.queue import DeliveryRecord, SQLiteQueue
 from bot.server.settings import Settings
 from bot.server.webhook import PullEvent
@@ -233,7 +233,7 @@ def test_write_pacing_and_rate_limit_holds_are_shared_by_replicas(pg_url: str) -
                     stamps.append(time.monotonic())
 
         inner = Recording()
-        gateways = [Paced(inner, q.pacer(0.15), "installation:1") for q in replicas]
+        gateways = [paced(inner, q.pacer(0.15), "installation:1") for q in replicas]
 
         def writer(gw: Any) -> None:
             for _ in range(4):
@@ -255,12 +255,12 @@ def test_write_pacing_and_rate_limit_holds_are_shared_by_replicas(pg_url: str) -
                 raise GitHubError("secondary rate limit", 403, retry_after=1.0)
 
         with pytest.raises(GitHubError):
-            Paced(Limited(), replicas[0].pacer(0), "installation:1").create_issue_comment(
+            paced(Limited(), replicas[0].pacer(0), "installation:1").create_issue_comment(
                 REPO, 7, "x"
             )
         started = time.monotonic()
         github.open_pull(7, sha(7))
-        Paced(github, replicas[1].pacer(0), "installation:1").pull(REPO, 7)  # the other replica
+        paced(github, replicas[1].pacer(0), "installation:1").pull(REPO, 7)  # the other replica
         assert time.monotonic() - started >= 0.9  # held by the Retry-After replica 0 saw
         (state,) = replicas[1].pacer(0).state()
         assert state["key"] == "installation:1" and "403" in state["reason"]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import lintkit
 import pytest
 
 from bot.core.changeset import build_changeset
@@ -46,19 +47,8 @@ ARCHIVED_SGLANG = (
 
 
 def _cfg004(head: dict[str, str], base: dict[str, str]) -> list[str]:
-    rules = [rm for rm in all_rules() if rm.rule.id == "CFG004"]
-    bt, ht = MemoryTree(base), MemoryTree(head)
-    changed = {p for p in set(head) | set(base) if head.get(p) != base.get(p)}
-    ctx = Context.for_change(build_changeset(bt, ht, changed, pr=1), build_config(None))
-    return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
-
-
-def test_engine_first_ordering_counts_archived_entries_of_the_model_family() -> None:
-    archive = {"configs/deprecated/nvidia-glm5-glm5.1-master.yaml": ARCHIVED_SGLANG}
-    # glm5 (same family as glm5.1) ran SGLang on B200 before it was archived
-    assert _cfg004({MASTER: TILERT, **archive}, {MASTER: "", **archive}) == []
-    # without that history the TileRT entry comes first
-    assert _cfg004({MASTER: TILERT}, {MASTER: ""}) != []
+    report = lintkit.lint_pr(head, base, pr=1, paths=[MASTER], rules=[lintkit.rule("CFG004")])
+    return [f.subject for f in report.findings]
 
 
 def _rcp008(head: dict[str, str], base: dict[str, str], pr: int = 42) -> list[str]:
@@ -120,25 +110,10 @@ def _changelog_pr(head: str, base: str, pr: int, tip: str | None = None) -> Cont
 
 
 def _changelog(head: str, base: str, pr: int) -> list[tuple[str, str]]:
-    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
-    ctx = _changelog_pr(head, base, pr)
-    return [(f.rule, f.severity) for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
-
-
-def test_rewritten_final_whitespace_only_line_is_a_history_change() -> None:
-    base = (
-        _entry("a-fp8-h100-vllm", f"{PULL}1")
-        + "\n"
-        + _entry("b-fp8-h100-vllm", f"{PULL}2")
-        + "  \n"
+    report = lintkit.lint_files(
+        {CHANGELOG: head}, pr=pr, base={CHANGELOG: base}, rules=lintkit.rules_for("changelog")
     )
-    new = _entry("c-fp8-h100-vllm", f"{PULL}3")
-    # the PR turns the base's final "  " line into the empty separator line
-    rewritten = base[: -len("  \n")] + "\n" + new
-    assert ("CHL008", "warning") in _changelog(rewritten, base, 3)
-    # kept byte for byte, then one empty line and the new entry: history intact
-    kept = base + "\n" + new
-    assert not any(rule == "CHL008" for rule, _ in _changelog(kept, base, 3))
+    return [(f.rule, f.severity) for f in report.findings]
 
 
 # ------------------------------------------------------------------ CFG005
@@ -147,25 +122,16 @@ def test_rewritten_final_whitespace_only_line_is_a_history_change() -> None:
 def _cfg005(head: str, base: str) -> list[str]:
     import datetime
 
-    rules = [rm for rm in all_rules() if rm.rule.id == "CFG005"]
-    bt, ht = MemoryTree({MASTER: base}), MemoryTree({MASTER: head})
-    ctx = Context.for_change(
-        build_changeset(bt, ht, {MASTER}, pr=1),
-        build_config(None),
+    report = lintkit.lint_pr(
+        {MASTER: head},
+        {MASTER: base},
+        pr=1,
+        changed=[MASTER],
+        paths=[MASTER],
+        rules=[lintkit.rule("CFG005")],
         review_date=datetime.date(2026, 8, 22),
     )
-    return [f.subject for f in lint(ctx, paths=[MASTER], rules=rules).findings]
-
-
-def test_moving_points_out_of_a_deprecated_entry_submits_nothing() -> None:
-    two = TILERT.replace(
-        "      - {tp: 8, conc-start: 4, conc-end: 64}\n",
-        "      - {tp: 8, conc-start: 4, conc-end: 64}\n      - {tp: 4, conc-start: 1, conc-end: 8}\n",
-    )
-    assert _cfg005(TILERT, two) == []  # a point removed from a retired model's entry
-    # a new point for the retired model is a submission
-    three = two + "      - {tp: 2, conc-start: 1, conc-end: 2}\n"
-    assert _cfg005(three, two) != []
+    return [f.subject for f in report.findings]
 
 
 # ------------------------------------------------------------------ CFG001

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from snapshot import check_snapshot
 
 from bot.cli import main
 from bot.github.gateway import from_token
@@ -89,11 +90,10 @@ def test_local_dry_run_is_the_review_the_service_posts(
     # the readable form: every inline comment with its body, the summary, the status
     assert main(argv) == 0
     text, _ = capsys.readouterr()
-    assert text.count("  ▸ inline ") == 3
-    assert "```suggestion\n    ```" in text  # RCP001's deletion: an empty block
-    assert "would comment on SemiAnalysisAI/InferenceX#2423" in text
-    assert "would set status 'recipe-review'" in text and "state: failure" in text
-    assert "none performed" in text
+    # three inline comments (RCP001's deletion an empty suggestion block), the summary
+    # comment and the failing status, none performed
+    readable = text.replace(head_sha, "<HEAD>").replace(head_sha[:12], "<HEAD12>")
+    check_snapshot("review-dry-run.txt", readable.replace(head_sha[:7], "<HEAD7>"))
 
 
 def test_replay_reads_local_git_when_asked(

@@ -3,6 +3,9 @@
 A line that must fire ends with `# [ID]` (the rule's own id). Markers are removed
 before linting, so the rule sees the file as a reviewer would. Markers of other
 rules are removed too and ignored: an example documents only its own rule.
+
+The extra cases of `tests/rule_cases/<RULE>.yml` run here too (`test_rule_case`), each
+asserting the exact findings: rule id, path, line, severity and message variant.
 """
 
 from __future__ import annotations
@@ -10,14 +13,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from datetime import date
-from functools import cache
 
 import pytest
+import rulecases
+from lintkit import default_config
 
 from bot.core.changeset import build_changeset
-from bot.core.config import Config, build_config
 from bot.core.engine import Context, lint
-from bot.core.model import Example
+from bot.core.model import Example, Span
 from bot.core.registry import RuleModule, all_rules
 from bot.core.tree import MemoryTree
 
@@ -37,11 +40,6 @@ def strip_markers(text: str, rule_id: str) -> tuple[str, set[int]]:
             body = body[: m.start()]
         out.append(body + ending)
     return "".join(out), marked
-
-
-@cache
-def default_config() -> Config:
-    return build_config(None)
 
 
 @dataclass(frozen=True)
@@ -108,3 +106,72 @@ def test_strip_markers() -> None:
     stripped, marked = strip_markers(text, "RCP001")
     assert stripped == "a\nb\r\nc\n  d\nno # [rcp001]"
     assert marked == {1, 4}
+
+
+# ----------------------------------------------------------------------------- cases as data
+
+
+@pytest.mark.parametrize("case", [pytest.param(c, id=c.id) for c in rulecases.load_cases()])
+def test_rule_case(case: rulecases.Case) -> None:
+    got = rulecases.actual(rulecases.run_case(case))
+    assert [f.row() for f in got] == [f.row() for f in case.findings], case.note
+    for want, have in zip(case.findings, got, strict=True):
+        if want.message is not None:
+            assert have.message == want.message
+
+
+def test_every_case_key_is_documented() -> None:
+    readme = (rulecases.CASES / "README.md").read_text(encoding="utf-8")
+    for key in sorted(rulecases.CASE_KEYS | rulecases.FINDING_KEYS):
+        assert f"{key}:" in readme, key
+
+
+def _case_file(text: str, name: str = "CHL003.yml") -> list[rulecases.Case]:
+    from pathlib import Path
+
+    from ruamel.yaml import YAML
+
+    return rulecases.parse_case_file(Path(name), YAML(typ="safe").load(text))
+
+
+GOOD_CASE = "rule: CHL003\ncases:\n  - name: x\n    files: {a.yaml: ''}\n    findings: []\n"
+
+
+@pytest.mark.parametrize(
+    ("text", "name", "error"),
+    [
+        (GOOD_CASE, "CHL004.yml", "does not match the file name"),
+        (GOOD_CASE.replace("CHL003", "XYZ999"), "XYZ999.yml", "no rule XYZ999"),
+        (GOOD_CASE.replace("    findings", "    fidnings"), "CHL003.yml", "unknown keys"),
+        (GOOD_CASE.replace("name: x", "name: Bad Name"), "CHL003.yml", "kebab-case"),
+        (GOOD_CASE.replace("[]", "[{line: 1, variant: nope}]"), "CHL003.yml", "no variant"),
+        (GOOD_CASE.replace("[]", "[{severity: error}]"), "CHL003.yml", "with `line`"),
+        (GOOD_CASE + GOOD_CASE.split("cases:\n")[1], "CHL003.yml", "duplicate name"),
+        (GOOD_CASE.replace("    findings", "    mode: pr\n    findings"), "CHL003.yml", "base"),
+    ],
+)
+def test_a_malformed_case_file_is_refused_with_its_reason(text: str, name: str, error: str) -> None:
+    with pytest.raises(rulecases.CaseError, match=error):
+        _case_file(text, name)
+
+
+def test_a_case_whose_findings_are_wrong_fails() -> None:
+    (case,) = _case_file(GOOD_CASE)
+    assert rulecases.actual(rulecases.run_case(case)) == []
+    prepended = next(c for c in rulecases.load_cases() if c.id == "CHL003-entry-prepended")
+    got = [f.row() for f in rulecases.actual(rulecases.run_case(prepended))]
+    assert got == [f.row() for f in prepended.findings] and got
+    moved = [(r, p, line + 1, s, v) for r, p, line, s, v in got]
+    assert moved != got  # a line off by one is a different finding
+
+
+def test_the_variant_is_read_from_the_wording() -> None:
+    from bot.core.registry import get_rule
+
+    rm = get_rule("CHL004")
+    assert rm is not None
+    rule = rm.rule
+    plain = rule.hit("perf-changelog.yaml", Span(3), "x", keys="k", key="description")
+    other = rule.hit("perf-changelog.yaml", Span(3), "x", variant="reformatted", keys="k")
+    assert rulecases.variant_of(rule, plain) is None
+    assert rulecases.variant_of(rule, other) == "reformatted"

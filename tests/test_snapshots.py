@@ -9,12 +9,12 @@ The snapshots live in tests/snapshots/; refresh them deliberately with
 
 from __future__ import annotations
 
-import os
 import re
 from collections.abc import Iterator
 from dataclasses import replace
 from datetime import date
-from pathlib import Path
+
+from snapshot import SNAPSHOTS, check_snapshot
 
 from bot.core.changeset import build_changeset
 from bot.core.config import build_config
@@ -30,18 +30,6 @@ from bot.signoff.verify import verify_all
 from tests.test_rule_examples import strip_markers
 from tests.test_severity_and_gate import AGENTIC, PARSER_LINE, _lint
 from tests.test_signoff_matrix import CASES, VERSIONS, build
-
-SNAPSHOTS = Path(__file__).resolve().parent / "snapshots"
-
-
-def check_snapshot(name: str, text: str) -> None:
-    path = SNAPSHOTS / name
-    if os.environ.get("UPDATE_SNAPSHOTS"):
-        path.parent.mkdir(exist_ok=True)
-        path.write_text(text, encoding="utf-8")
-    assert path.exists(), f"{path} is missing; run with UPDATE_SNAPSHOTS=1"
-    expected = path.read_text(encoding="utf-8")
-    assert text == expected, f"{name} changed; review and run with UPDATE_SNAPSHOTS=1"
 
 
 def bad_example_findings() -> Iterator[tuple[RuleModule, int, Example, list[Finding]]]:

@@ -19,6 +19,7 @@ from datetime import date
 
 import pytest
 from ruamel.yaml import YAML
+from snapshot import check_snapshot
 
 from bot.core.changeset import build_changeset
 from bot.core.config import build_config
@@ -162,7 +163,7 @@ def test_deleting_a_continued_line_keeps_every_later_flag() -> None:
     findings = [f for f in _lint(rm, ex, CONTINUED).findings if f.rule == "RCP001"]
     assert len(findings) == 1 and findings[0].suggestion == ""
     body = comment_body(findings[0], None, "")
-    assert "```suggestion\n```" in body  # an empty block, not a blank line
+    check_snapshot("comment-deleting-a-continued-line.md", body)  # an empty suggestion block
     applied = check_applied(rm, ex, CONTINUED, findings[0])
     assert "--reasoning-parser" not in applied
     (launch,) = parse_recipe(ex.path, applied).launches
@@ -263,7 +264,6 @@ def test_proposal_and_deletion_in_comment_and_text() -> None:
     assert "  | (delete the line) （删除该行）" in out
     g = rm.rule.hit("a.sh", Span(2), "y", flag="f", parser="p", proposal="- config-keys:\n    - k")
     body = comment_body(g, None, "")
-    assert "**Proposed addition / 建议添加：**\n\n```\n- config-keys:\n    - k\n```" in body
-    assert "```suggestion" not in body
+    check_snapshot("comment-with-a-proposed-addition.md", body)  # no suggestion block
     out = text.render(Report(findings=[g], files=["a.sh"]), "en")
     assert "  proposed addition:\n  | - config-keys:\n  |     - k" in out

@@ -22,6 +22,7 @@ from typing import Any
 
 import uvicorn
 
+from bot.github.calls import OPTIONAL, FallbackGateway, empty_answer, is_write
 from bot.github.types import (
     Comment,
     GitHubError,
@@ -65,15 +66,33 @@ def sha(n: int) -> str:
 
 
 @dataclass
-class MemoryGitHub:
-    """An in-memory GitHub behind the `Gateway` protocol. Thread-safe."""
+class MemoryGitHub(FallbackGateway):
+    """An in-memory GitHub behind the `Gateway` protocol. Thread-safe.
+
+    Gateway methods it does not define come from the method table (`fallback`): a read
+    answers "nothing there" (`bot.github.calls.empty_answer`), a write is recorded in
+    `other_writes` as (method, args). So a new gateway method needs no code here."""
 
     pulls: dict[tuple[str, int], PullInfo] = field(default_factory=dict)
     reviews_posted: list[tuple[str, int, str, str]] = field(default_factory=list)
     comments: list[tuple[str, int, str]] = field(default_factory=list)
     statuses: list[tuple[str, str, Status]] = field(default_factory=list)
     calls: list[str] = field(default_factory=list)
+    other_writes: list[tuple[str, tuple[Any, ...]]] = field(default_factory=list)
     lock: threading.Lock = field(default_factory=threading.Lock)
+
+    def fallback(self, name: str) -> Callable[..., Any] | None:
+        if name in OPTIONAL:
+            return None  # the fake does not have it: callers do without
+        if not is_write(name):
+            return lambda *args, **kwargs: empty_answer(name)
+
+        def write(*args: Any, **kwargs: Any) -> Any:
+            with self.lock:
+                self.other_writes.append((name, (*args, *kwargs.values())))
+                return len(self.other_writes)
+
+        return write
 
     def open_pull(self, number: int, head: str, *, repo: str = REPO, draft: bool = False) -> None:
         with self.lock:
@@ -111,15 +130,6 @@ class MemoryGitHub:
     def merge_base(self, repo: str, base: str, head: str) -> str:
         return base
 
-    def tree_paths(self, repo: str, ref: str) -> list[str]:
-        return []
-
-    def read(self, repo: str, path: str, ref: str) -> bytes | None:
-        return None
-
-    def blob_id(self, repo: str, path: str, ref: str) -> str | None:
-        return None
-
     def issue_comments(self, repo: str, number: int) -> list[Comment]:
         with self.lock:
             return [
@@ -127,9 +137,6 @@ class MemoryGitHub:
                 for i, (r, n, body) in enumerate(self.comments, 1)
                 if (r, n) == (repo, number)
             ]
-
-    def review_comments(self, repo: str, number: int) -> list[Comment]:
-        return []
 
     def reviews(self, repo: str, number: int) -> list[Comment]:
         self._log("reviews")
@@ -152,12 +159,6 @@ class MemoryGitHub:
         with self.lock:
             self.comments.append((repo, number, body))
             return len(self.comments)
-
-    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
-        pass
-
-    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
-        pass
 
     def set_status(self, repo: str, sha: str, status: Status) -> None:
         self._log("set_status")

@@ -1,30 +1,17 @@
 """The GitHub gateway: `Gateway` implemented with PyGithub. An edge.
 
-This is the only module that imports PyGithub. It authenticates as a GitHub App
+It and `bot.github.http` are the only modules that import PyGithub. It authenticates as a GitHub App
 (a JWT signed with the app's private key buys installation tokens, which
 PyGithub caches and renews 20 s before they expire) or with a plain token, and
 talks to any API base URL (github.com, GitHub Enterprise Server's `/api/v3`,
 the fake server in the tests).
 
-PyGithub is used as an HTTP client (its Requester: auth, retries, URL checks);
-responses are read as plain JSON, because PyGithub objects built from list
-pages complete themselves with one extra GET per item when an absent attribute
-is read.
+The HTTP plumbing (requests, retries, error mapping, pagination, write pacing,
+the LRU caches) is `bot.github.http`; this module turns GitHub's JSON into the
+plain data of `bot.github.types`. As a `bot.github.calls.GatewayBase` it runs
+the call hooks it is given (`hooked(...)`: metrics, deadlines, shared pacing)
+around each gateway method.
 
-Failures:
-
-- Reads (GET) are retried by urllib3 on connection errors, 5xx, 429 and rate
-  limited 403s, with exponential backoff; `Retry-After` is honoured. A wait
-  longer than `max_retry_wait` is not slept: the call fails with
-  `GitHubError(retry_after=...)` so the caller can reschedule.
-- Writes (POST/PATCH) are never retried on a server error or a lost response:
-  GitHub may have applied them. The caller re-reads what exists, then decides.
-  The one exception is a rate-limit rejection (429, or 403 with `Retry-After`
-  or a rate-limit message): GitHub did not perform the request, so it is sent
-  again after the wait (at most `write_rate_limit_retries` times).
-- Writes are paced `seconds_between_writes` apart and wait out the last
-  `Retry-After` seen. Sleeping goes through the injectable `sleep`.
-- Every error reaching the caller is a `GitHubError(message, status, retry_after)`.
 - `set_status` reads the commit's current status for the context first and writes
   nothing when it is identical, so statuses are as idempotent as comments.
 """
@@ -33,25 +20,28 @@ from __future__ import annotations
 
 import base64
 import binascii
-import email.utils
 import re
-import threading
 import time
 import urllib.parse
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
 import jwt
-import requests
-import urllib3.exceptions
 from cryptography.hazmat.primitives import serialization
-from github import Auth, Consts, Github, GithubException, GithubIntegration, GithubRetry
-from github.GithubException import RateLimitExceededExceedsMaxWait
-from github.Requester import Requester
-from urllib3.exceptions import MaxRetryError, ResponseError
+from github import Auth
 
+from bot.github.calls import GatewayBase
+from bot.github.http import (
+    DEFAULT_BASE_URL,
+    LRU,
+    SECONDARY_RATE_WAIT,
+    USER_AGENT,
+    Clock,
+    GitHubHttp,
+    Sleep,
+    to_github_error,
+)
 from bot.github.types import (
     PERMISSIONS,
     CheckRunInfo,
@@ -65,8 +55,6 @@ from bot.github.types import (
     Status,
 )
 
-DEFAULT_BASE_URL = Consts.DEFAULT_BASE_URL
-USER_AGENT = "recipe-review-bot"
 MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
 MAX_LIST_ITEMS = 10_000  # comments, reviews: a bound against runaway pagination
 MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
@@ -74,149 +62,20 @@ MAX_CHECK_RUNS = 1_000  # per commit: a bound against runaway pagination
 MAX_STATUSES_READ = 1_000  # GitHub keeps at most 1,000 statuses per commit and context
 MAX_FILE_BYTES = 50 * 1024 * 1024
 STATUS_DESCRIPTION_MAX = 140  # GitHub rejects longer commit status descriptions
-SECONDARY_RATE_WAIT = 60.0  # GitHub: "wait at least one minute" when no Retry-After
 _SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 _REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
-_NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
-Sleep = Callable[[float], None]
-Clock = Callable[[], float]
-
-
-# --------------------------------------------------------------------------- retries
-
-
-class ReadRetry(GithubRetry):
-    """PyGithub's retry policy for reads only, sleeping through an injectable function.
-
-    GET and HEAD are retried on connection errors, 429, 5xx and rate limited 403s
-    (PyGithub's `GithubRetry` tells those from permission 403s by header and
-    message). A `Retry-After` longer than `max_wait` stops the retries and the
-    response goes back to the caller (`raise_on_status=False`), which turns it
-    into a `GitHubError` with `retry_after` set.
-    """
-
-    def __init__(
-        self,
-        *,
-        sleep_func: Sleep | None = None,
-        max_wait: float = 60.0,
-        **kwargs: Any,
-    ) -> None:
-        self.sleep_func: Sleep = sleep_func or time.sleep
-        self.max_wait = max_wait
-        kwargs.setdefault("total", 3)
-        kwargs.setdefault("backoff_factor", 0.5)
-        kwargs.setdefault("status_forcelist", [429, *range(500, 600)])
-        kwargs.setdefault("allowed_methods", frozenset({"GET", "HEAD"}))
-        kwargs.setdefault("raise_on_status", False)
-        kwargs.setdefault("secondary_rate_wait", SECONDARY_RATE_WAIT)
-        kwargs.setdefault("max_rate_limit_wait", max_wait)
-        super().__init__(**kwargs)
-
-    def new(self, **kw: Any) -> ReadRetry:
-        kw.update(sleep_func=self.sleep_func, max_wait=self.max_wait)
-        return super().new(**kw)
-
-    def increment(  # type: ignore[override]
-        self,
-        method: str | None = None,
-        url: str | None = None,
-        response: Any = None,
-        error: Exception | None = None,
-        _pool: Any = None,
-        _stacktrace: Any = None,
-    ) -> urllib3.Retry:
-        if response is not None:
-            wait = _header_seconds(response.headers.get("Retry-After"))
-            if wait is not None and wait > self.max_wait:
-                reason = ResponseError(f"Retry-After {wait:g}s exceeds {self.max_wait:g}s")
-                raise MaxRetryError(_pool, url or "", reason)
-        return super().increment(method, url, response, error, _pool, _stacktrace)
-
-    def sleep(self, response: Any = None) -> None:
-        if response is not None and self.respect_retry_after_header:
-            wait = _header_seconds(response.headers.get("Retry-After"))
-            if wait:
-                self.sleep_func(wait)
-                return
-        backoff = self.get_backoff_time()
-        if backoff > 0:
-            self.sleep_func(backoff)
+__all__ = [
+    "DEFAULT_BASE_URL",
+    "SECONDARY_RATE_WAIT",
+    "PyGithubGateway",
+    "from_app",
+    "from_token",
+    "to_github_error",
+]
 
 
 # --------------------------------------------------------------------------- helpers
-
-
-def _header_seconds(value: Any, now: Callable[[], float] = time.time) -> float | None:
-    """A `Retry-After` value (seconds or HTTP date) in seconds, None when absent or unreadable."""
-    if value is None:
-        return None
-    text = str(value).strip()
-    if text.isdigit():
-        return float(text)
-    try:
-        when = email.utils.parsedate_to_datetime(text)
-    except (TypeError, ValueError):
-        return None
-    return max(0.0, when.timestamp() - now())
-
-
-def _lower_headers(headers: Any) -> dict[str, str]:
-    if not headers:
-        return {}
-    try:
-        items = headers.items()
-    except AttributeError:
-        return {}
-    return {str(k).lower(): str(v) for k, v in items}
-
-
-def _message(data: Any) -> str:
-    if isinstance(data, dict):
-        message = str(data.get("message") or "")
-        errors = data.get("errors")
-        if isinstance(errors, list) and errors:
-            details = []
-            for e in errors[:5]:
-                if isinstance(e, dict):
-                    details.append(str(e.get("message") or e.get("code") or e))
-                else:
-                    details.append(str(e))
-            message = f"{message} ({'; '.join(details)})" if message else "; ".join(details)
-        return message
-    if isinstance(data, str):
-        return data[:200]
-    return ""
-
-
-def _is_rate_limit_message(message: str) -> bool:
-    lowered = message.lower()
-    return Requester.isRateLimitError(lowered) or "rate limit" in lowered
-
-
-def to_github_error(exc: BaseException, what: str = "GitHub request") -> GitHubError:
-    """Map a PyGithub / requests / urllib3 exception to `GitHubError`."""
-    if isinstance(exc, GithubException):
-        status = int(exc.status or 0)
-        headers = _lower_headers(exc.headers)
-        message = _message(exc.data) or (exc.message or "")
-        retry_after = _header_seconds(headers.get("retry-after"))
-        if retry_after is None and isinstance(exc, RateLimitExceededExceedsMaxWait):
-            retry_after = exc.wait
-        if retry_after is None and status in (403, 429):
-            reset = headers.get("x-ratelimit-reset", "")
-            if headers.get("x-ratelimit-remaining") == "0" and reset.isdigit():
-                retry_after = max(1.0, float(reset) - time.time())
-            elif status == 429 or _is_rate_limit_message(message):
-                retry_after = SECONDARY_RATE_WAIT
-        text = f"{what}: {status} {message}".rstrip()
-        return GitHubError(text, status=status, retry_after=retry_after)
-    if isinstance(exc, (requests.RequestException, urllib3.exceptions.HTTPError, OSError)):
-        return GitHubError(f"{what}: no response ({type(exc).__name__}: {exc})", status=0)
-    if isinstance(exc, ValueError):  # a body that is not JSON
-        return GitHubError(f"{what}: unreadable response ({exc})", status=0)
-    return GitHubError(f"{what}: {type(exc).__name__}: {exc}", status=0)
 
 
 def _check_repo(repo: str) -> str:
@@ -267,42 +126,10 @@ class _Entry:
     size: int | None
 
 
-class _LRU:
-    """A small thread-unsafe LRU map bounded by entry count and an optional weight."""
-
-    def __init__(self, max_items: int, max_weight: int | None = None) -> None:
-        self._data: OrderedDict[Any, Any] = OrderedDict()
-        self._weights: dict[Any, int] = {}
-        self._max_items = max_items
-        self._max_weight = max_weight
-        self._weight = 0
-
-    def get(self, key: Any) -> Any:
-        if key not in self._data:
-            return None
-        self._data.move_to_end(key)
-        return self._data[key]
-
-    def put(self, key: Any, value: Any, weight: int = 0) -> None:
-        if self._max_weight is not None and weight > self._max_weight // 4:
-            return  # too big to be worth caching
-        if key in self._data:
-            self._weight -= self._weights.pop(key, 0)
-            del self._data[key]
-        self._data[key] = value
-        self._weights[key] = weight
-        self._weight += weight
-        while len(self._data) > self._max_items or (
-            self._max_weight is not None and self._weight > self._max_weight
-        ):
-            old, _ = self._data.popitem(last=False)
-            self._weight -= self._weights.pop(old, 0)
-
-
 # --------------------------------------------------------------------------- gateway
 
 
-class PyGithubGateway:
+class PyGithubGateway(GatewayBase):
     """`Gateway` over PyGithub. Build it with `from_token` or `from_app`.
 
     Caches (login, installations, trees by SHA, blobs by SHA, merge bases of
@@ -330,43 +157,28 @@ class PyGithubGateway:
         user_agent: str = USER_AGENT,
         max_file_bytes: int = MAX_FILE_BYTES,
     ) -> None:
-        self._auth = auth
-        self._fixed_installation = installation_id
-        self.base_url = base_url.rstrip("/")
-        self._login = login
-        self._spacing = seconds_between_writes
-        self._sleep = sleep
-        self._clock = clock
-        self._max_wait = max_retry_wait
-        self._write_retries = write_rate_limit_retries
-        self._max_file_bytes = max_file_bytes
-        self._retry = ReadRetry(
-            sleep_func=sleep,
-            max_wait=max_retry_wait,
-            total=read_retries,
+        self._http = GitHubHttp(
+            auth,
+            installation_id=installation_id,
+            base_url=base_url,
+            seconds_between_writes=seconds_between_writes,
+            sleep=sleep,
+            clock=clock,
+            max_retry_wait=max_retry_wait,
+            read_retries=read_retries,
             backoff_factor=backoff_factor,
-        )
-        self._client_kwargs: dict[str, Any] = dict(
-            base_url=self.base_url,
+            write_rate_limit_retries=write_rate_limit_retries,
             timeout=timeout,
             user_agent=user_agent,
-            per_page=100,
-            retry=self._retry,
-            # PyGithub's own pacing sleeps with time.sleep (0.25 s per request,
-            # 1 s per write by default); ours is injectable, so switch it off.
-            seconds_between_requests=None,
-            seconds_between_writes=None,
         )
-        self._lock = threading.RLock()
-        self._write_lock = threading.Lock()
-        self._last_write: float | None = None
-        self._not_before = 0.0
-        self._clients: dict[int | None, Github] = {}
-        self._integration: GithubIntegration | None = None
-        self._installations: dict[str, int] = {}
-        self._trees: _LRU = _LRU(max_items=64)
-        self._blobs: _LRU = _LRU(max_items=4096, max_weight=128 * 1024 * 1024)
-        self._merge_bases: _LRU = _LRU(max_items=1024)
+        self.base_url = self._http.base_url
+        self._max_file_bytes = max_file_bytes
+        # shared by the copies `with_hooks` makes: state lives in objects, never in
+        # plain attributes
+        self._memo: dict[str, str] = {} if login is None else {"login": login}
+        self._trees = LRU(max_items=64)
+        self._blobs = LRU(max_items=4096, max_weight=128 * 1024 * 1024)
+        self._merge_bases = LRU(max_items=1024)
 
     # ------------------------------------------------------------------ factories
 
@@ -401,13 +213,7 @@ class PyGithubGateway:
         return cls(auth, installation_id=installation_id, base_url=base_url, **options)
 
     def close(self) -> None:
-        with self._lock:
-            for client in self._clients.values():
-                client.close()
-            self._clients.clear()
-            if self._integration is not None:
-                self._integration.close()
-                self._integration = None
+        self._http.close()
 
     def __enter__(self) -> PyGithubGateway:
         return self
@@ -415,163 +221,27 @@ class PyGithubGateway:
     def __exit__(self, *exc: object) -> None:
         self.close()
 
-    # ------------------------------------------------------------------ plumbing
-
     @property
     def is_app(self) -> bool:
-        return isinstance(self._auth, Auth.AppAuth)
-
-    def _app_requester(self) -> Requester:
-        assert isinstance(self._auth, Auth.AppAuth)
-        with self._lock:
-            if self._integration is None:
-                self._integration = GithubIntegration(auth=self._auth, **self._client_kwargs)
-            return self._integration.requester
+        return self._http.is_app
 
     def installation_id(self, repo: str) -> int:
         """The app's installation on `repo` (cached)."""
-        if self._fixed_installation is not None:
-            return self._fixed_installation
-        repo = _check_repo(repo)
-        with self._lock:
-            known = self._installations.get(repo)
-        if known is not None:
-            return known
-        _, data = self._call(self._app_requester(), "GET", f"/repos/{repo}/installation")
-        iid = data.get("id") if isinstance(data, dict) else None
-        if not isinstance(iid, int):
-            raise GitHubError(f"GET /repos/{repo}/installation: no installation id", status=0)
-        with self._lock:
-            self._installations[repo] = iid
-        return iid
+        if self._http.fixed_installation is not None:
+            return self._http.fixed_installation
+        return self._http.installation_id(_check_repo(repo))
 
-    def _requester(self, repo: str | None) -> Requester:
-        """The requester for `repo`: the token's, or the repo's installation's."""
-        key: int | None = None
-        if isinstance(self._auth, Auth.AppAuth):
-            if repo is not None:
-                key = self.installation_id(repo)
-            elif self._fixed_installation is not None:
-                key = self._fixed_installation
-            else:
-                raise ValueError("an app gateway without installation_id needs a repository")
-        with self._lock:
-            client = self._clients.get(key)
-            if client is None:
-                auth: Auth.Auth = self._auth
-                if isinstance(self._auth, Auth.AppAuth) and key is not None:
-                    auth = self._auth.get_installation_auth(key)
-                client = Github(auth=auth, **self._client_kwargs)
-                self._clients[key] = client
-            return client.requester
-
-    def _call(
-        self,
-        requester: Requester,
-        verb: str,
-        url: str,
-        *,
-        params: Mapping[str, Any] | None = None,
-        body: Any = None,
-    ) -> tuple[dict[str, Any], Any]:
-        try:
-            return requester.requestJsonAndCheck(
-                verb, url, parameters=dict(params) if params else None, input=body
-            )
-        except Exception as exc:  # mapped: every failure leaves as GitHubError
-            if isinstance(exc, (AssertionError, TypeError, AttributeError, KeyError)):
-                raise  # a bug here, not a GitHub failure
-            err = to_github_error(exc, f"{verb} {urllib.parse.urlsplit(url).path}")
-            if err.retry_after is not None and err.status in (403, 429):
-                with self._lock:
-                    self._not_before = max(self._not_before, self._clock() + err.retry_after)
-            raise err from exc
-
-    def _get(self, repo: str | None, url: str, params: Mapping[str, Any] | None = None) -> Any:
-        return self._call(self._requester(repo), "GET", url, params=params)[1]
-
-    def _pages(self, repo: str, url: str, limit: int) -> Iterator[dict[str, Any]]:
-        """Every item of a paginated list, following `Link: rel="next"`."""
-        requester = self._requester(repo)
-        params: dict[str, Any] | None = {"per_page": 100}
-        count = 0
-        next_url: str | None = url
-        while next_url is not None:
-            headers, data = self._call(requester, "GET", next_url, params=params)
-            params = None  # the next link carries its own query
-            if not isinstance(data, list):
-                raise GitHubError(f"GET {url}: expected a list", status=0)
-            for item in data:
-                if isinstance(item, dict):
-                    yield item
-                    count += 1
-                    if count >= limit:
-                        return
-            match = _NEXT.search(str(_lower_headers(headers).get("link", "")))
-            next_url = match.group(1) if match and data else None
-
-    def _keyed_pages(self, repo: str, url: str, key: str, limit: int) -> Iterator[dict[str, Any]]:
-        """Every item of a paginated list wrapped in an object (`{"total_count", key: [...]}`)."""
-        requester = self._requester(repo)
-        params: dict[str, Any] | None = {"per_page": 100}
-        count = 0
-        next_url: str | None = url
-        while next_url is not None:
-            headers, data = self._call(requester, "GET", next_url, params=params)
-            params = None
-            items = data.get(key) if isinstance(data, dict) else None
-            if not isinstance(items, list):
-                raise GitHubError(f"GET {url}: expected {key}", status=0)
-            for item in items:
-                if isinstance(item, dict):
-                    yield item
-                    count += 1
-                    if count >= limit:
-                        return
-            match = _NEXT.search(str(_lower_headers(headers).get("link", "")))
-            next_url = match.group(1) if match and items else None
-
-    def _write(self, repo: str, verb: str, url: str, body: Any) -> Any:
-        """One write: paced, never repeated after a failure GitHub may have applied."""
-        requester = self._requester(repo)
-        with self._write_lock:
-            attempt = 0
-            while True:
-                self._wait_turn()
-                try:
-                    return self._call(requester, verb, url, body=body)[1]
-                except GitHubError as err:
-                    rejected = err.status in (403, 429) and err.retry_after is not None
-                    if (
-                        rejected
-                        and attempt < self._write_retries
-                        and err.retry_after is not None
-                        and err.retry_after <= self._max_wait
-                    ):
-                        attempt += 1  # rate limited: not performed, safe to send again
-                        continue
-                    raise
-                finally:
-                    with self._lock:
-                        self._last_write = self._clock()
-
-    def _wait_turn(self) -> None:
-        with self._lock:
-            now = self._clock()
-            due = self._not_before
-            if self._last_write is not None and self._spacing > 0:
-                due = max(due, self._last_write + self._spacing)
-        if due > now:
-            self._sleep(due - now)
+    def _get(self, repo: str | None, url: str, params: dict[str, Any] | None = None) -> Any:
+        return self._http.get(repo, url, params)
 
     # ------------------------------------------------------------------ identity
 
     def login(self) -> str:
-        with self._lock:
-            if self._login is not None:
-                return self._login
-        if isinstance(self._auth, Auth.AppAuth):
-            _, data = self._call(self._app_requester(), "GET", "/app")
+        known = self._memo.get("login")
+        if known is not None:
+            return known
+        if self._http.is_app:
+            _, data = self._http.call(self._http.app_requester(), "GET", "/app")
             slug = data.get("slug") if isinstance(data, dict) else None
             if not isinstance(slug, str) or not slug:
                 raise GitHubError("GET /app: no slug", status=0)
@@ -581,8 +251,7 @@ class PyGithubGateway:
             if not isinstance(data, dict) or not isinstance(data.get("login"), str):
                 raise GitHubError("GET /user: no login", status=0)
             login = str(data["login"])
-        with self._lock:
-            self._login = login
+        self._memo["login"] = login
         return login
 
     # ------------------------------------------------------------------ pull requests
@@ -615,7 +284,7 @@ class PyGithubGateway:
     def pull_files(self, repo: str, number: int) -> list[PullFile]:
         repo = _check_repo(repo)
         files = []
-        for f in self._pages(repo, f"/repos/{repo}/pulls/{int(number)}/files", MAX_PR_FILES):
+        for f in self._http.pages(repo, f"/repos/{repo}/pulls/{int(number)}/files", MAX_PR_FILES):
             if not isinstance(f.get("filename"), str):
                 continue
             previous = f.get("previous_filename")
@@ -635,8 +304,7 @@ class PyGithubGateway:
         key = (repo, base, head)
         cacheable = bool(_SHA.fullmatch(base) and _SHA.fullmatch(head))
         if cacheable:
-            with self._lock:
-                hit = self._merge_bases.get(key)
+            hit = self._merge_bases.get(key)
             if hit is not None:
                 return str(hit)
         url = f"/repos/{repo}/compare/{_q(base, ':')}...{_q(head, ':')}"
@@ -645,8 +313,7 @@ class PyGithubGateway:
         if not isinstance(sha, str):
             raise GitHubError(f"GET {url}: no merge_base_commit", status=0)
         if cacheable:
-            with self._lock:
-                self._merge_bases.put(key, sha)
+            self._merge_bases.put(key, sha)
         return sha
 
     # ------------------------------------------------------------------ trees and files
@@ -655,8 +322,7 @@ class PyGithubGateway:
         """path → blob entry of every regular file at `ref` (cached when `ref` is a SHA)."""
         cacheable = bool(_SHA.fullmatch(ref))
         if cacheable:
-            with self._lock:
-                hit = self._trees.get((repo, ref))
+            hit = self._trees.get((repo, ref))
             if hit is not None:
                 return dict(hit)
         listing: dict[str, _Entry] = {}
@@ -688,13 +354,11 @@ class PyGithubGateway:
                     size = e.get("size")
                     listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size))
         if cacheable:
-            with self._lock:
-                self._trees.put((repo, ref), listing)
+            self._trees.put((repo, ref), listing)
         return dict(listing)
 
     def _cached_listing(self, repo: str, ref: str) -> dict[str, _Entry] | None:
-        with self._lock:
-            hit = self._trees.get((repo, ref))
+        hit = self._trees.get((repo, ref))
         return None if hit is None else dict(hit)
 
     def tree_paths(self, repo: str, ref: str) -> list[str]:
@@ -730,8 +394,7 @@ class PyGithubGateway:
         sha = data.get("sha")
         size = _int_or_none(data.get("size"))
         if isinstance(sha, str):
-            with self._lock:
-                hit = self._blobs.get(sha)
+            hit = self._blobs.get(sha)
             if hit is not None:
                 return bytes(hit)
         content = data.get("content")
@@ -742,13 +405,11 @@ class PyGithubGateway:
         else:
             raise GitHubError(f"GET {url}: no content", status=0)
         if isinstance(sha, str):
-            with self._lock:
-                self._blobs.put(sha, blob, len(blob))
+            self._blobs.put(sha, blob, len(blob))
         return blob
 
     def _blob(self, repo: str, sha: str, size: int | None, path: str) -> bytes:
-        with self._lock:
-            hit = self._blobs.get(sha)
+        hit = self._blobs.get(sha)
         if hit is not None:
             return bytes(hit)
         if size is not None and size > self._max_file_bytes:
@@ -759,8 +420,7 @@ class PyGithubGateway:
         if not isinstance(content, str) or data.get("encoding", "base64") != "base64":
             raise GitHubError(f"GET {url}: no base64 content", status=0)
         blob = self._decode(content, url)
-        with self._lock:
-            self._blobs.put(sha, blob, len(blob))
+        self._blobs.put(sha, blob, len(blob))
         return blob
 
     @staticmethod
@@ -777,7 +437,7 @@ class PyGithubGateway:
         url = f"/repos/{repo}/issues/{int(number)}/comments"
         return [
             _comment(c, "issue")
-            for c in self._pages(repo, url, MAX_LIST_ITEMS)
+            for c in self._http.pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(c.get("id"), int)
         ]
 
@@ -793,7 +453,7 @@ class PyGithubGateway:
                 in_reply_to=_int_or_none(c.get("in_reply_to_id")),
                 commit_id=_text(c, "commit_id"),
             )
-            for c in self._pages(repo, url, MAX_LIST_ITEMS)
+            for c in self._http.pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(c.get("id"), int)
         ]
 
@@ -813,7 +473,7 @@ class PyGithubGateway:
                 state=_text(r, "state").upper(),
                 commit_id=_text(r, "commit_id"),
             )
-            for r in self._pages(repo, url, MAX_LIST_ITEMS)
+            for r in self._http.pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(r.get("id"), int)
         ]
 
@@ -884,7 +544,7 @@ class PyGithubGateway:
         url = f"/repos/{repo}/pulls/{int(number)}/commits"
         return [
             str(c["sha"])
-            for c in self._pages(repo, url, MAX_PR_COMMITS)
+            for c in self._http.pages(repo, url, MAX_PR_COMMITS)
             if isinstance(c.get("sha"), str)
         ]
 
@@ -892,7 +552,7 @@ class PyGithubGateway:
         repo = _check_repo(repo)
         url = f"/repos/{repo}/commits/{_q(sha)}/check-runs"
         runs = []
-        for r in self._keyed_pages(repo, url, "check_runs", MAX_CHECK_RUNS):
+        for r in self._http.pages(repo, url, MAX_CHECK_RUNS, key="check_runs"):
             if not isinstance(r.get("name"), str):
                 continue
             conclusion = r.get("conclusion")
@@ -930,30 +590,30 @@ class PyGithubGateway:
                 item["start_side"] = c.side
             inline.append(item)
         payload = {"commit_id": commit_sha, "body": body, "event": "COMMENT", "comments": inline}
-        data = self._write(repo, "POST", f"/repos/{repo}/pulls/{int(number)}/reviews", payload)
+        data = self._http.write(repo, "POST", f"/repos/{repo}/pulls/{int(number)}/reviews", payload)
         return self._id(data, "review")
 
     def create_issue_comment(self, repo: str, number: int, body: str) -> int:
         repo = _check_repo(repo)
         url = f"/repos/{repo}/issues/{int(number)}/comments"
-        return self._id(self._write(repo, "POST", url, {"body": body}), "comment")
+        return self._id(self._http.write(repo, "POST", url, {"body": body}), "comment")
 
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
         repo = _check_repo(repo)
         url = f"/repos/{repo}/issues/comments/{int(comment_id)}"
-        self._write(repo, "PATCH", url, {"body": body})
+        self._http.write(repo, "PATCH", url, {"body": body})
 
     def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
         repo = _check_repo(repo)
         url = f"/repos/{repo}/pulls/comments/{int(comment_id)}"
-        self._write(repo, "PATCH", url, {"body": body})
+        self._http.write(repo, "PATCH", url, {"body": body})
 
     def commit_status(self, repo: str, sha: str, context: str) -> Status | None:
         """The current status of `context` on commit `sha` (the newest one GitHub lists
         for it), or None when it has none."""
         repo = _check_repo(repo)
         url = f"/repos/{repo}/commits/{_q(sha)}/statuses"
-        for item in self._pages(repo, url, MAX_STATUSES_READ):
+        for item in self._http.pages(repo, url, MAX_STATUSES_READ):
             if item.get("context") == context:
                 target = item.get("target_url")
                 return Status(
@@ -981,7 +641,7 @@ class PyGithubGateway:
         }
         if status.target_url:
             payload["target_url"] = status.target_url
-        self._write(repo, "POST", f"/repos/{repo}/statuses/{_q(sha)}", payload)
+        self._http.write(repo, "POST", f"/repos/{repo}/statuses/{_q(sha)}", payload)
 
     @staticmethod
     def _id(data: Any, what: str) -> int:

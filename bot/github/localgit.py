@@ -14,15 +14,17 @@ Writes raise: wrap the gateway in `DryRunGateway`, which records them instead.
 from __future__ import annotations
 
 import os
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping
+from typing import Any
 
-from bot.github.types import Comment, GitHubError, PullFile, PullInfo, ReviewComment, Status
+from bot.github.calls import FallbackGateway, is_write
+from bot.github.types import Comment, GitHubError, PullFile, PullInfo
 from bot.sources import GitTree, git, merge_base
 
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "copied"}
 
 
-class LocalGitGateway:
+class LocalGitGateway(FallbackGateway):
     def __init__(
         self,
         repo_dir: str | os.PathLike[str],
@@ -127,22 +129,12 @@ class LocalGitGateway:
 
     # ----------------------------------------------------------------- writes
 
-    def _read_only(self) -> GitHubError:
-        return GitHubError("a local clone cannot be written to; use --dry-run", 0)
+    def fallback(self, name: str) -> Callable[..., Any] | None:
+        """Every write (the method table's `WRITES`) refuses: a clone cannot be written to."""
+        if not is_write(name):
+            return None
 
-    def create_review(
-        self, repo: str, number: int, commit_sha: str, body: str, comments: Sequence[ReviewComment]
-    ) -> int:
-        raise self._read_only()
+        def refuse(*args: Any, **kwargs: Any) -> Any:
+            raise GitHubError("a local clone cannot be written to; use --dry-run", 0)
 
-    def create_issue_comment(self, repo: str, number: int, body: str) -> int:
-        raise self._read_only()
-
-    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
-        raise self._read_only()
-
-    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
-        raise self._read_only()
-
-    def set_status(self, repo: str, sha: str, status: Status) -> None:
-        raise self._read_only()
+        return refuse

@@ -1,8 +1,13 @@
-"""What the bot needs from GitHub, as plain data and one Protocol. Pure.
+"""What the bot needs from GitHub, as plain data and Protocols. Pure.
 
 `bot.github.gateway` implements `Gateway` with PyGithub (the only module that
 imports it); tests use the same gateway against a fake GitHub on loopback.
 The review pipeline and the webhook worker see only this interface.
+
+This file is the table of gateway methods: their signatures (`Gateway`,
+`SignoffGateway`, `OptionalReads`) and which of them write (`WRITES`).
+`bot.github.calls` reads it, so the dry run, the service's hooks (metrics,
+deadline, shared pacing) and the test fakes need no code per method.
 """
 
 from __future__ import annotations
@@ -187,3 +192,22 @@ class SignoffGateway(Gateway, Protocol):
 
     def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
         """Every check run of commit `sha`, all pages."""
+
+
+class OptionalReads(Protocol):
+    """Reads a gateway may lack: callers ask `getattr(gateway, name, None)` first."""
+
+    def org_membership(self, repo: str, org: str, user: str) -> bool | None:
+        """Is `user` a member of `org`? None when GitHub will not say."""
+
+
+WRITES = frozenset(
+    {
+        "create_review",
+        "create_issue_comment",
+        "edit_issue_comment",
+        "edit_review_comment",
+        "set_status",
+    }
+)
+"""The gateway methods that change GitHub; every other method only reads."""

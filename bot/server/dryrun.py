@@ -4,33 +4,41 @@
 Created comments and reviews get negative ids (never a real GitHub id), and they are
 not visible to later reads: one pipeline run reads before it writes, so it needs
 nothing more.
+
+It has no code per gateway method: the method table of `bot.github.types` says which
+methods write (`WRITES`); a read is the inner gateway's own method, a write is bound to
+its Protocol signature and recorded as a `Write` (a method returning `int` creates
+something and gets a fake id).
 """
 
 from __future__ import annotations
 
 import itertools
 import json
-from collections.abc import Sequence
+from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import cast
+from typing import Any
 
-from bot.github.types import (
-    CheckRunInfo,
-    Comment,
-    Gateway,
-    PullFile,
-    PullInfo,
-    ReviewComment,
-    SignoffGateway,
-    Status,
-)
+from bot.github.calls import bind, is_method, is_write, signature
+from bot.github.types import Gateway, ReviewComment, Status
+
+# a write's parameters that `Write` has a field for (parameter name → field name)
+_FIELDS = {
+    "number": "number",
+    "comment_id": "id",
+    "commit_sha": "sha",
+    "sha": "sha",
+    "body": "body",
+    "comments": "comments",
+    "status": "status",
+}
 
 
 @dataclass(frozen=True)
 class Write:
     """One write the pipeline asked for."""
 
-    kind: str  # create_review | create_issue_comment | edit_issue_comment | edit_review_comment | set_status
+    kind: str  # the gateway method: create_review | create_issue_comment | set_status | ...
     repo: str
     number: int | None = None  # pull request
     id: int | None = None  # the id returned (create_*) or edited (edit_*)
@@ -38,6 +46,7 @@ class Write:
     body: str = ""
     comments: tuple[ReviewComment, ...] = ()
     status: Status | None = None
+    extra: dict[str, Any] = field(default_factory=dict)  # other arguments, by name
 
 
 @dataclass
@@ -49,90 +58,32 @@ class DryRunGateway:
     def _fake_id(self) -> int:
         return -next(self._ids)
 
-    # ------------------------------------------------------------- reads: delegated
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_") or not is_method(name):
+            raise AttributeError(name)
+        if not is_write(name):  # reads: delegated (AttributeError when inner lacks one)
+            return getattr(self.inner, name)
+        return self._recorder(name)
 
-    def login(self) -> str:
-        return self.inner.login()
+    def _recorder(self, name: str) -> Callable[..., Any]:
+        creates = signature(name).return_annotation is int
 
-    def pull(self, repo: str, number: int) -> PullInfo:
-        return self.inner.pull(repo, number)
+        def record(*args: Any, **kwargs: Any) -> Any:
+            arguments = bind(name, args, kwargs)
+            known: dict[str, Any] = {"repo": str(arguments.pop("repo", ""))}
+            for param in list(arguments):
+                if param in _FIELDS and arguments[param] is not None:
+                    known[_FIELDS[param]] = arguments.pop(param)
+            if "comments" in known:
+                known["comments"] = tuple(known["comments"])
+            new_id = self._fake_id() if creates else None
+            if new_id is not None:
+                known["id"] = new_id
+            self.writes.append(Write(name, extra=arguments, **known))
+            return new_id
 
-    def pull_files(self, repo: str, number: int) -> list[PullFile]:
-        return self.inner.pull_files(repo, number)
-
-    def merge_base(self, repo: str, base: str, head: str) -> str:
-        return self.inner.merge_base(repo, base, head)
-
-    def tree_paths(self, repo: str, ref: str) -> list[str]:
-        return self.inner.tree_paths(repo, ref)
-
-    def read(self, repo: str, path: str, ref: str) -> bytes | None:
-        return self.inner.read(repo, path, ref)
-
-    def blob_id(self, repo: str, path: str, ref: str) -> str | None:
-        return self.inner.blob_id(repo, path, ref)
-
-    def issue_comments(self, repo: str, number: int) -> list[Comment]:
-        return self.inner.issue_comments(repo, number)
-
-    def review_comments(self, repo: str, number: int) -> list[Comment]:
-        return self.inner.review_comments(repo, number)
-
-    def reviews(self, repo: str, number: int) -> list[Comment]:
-        return self.inner.reviews(repo, number)
-
-    # sign-off reads (when `inner` is a SignoffGateway)
-
-    def collaborator_permission(self, repo: str, user: str) -> str | None:
-        return cast(SignoffGateway, self.inner).collaborator_permission(repo, user)
-
-    def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
-        return cast(SignoffGateway, self.inner).team_membership(repo, org, team_slug, user)
-
-    def org_membership(self, repo: str, org: str, user: str) -> bool | None:
-        inner = getattr(self.inner, "org_membership", None)
-        return inner(repo, org, user) if inner is not None else None
-
-    def pull_commits(self, repo: str, number: int) -> list[str]:
-        return cast(SignoffGateway, self.inner).pull_commits(repo, number)
-
-    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
-        return cast(SignoffGateway, self.inner).check_runs(repo, sha)
-
-    # ------------------------------------------------------------- writes: recorded
-
-    def create_review(
-        self, repo: str, number: int, commit_sha: str, body: str, comments: Sequence[ReviewComment]
-    ) -> int:
-        review_id = self._fake_id()
-        self.writes.append(
-            Write(
-                "create_review",
-                repo,
-                number=number,
-                id=review_id,
-                sha=commit_sha,
-                body=body,
-                comments=tuple(comments),
-            )
-        )
-        return review_id
-
-    def create_issue_comment(self, repo: str, number: int, body: str) -> int:
-        comment_id = self._fake_id()
-        self.writes.append(
-            Write("create_issue_comment", repo, number=number, id=comment_id, body=body)
-        )
-        return comment_id
-
-    def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
-        self.writes.append(Write("edit_issue_comment", repo, id=comment_id, body=body))
-
-    def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
-        self.writes.append(Write("edit_review_comment", repo, id=comment_id, body=body))
-
-    def set_status(self, repo: str, sha: str, status: Status) -> None:
-        self.writes.append(Write("set_status", repo, sha=sha, status=status))
+        record.__name__ = name
+        return record
 
     # ------------------------------------------------------------- output
 
@@ -162,7 +113,13 @@ class DryRunGateway:
         return "\n".join(out) + "\n"
 
     def to_json(self) -> str:
-        return json.dumps([asdict(w) for w in self.writes], ensure_ascii=False, indent=2) + "\n"
+        rows = []
+        for w in self.writes:
+            row = asdict(w)
+            if not row["extra"]:
+                del row["extra"]
+            rows.append(row)
+        return json.dumps(rows, ensure_ascii=False, indent=2, default=repr) + "\n"
 
 
 def _title(w: Write) -> str:
@@ -177,5 +134,8 @@ def _title(w: Write) -> str:
         return f"would edit comment {w.id} in {w.repo}"
     if w.kind == "edit_review_comment":
         return f"would edit review comment {w.id} in {w.repo}"
-    context = w.status.context if w.status else "?"
-    return f"would set status {context!r} on {w.repo}@{w.sha}"
+    if w.kind == "set_status":
+        context = w.status.context if w.status else "?"
+        return f"would set status {context!r} on {w.repo}@{w.sha}"
+    args = ", ".join(f"{k}={v!r}" for k, v in w.extra.items())
+    return f"would call {w.kind} on {w.repo}" + (f" ({args})" if args else "")

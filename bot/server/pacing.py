@@ -2,8 +2,8 @@
 
 GitHub's secondary rate limits apply to the App installation (or token), not to one
 process: two replicas each pacing writes one second apart would together write twice a
-second. With `BOT_DB=postgresql://...` every gateway call goes through `Paced`, which keeps
-the state in the `bot_pacing` row of the credential (`installation:<id>` or `token`):
+second. With `BOT_DB=postgresql://...` every gateway call runs the `SharedPacing` hook
+(`bot.github.calls`), which keeps the state in the `bot_pacing` row of the credential (`installation:<id>` or `token`):
 
 - a write reserves the next slot (`next_write_at`, `BOT_WRITE_INTERVAL` after the previous
   one, whichever replica made it) under a row lock, then sleeps until it comes;
@@ -25,20 +25,12 @@ from typing import Any
 from psycopg.rows import tuple_row
 from psycopg_pool import ConnectionPool
 
+from bot.github.calls import hooked
 from bot.github.types import Gateway, GitHubError
-from bot.server.gateways import Delegating, GatewayFactory
+from bot.server.gateways import GatewayFactory
 
 log = logging.getLogger("bot.server.pacing")
 
-WRITES = frozenset(
-    {
-        "create_review",
-        "create_issue_comment",
-        "edit_issue_comment",
-        "edit_review_comment",
-        "set_status",
-    }
-)
 MAX_HOLD = 3600.0  # a Retry-After longer than this is recorded as this
 
 
@@ -121,22 +113,25 @@ class SharedPacer:
         ]
 
 
-class Paced(Delegating):
-    """A gateway whose calls take their turn from the shared pacer."""
+class SharedPacing:
+    """A `CallHook`: each call takes its turn from the shared pacer (a write reserves the
+    credential's next write slot); a rate-limit answer holds every replica."""
 
-    def __init__(self, inner: Gateway, pacer: SharedPacer, key: str) -> None:
-        super().__init__(inner)
+    def __init__(self, pacer: SharedPacer, key: str) -> None:
         self.pacer = pacer
         self.key = key
 
-    def _call(self, name: str, thunk: Callable[[], Any]) -> Any:
-        self.pacer.turn(self.key, write=name in WRITES)
-        try:
-            return thunk()
-        except GitHubError as exc:
-            if exc.retry_after is not None and exc.status in (403, 429):
-                self.pacer.hold(self.key, exc.retry_after, f"{name}: GitHub {exc.status}")
-            raise
+    def before(self, name: str, write: bool) -> None:
+        self.pacer.turn(self.key, write=write)
+
+    def failed(self, name: str, error: GitHubError) -> None:
+        if error.retry_after is not None and error.status in (403, 429):
+            self.pacer.hold(self.key, error.retry_after, f"{name}: GitHub {error.status}")
+
+
+def paced(inner: Gateway, pacer: SharedPacer, key: str) -> Gateway:
+    """`inner` (a `bot.github.calls.GatewayBase`) whose calls take their turn from `pacer`."""
+    return hooked(inner, SharedPacing(pacer, key))
 
 
 def paced_factory(factory: GatewayFactory, pacer: SharedPacer, *, token: bool) -> GatewayFactory:
@@ -144,6 +139,6 @@ def paced_factory(factory: GatewayFactory, pacer: SharedPacer, *, token: bool) -
 
     def make(installation_id: int | None) -> Gateway:
         key = "token" if token or installation_id is None else f"installation:{installation_id}"
-        return Paced(factory(installation_id), pacer, key)
+        return paced(factory(installation_id), pacer, key)
 
     return make

@@ -40,9 +40,10 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from bot.github.calls import hooked
 from bot.github.types import Gateway, GitHubError, Posted
 from bot.redact import redact
-from bot.server.gateways import ConfigurationError, Delegating, GatewayFactory, Instrumented
+from bot.server.gateways import ConfigurationError, GatewayFactory, Metered
 from bot.server.metrics import Metrics
 from bot.server.queue import ADVISE, QUEUED, SIGNOFF, DeliveryRecord, Job, JobQueue
 from bot.server.settings import Settings
@@ -201,18 +202,19 @@ class JobTimedOut(Exception):
     """The job ran past its wall-clock timeout; its gateway refuses further calls."""
 
 
-class _Deadline(Delegating):
-    """A job's gateway: every call after the job's deadline raises `JobTimedOut`."""
+class _Deadline:
+    """A job's call hook: every gateway call after the job's deadline raises `JobTimedOut`."""
 
-    def __init__(self, inner: Gateway, deadline: float, timeout: float) -> None:
-        super().__init__(inner)
+    def __init__(self, deadline: float, timeout: float) -> None:
         self.deadline = deadline
         self.timeout = timeout
 
-    def _call(self, name: str, thunk: Callable[[], Any]) -> Any:
+    def before(self, name: str, write: bool) -> None:
         if time.monotonic() > self.deadline:
             raise JobTimedOut(f"job ran past its {self.timeout:g} s timeout ({name} refused)")
-        return thunk()
+
+    def failed(self, name: str, error: GitHubError) -> None:
+        pass
 
 
 MAX_QUEUE_BACKOFF = 30.0  # seconds between attempts while the queue's database fails
@@ -329,7 +331,7 @@ class WorkerPool:
         return True
 
     def _gateway(self, installation_id: int | None) -> Gateway:
-        return Instrumented(self.gateways(installation_id), self.metrics)
+        return hooked(self.gateways(installation_id), Metered(self.metrics))
 
     def _job_gateway(self, job: Job) -> Gateway:
         gw = self._gateway(job.installation_id)
@@ -337,7 +339,7 @@ class WorkerPool:
             return gw
         with self._held_lock:
             started = self._started.get(job.id, time.monotonic())
-        return _Deadline(gw, started + self.job_timeout, self.job_timeout)
+        return hooked(gw, _Deadline(started + self.job_timeout, self.job_timeout))
 
     def _run(self, job: Job) -> None:
         where = f"job {job.id} {job.repo}#{job.number}@{job.head_sha[:12]} attempt {job.attempts}"
