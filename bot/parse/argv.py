@@ -48,6 +48,12 @@ def after(word: Str, cut: int) -> Str:
     return Str(tuple(segs))
 
 
+# a short-option cluster longer than this is not read past it (`-` and a megabyte of letters)
+MAX_CLUSTER = 32
+# wrappers stripped from one command at most (`nohup nohup ... cmd` is hostile input)
+MAX_WRAPPERS = 16
+
+
 def _fs(names: str) -> frozenset[str]:
     """A set of flags written as one space-separated string (the tables stay readable)."""
     return frozenset(names.split())
@@ -178,7 +184,7 @@ def parse(words: Sequence[Str], spec: Spec) -> Args:
         # a cluster of short options: `-qU`, `-p1`, `-ofile`, `-i.bak`, `-xc CODE`
         j = 1
         ended = False
-        while j < len(text):
+        while j < min(len(text), MAX_CLUSTER + 1):
             flag = "-" + text[j]
             key = spec.canonical(flag)
             takes = flag in spec.values or key in spec.values
@@ -569,7 +575,7 @@ def unwrap(words: Sequence[Str], modules: bool = True) -> Unwrapped:
     start = 0
     stripped: list[str] = []
     env: list[Str] = []
-    while start < len(ws):
+    while start < len(ws) and len(stripped) < MAX_WRAPPERS:
         head = base(ws[start])
         wrapper = WRAPPERS.get(head)
         if wrapper is None or not ws[start].known:
