@@ -158,6 +158,10 @@ def parse(words: Sequence[Str], spec: Spec) -> Args:
         if rest is not None or not is_option(w):
             if rest is None and spec.stop:
                 rest = i
+            if rest is not None:  # every word from here on is a positional
+                pos.extend(ws[i:])
+                at.extend(range(i, n))
+                break
             pos.append(w)
             at.append(i)
             i += 1
@@ -571,7 +575,10 @@ def unwrap(words: Sequence[Str], modules: bool = True) -> Unwrapped:
     A wrapper is stripped only when its command is found after it: `nohup` alone
     stays `nohup`, `command -v pip` (a query) stays `command`. With `modules`,
     `python -m MODULE args` is read as the module run with its arguments."""
-    ws = tuple(words)
+    ws = words if isinstance(words, tuple) else tuple(words)
+    head = base(ws[0]) if ws else ""
+    if head not in WRAPPERS and not (modules and is_python(head)):
+        return Unwrapped(ws, 0, (), ())  # the common case: nothing to strip
     start = 0
     stripped: list[str] = []
     env: list[Str] = []
@@ -740,6 +747,9 @@ class PipInstall:
         return first + self.extra_index_urls + self.find_links
 
 
+_PIP_NAME = re.compile(r"pip(\d+(\.\d+)*)?")
+
+
 def pip_install(words: Sequence[Str]) -> PipInstall | None:
     """`pip install ...`, `pip3 install`, `python -m pip install`, `uv pip install`, behind any
     wrapper; None when the line is not a pip install."""
@@ -752,7 +762,7 @@ def pip_install(words: Sequence[Str]) -> PipInstall | None:
         if k is None or top.words[k].text != "pip":
             return None
         return _install("uv pip", top.words[k + 1 :], "uv pip")
-    if re.fullmatch(r"pip(\d+(\.\d+)*)?", name):
+    if _PIP_NAME.fullmatch(name):
         return _install("pip", ws[1:], "pip")
     return None
 

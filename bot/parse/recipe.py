@@ -213,6 +213,9 @@ def describe_path(path: str) -> tuple[str, str | None, str | None, str | None, b
     return kind, m.group("model"), m.group("precision"), m.group("sku"), name.endswith("_mtp")
 
 
+_PY_OPTION_WINDOW = 32
+
+
 def _engine_at(words: list[Str]) -> tuple[str, int] | None:
     """Find an engine invocation; return (engine, index of its first argument)."""
     vals = [w.value or "" for w in words]
@@ -226,7 +229,8 @@ def _engine_at(words: list[Str]) -> tuple[str, int] | None:
         if base == "trtllm-serve":
             return "trtllm", i + 2 if nxt == "serve" else i + 1
         if argv.is_python(base) or not words[i].known:
-            py = argv.parse(words[i + 1 :], argv.SPECS["python"])
+            # the interpreter's own options before `-m` (a window: the scan runs at every word)
+            py = argv.parse(words[i + 1 : i + 1 + _PY_OPTION_WINDOW], argv.SPECS["python"])
             first = py.first("-m", "-c")
             if first is not None and first.name == "-m" and first.value is not None:
                 mod = first.value.value
