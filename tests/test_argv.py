@@ -13,6 +13,7 @@ import pytest
 
 from bot.parse import argv, commands
 from bot.parse.argv import literal_words, parse, requirement
+from bot.parse.recipe import parse_recipe
 from bot.parse.values import Seg, Str
 
 W = literal_words
@@ -444,3 +445,44 @@ def test_clone_url_and_code_facts() -> None:
     assert commands.script_relative('$(dirname "$0")/apply.sh') == "apply.sh"
     assert commands.script_relative("apply.sh") is None
     assert commands.imports("import vllm.x\nfrom sglang import y\n") == ["vllm", "sglang"]
+
+
+# ------------------------------------------------------- the parsers that use it
+
+PATH = "benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh"
+
+
+def test_interpreter_reads_awk_and_tee_arguments_through_argv() -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        "MEM=$(awk -F ':' 'BEGIN{print 0.85}')\n"  # -F takes ':', the program is the one positional
+        "LEN=$(awk -f prog.awk 'BEGIN{print 9}')\n"  # -f: the program is a file, not inline
+        "tee --output-error=warn -a /tmp/extra.yaml <<EOF\n"
+        "kv_cache_config: {free_gpu_memory_fraction: 0.7}\n"
+        "EOF\n"
+        'vllm serve m --gpu-memory-utilization "$MEM" --max-model-len "$LEN"\n'
+        "trtllm-serve m --extra_llm_api_options /tmp/extra.yaml\n"
+    )
+    vllm, trt = parse_recipe(PATH, text).launches
+    mem = vllm.flag("--gpu-memory-utilization")
+    assert mem is not None and mem.value is not None and mem.value.text == "0.85"
+    max_len = vllm.flag("--max-model-len")
+    assert max_len is not None and max_len.value is not None and not max_len.value.known
+    fraction = trt.yaml_setting("kv_cache_config", "free_gpu_memory_fraction")
+    assert fraction is not None and fraction.value == 0.7
+
+
+def test_engine_launch_found_through_wrappers_and_python_options() -> None:
+    text = (
+        "#!/usr/bin/env bash\n"
+        "timeout 600 nohup python3 -X dev -u -m sglang.launch_server --model-path m "
+        "--mem-fraction-static=0.8 --enable-torch-compile --tp 8 &\n"
+    )
+    launch = parse_recipe(PATH, text).launches[0]
+    assert launch.engine == "sglang"
+    assert {k: [f.value.text if f.value else None for f in v] for k, v in launch.flags.items()} == {
+        "--model-path": ["m"],
+        "--mem-fraction-static": ["0.8"],
+        "--enable-torch-compile": [None],
+        "--tp": ["8"],
+    }
