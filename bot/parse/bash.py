@@ -31,6 +31,7 @@ from typing import Any
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
+from bot.parse import argv
 from bot.parse.values import Seg, Str
 
 MAX_PATHS = 64
@@ -742,7 +743,7 @@ class Interpreter:
         if head in ("cat", "tee") and heredoc is not None:
             dest = redirect_to
             if head == "tee":
-                dests = [w for w in words[1:] if not w.text.startswith("-")]
+                dests = argv.parse(words[1:], argv.spec_for("tee")).positionals
                 dest = dests[0] if dests else dest
             if dest is not None:
                 st.files[dest.text] = heredoc
@@ -1326,7 +1327,8 @@ class Interpreter:
             if head == "echo" and all(w.known for w in words[1:]):
                 return Str.join(words[1:], " ")
             if head == "awk":
-                prog = [w for w in words[1:] if not w.text.startswith("-")]
+                awk = argv.parse(words[1:], argv.spec_for("awk"))
+                prog = [] if awk.has("-f", "--file") else awk.positionals
                 if len(prog) == 1 and prog[0].known:
                     v = awk_begin_print(prog[0].text)
                     if v is not None:
@@ -1408,22 +1410,7 @@ def _first_pos(s: Str) -> tuple[int, int]:
 
 
 def _after_eq(w: Str) -> Str:
-    text = w.text
-    cut = text.index("=") + 1
-    pos = 0
-    segs: list[Seg] = []
-    for seg in w.segs:
-        nxt = pos + len(seg.text)
-        if nxt <= cut:
-            pos = nxt
-            continue
-        if pos < cut:
-            off = cut - pos
-            segs.append(Seg(seg.text[off:], seg.line, seg.col + off, seg.unknown))
-        else:
-            segs.append(seg)
-        pos = nxt
-    return Str(tuple(segs))
+    return argv.after(w, w.text.index("=") + 1)
 
 
 _DQ_ESC = re.compile(r"\\([$`\"\\\n])")

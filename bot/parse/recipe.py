@@ -19,6 +19,7 @@ from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
 from bot.base.span import Span
+from bot.parse import argv
 from bot.parse.bash import MAX_PATHS, Assumption, Command, Interpreter, Problem, parse_tree
 from bot.parse.jsonpos import JNode, parse_json
 from bot.parse.values import Str
@@ -27,31 +28,12 @@ from bot.parse.yamlsafe import YamlError, load_roundtrip
 MAX_RECIPE_BYTES = 1024 * 1024
 
 ENGINES = ("vllm", "sglang", "trtllm", "atom")
-WRAPPERS = {
-    "nohup",
-    "exec",
-    "env",
-    "numactl",
-    "timeout",
-    "setsid",
-    "stdbuf",
-    "taskset",
-    "mpirun",
-    "srun",
-    "trtllm-llmapi-launch",
-    "time",
-    "sudo",
-    "nsys",
-    "python_launcher",
-}
+# commands that run another (`timeout 600 vllm serve`): the table is `argv.WRAPPERS`
+WRAPPERS = frozenset(argv.WRAPPERS)
 # Inert to the interpreter (they change no shell state), but rules read their
 # words: `sed -i` / `git apply` / `pip install` / `cp` into an installed engine.
 REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln", "curl", "wget"})
-BOOL_FLAG_RE = re.compile(
-    r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
-    r"enforce-eager|async-scheduling|use-chat-template|apply-chat-template|"
-    r"enable-auto-tool-choice|skip-server-warmup|disable-radix-cache)$"
-)
+BOOL_FLAG_RE = argv.ENGINE_BOOL_RE  # engine flags that take no value
 
 
 @dataclass(frozen=True)
@@ -269,11 +251,14 @@ def describe_path(path: str) -> RecipeName:
     )
 
 
+_PY_OPTION_WINDOW = 32
+
+
 def _engine_at(words: list[Str]) -> tuple[str, int] | None:
     """Find an engine invocation; return (engine, index of its first argument)."""
     vals = [w.value or "" for w in words]
     n = len(vals)
-    limit = n if (vals and (vals[0] in WRAPPERS or vals[0].rsplit("/", 1)[-1] in WRAPPERS)) else 1
+    limit = n if (vals and argv.base(words[0]) in WRAPPERS) else 1
     for i in range(min(n, max(limit, 1))):
         base = vals[i].rsplit("/", 1)[-1]
         nxt = vals[i + 1] if i + 1 < n else ""
@@ -281,18 +266,19 @@ def _engine_at(words: list[Str]) -> tuple[str, int] | None:
             return "vllm", i + 2
         if base == "trtllm-serve":
             return "trtllm", i + 2 if nxt == "serve" else i + 1
-        if re.fullmatch(r"python[0-9.]*", base) or not words[i].known:
-            j = i + 1
-            while j < n and vals[j].startswith("-") and vals[j] != "-m":
-                j += 1
-            if j + 1 < n and vals[j] == "-m":
-                mod = vals[j + 1]
+        if argv.is_python(base) or not words[i].known:
+            # the interpreter's own options before `-m` (a window: the scan runs at every word)
+            py = argv.parse(words[i + 1 : i + 1 + _PY_OPTION_WINDOW], argv.SPECS["python"])
+            first = py.first("-m", "-c")
+            if first is not None and first.name == "-m" and first.value is not None:
+                mod = first.value.value
+                start = i + 1 + (py.rest if py.rest is not None else len(py.words))
                 if mod == "sglang.launch_server":
-                    return "sglang", j + 2
+                    return "sglang", start
                 if mod == "atom.entrypoints.openai_server":
-                    return "atom", j + 2
+                    return "atom", start
                 if mod == "vllm.entrypoints.openai.api_server":
-                    return "vllm", j + 2
+                    return "vllm", start
         if base == "sglang" and nxt == "serve":
             return "sglang", i + 2
     return None
@@ -300,54 +286,12 @@ def _engine_at(words: list[Str]) -> tuple[str, int] | None:
 
 def _parse_flags(words: list[Str], line: int) -> dict[str, list[Flag]]:
     flags: dict[str, list[Flag]] = {}
-    i = 0
-    while i < len(words):
-        w = words[i]
-        text = w.text
-        span = w.span or Span(line)
-        if (text.startswith("--") and w.known) or (text.startswith("--") and "=" in text):
-            if "=" in text:
-                name, _, _ = text.partition("=")
-                cut = len(name) + 1
-                value = Str(tuple(_slice_segs(w, cut)))
-                flags.setdefault(name, []).append(Flag(name, value, span))
-                i += 1
-                continue
-            nxt = words[i + 1] if i + 1 < len(words) else None
-            if (
-                nxt is not None
-                and not (nxt.text.startswith("-") and nxt.known and not _numeric(nxt.text))
-                and not BOOL_FLAG_RE.match(text)
-            ):
-                flags.setdefault(text, []).append(Flag(text, nxt, span))
-                i += 2
-                continue
-            flags.setdefault(text, []).append(Flag(text, None, span))
-        i += 1
+    args = argv.parse(words, argv.SPECS["engine"])
+    for opt in args.opts:
+        if opt.name.startswith("--"):
+            span = args.words[opt.index].span or Span(line)
+            flags.setdefault(opt.name, []).append(Flag(opt.name, opt.value, span))
     return flags
-
-
-def _numeric(text: str) -> bool:
-    return bool(re.fullmatch(r"-?\d+(\.\d+)?", text))
-
-
-def _slice_segs(w: Str, cut: int) -> list[Any]:
-    from bot.parse.values import Seg
-
-    out = []
-    pos = 0
-    for seg in w.segs:
-        nxt = pos + len(seg.text)
-        if nxt <= cut:
-            pos = nxt
-            continue
-        if pos < cut:
-            off = cut - pos
-            out.append(Seg(seg.text[off:], seg.line, seg.col + off, seg.unknown))
-        else:
-            out.append(seg)
-        pos = nxt
-    return out
 
 
 def _eval_only(assumptions: tuple[Assumption, ...], var: str = "EVAL_ONLY") -> bool | None:
@@ -452,7 +396,7 @@ def parse_recipe(
         for w in cmd.words[:start]:
             if w.known and re.match(r"^[A-Za-z_]\w*=", w.text):
                 k, _, _v = w.text.partition("=")
-                env[k] = Str(tuple(_slice_segs(w, len(k) + 1)))
+                env[k] = argv.after(w, len(k) + 1)
         yaml_text: Str | None = None
         yaml_doc: Any | None = None
         if engine == "trtllm":

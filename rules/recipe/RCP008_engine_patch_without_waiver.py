@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -22,9 +22,10 @@ from bot.core.model import (
     T,
     part,
 )
+from bot.parse import argv, commands
 from bot.parse.bash import Assumption
 from bot.parse.recipe import Recipe, Run
-from bot.parse.values import Seg, Str
+from bot.parse.values import Str
 
 _K3 = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"
 _HELPER = "benchmarks/single_node/agentic/apply_k3_patches.sh"
@@ -290,51 +291,10 @@ RULE = Rule(
 
 # ----------------------------------------------------------------- detection
 
-_PY = re.compile(r"^python(\d+(\.\d+)*)?$")
-_SHELLS = {"bash", "sh", "zsh"}
-_WRAPPERS = {"sudo", "env", "nohup", "command", "exec", "nice", "stdbuf"}
-_WRITES = re.compile(
-    r"\.write_(?:text|bytes)\(|\bopen\([^)\n]*,\s*(?:mode\s*=\s*)?[\"'][rbt+]*[wax]"
-    r"|shutil\.(?:copy\w*|move)\(|os\.(?:replace|rename)\("
-)
 _SOURCE_EXT = (".py", ".pyi", ".so", ".cu", ".cuh", ".cpp", ".cc", ".h", ".co", ".json", ".csv")
-_DIRNAME = re.compile(
-    r"^\$\(\s*(?:cd\s+\"?\$\(\s*)?dirname\s+\"?\$\{?(?:0|BASH_SOURCE(?:\[0\])?)\}?\"?\s*\)"
-    r"(?:\"?\s*&&\s*pwd\s*\))?/(?P<rest>.+)$"
-)
 _PATCH_NAME = re.compile(r"(?:^|[_.-])(?:monkey)?patch(?:es|ed|ing)?(?:$|[_.-])", re.I)
 _SCRIPT_CONTEXT = {"container", "engine", "image", "server", "serving"}
-_PIP_VALUE_FLAGS = {
-    "-r",
-    "--requirement",
-    "-c",
-    "--constraint",
-    "-i",
-    "--index-url",
-    "--extra-index-url",
-    "-f",
-    "--find-links",
-    "-t",
-    "--target",
-    "--prefix",
-    "--root",
-    "--python",
-    "--src",
-    "--cache-dir",
-    "--log",
-    "--timeout",
-    "--retries",
-    "--trusted-host",
-    "--upgrade-strategy",
-    "--progress-bar",
-    "--platform",
-    "--python-version",
-    "--implementation",
-    "--abi",
-    "--global-option",
-    "--config-settings",
-    "-C",
-}
+_WRITE_VARIANTS = {"sed": "sed", "copy": "copy", "download": "download"}
 
 
 @dataclass(frozen=True)
@@ -418,75 +378,11 @@ def _place(word: Str, kn: _Know) -> Part | str:
     return f"`{shown}`"
 
 
-def _positional(words: Sequence[Str], value_flags: set[str]) -> list[Str]:
-    out: list[Str] = []
-    skip = False
-    for w in words:
-        if skip:
-            skip = False
-            continue
-        t = w.text
-        if t.startswith("-") and w.known:
-            if t in value_flags:
-                skip = True
-            continue
-        out.append(w)
-    return out
-
-
-def _after(word: Str, cut: int) -> Str:
-    """`word` without its first `cut` characters, segments (and unknown parts) kept."""
-    segs: list[Seg] = []
-    pos = 0
-    for seg in word.segs:
-        end = pos + len(seg.text)
-        if end > cut:
-            off = max(0, cut - pos)
-            segs.append(replace(seg, text=seg.text[off:], col=seg.col + off) if off else seg)
-        pos = end
-    return Str(tuple(segs))
-
-
-def _flag_value(words: Sequence[Str], *names: str) -> Str | None:
-    for i, w in enumerate(words):
-        for name in names:
-            if w.text == name and i + 1 < len(words):
-                return words[i + 1]
-            if name.startswith("--") and w.text.startswith(name + "="):
-                return _after(w, len(name) + 1)
-    return None
-
-
-def _git(run: Run, kn: _Know) -> _Op | None:
-    words = run.words[1:]
-    i = 0
-    cwd: Str | None = None
-    while i < len(words) and words[i].text.startswith("-"):
-        if words[i].text in ("-C", "-c") and i + 1 < len(words):
-            if words[i].text == "-C":
-                cwd = words[i + 1]
-            i += 2
-            continue
-        i += 1
-    if i >= len(words) or words[i].text not in ("apply", "am"):
+def _patch(run: Run, kn: _Know) -> _Op | None:
+    found = commands.patch(run.words)
+    if found is None:
         return None
-    sub = words[i].text
-    rest = words[i + 1 :]
-    texts = {w.text for w in rest}
-    if texts & {"--check", "--stat", "--numstat", "--summary"} and "--apply" not in texts:
-        return None  # inspects a patch without applying it
-    target = _flag_value(rest, "--directory") or cwd
-    return _patch_op(run, f"git {sub}", target, kn)
-
-
-def _patch_cmd(run: Run, kn: _Know) -> _Op | None:
-    if any(w.text in ("--dry-run", "--check") for w in run.words[1:]):
-        return None
-    target = _flag_value(run.words[1:], "-d", "--directory")
-    return _patch_op(run, "patch", target, kn)
-
-
-def _patch_op(run: Run, cmd: str, target: Str | None, kn: _Know) -> _Op | None:
+    cmd, target = found.cmd, found.target
     if target is not None and any(h in target.text for h in kn.harness):
         return None
     action = part("patch", cmd=cmd)
@@ -499,102 +395,38 @@ def _patch_op(run: Run, cmd: str, target: Str | None, kn: _Know) -> _Op | None:
     )
 
 
-def _sed(run: Run, kn: _Know) -> _Op | None:
-    words = run.words[1:]
-    inplace = any(
-        (w.known and re.match(r"^-[A-Za-z]*i", w.text) is not None)
-        or w.text.startswith("--in-place")
-        for w in words
-    )
-    if not inplace:
+def _writes(run: Run, kn: _Know) -> _Op | None:
+    """`sed -i`, `cp`/`mv`/`ln`/`install`/`rsync`/`tee`, `curl -o`/`wget -O` into the engine."""
+    found = commands.writes(run.words)
+    if found is None:
         return None
-    scripted = any(w.text in ("-e", "--expression", "-f", "--file") for w in words)
-    files = _positional(words, {"-e", "--expression", "-f", "--file", "-l", "--line-length"})
-    if not scripted:
-        files = files[1:]
-    for target in files:
-        if _engine_target(target, kn):
-            return _Op(
-                run.span,
-                part("sed", where=_place(target, kn)),
-                f"sed -i {target.text}",
-            )
-    return None
-
-
-def _copy(run: Run, kn: _Know) -> _Op | None:
-    words = run.words[1:]
-    dest = _flag_value(words, "-t", "--target-directory")
-    if dest is None:
-        files = _positional(words, {"-S", "--suffix", "-m", "--mode", "-o", "-g"})
-        last = files[-1:] if len(files) >= 2 else []
-        targets = files if run.name == "tee" else last
-    else:
-        targets = [dest]
-    for target in targets:
-        if _engine_target(target, kn):
-            return _Op(
-                run.span,
-                part("copy", cmd=run.name, where=_place(target, kn)),
-                f"{run.name} {target.text}",
-            )
-    return None
-
-
-def _download(run: Run, kn: _Know) -> _Op | None:
-    """`curl -o FILE` / `wget -O FILE` (or `-P DIR`) into the installed engine."""
-    words = run.words[1:]
-    if run.name == "curl":
-        target = _flag_value(words, "-o", "--output")
-    else:
-        target = _flag_value(words, "-O", "--output-document") or _flag_value(
-            words, "-P", "--directory-prefix"
+    for target in found.targets:
+        if not _engine_target(target, kn):
+            continue
+        where = _place(target, kn)
+        if found.kind == "sed":
+            return _Op(run.span, part("sed", where=where), f"sed -i {target.text}")
+        return _Op(
+            run.span,
+            part(_WRITE_VARIANTS[found.kind], cmd=found.cmd, where=where),
+            f"{found.cmd} {target.text}",
         )
-    if target is None or not _engine_target(target, kn):
-        return None
-    return _Op(
-        run.span,
-        part("download", cmd=run.name, where=_place(target, kn)),
-        f"{run.name} {target.text}",
-    )
-
-
-def _python_code(run: Run) -> tuple[str | None, list[Str], str]:
-    """(code, arguments, how) of a python run: a heredoc on stdin or `-c CODE`."""
-    words = run.words[1:]
-    i = 0
-    while i < len(words):
-        t = words[i].text
-        if t == "-c" and i + 1 < len(words):
-            return words[i + 1].text, list(words[i + 2 :]), "`python -c`"
-        if t in ("-m",):
-            return None, [], ""
-        if t in ("-X", "-W") and i + 1 < len(words):
-            i += 2
-            continue
-        if t.startswith("-") and t != "-":
-            i += 1
-            continue
-        break
-    rest = list(words[i:])
-    if run.stdin is not None and (not rest or rest[0].text == "-"):
-        return run.stdin.text, rest[1:], "an inline Python heredoc"
-    return None, [], ""
+    return None
 
 
 def _python(run: Run, kn: _Know) -> _Op | None:
-    code, args, how = _python_code(run)
-    if not code or not _WRITES.search(code):
+    found = commands.python_code(run.words, run.stdin)
+    if found is None or not found.code or not commands.python_writes(found.code):
         return None
-    target = next((a for a in args if _engine_target(a, kn)), None)
-    ref = _engine_ref(code, kn)
+    target = next((a for a in found.args if _engine_target(a, kn)), None)
+    ref = _engine_ref(found.code, kn)
     if target is None and ref is None:
         return None
     what = _place(target, kn) if target is not None else part("installed", ref=ref)
-    variant = "python-heredoc" if how.startswith("an inline") else "python-c"
+    how = "an inline Python heredoc" if found.heredoc else "`python -c`"
     return _Op(
         run.span,
-        part(variant, where=what),
+        part("python-heredoc" if found.heredoc else "python-c", where=what),
         f"{how} {target.text if target is not None else ref}",
     )
 
@@ -621,154 +453,73 @@ def _redirect(run: Run, kn: _Know) -> _Op | None:
 
 
 def _imports_engine(code: str, kn: _Know) -> bool:
-    for m in re.finditer(r"^\s*(?:from|import)\s+([A-Za-z_][\w]*)", code, re.M):
-        if _norm(m.group(1)) in kn.packages:
-            return True
-    return False
-
-
-def _pip_args(run: Run) -> list[Str] | None:
-    """The words after `install` of `pip install`, `python -m pip install`, `uv pip install`."""
-    vals = [w.value or "" for w in run.words]
-    start = next(
-        (i + 1 for i, v in enumerate(vals[:4]) if v.rsplit("/", 1)[-1] in ("pip", "pip3")), None
-    )
-    if start is None:
-        return None
-    for j in range(start, len(vals)):
-        if vals[j] == "install":
-            return list(run.words[j + 1 :])
-        if not vals[j].startswith("-"):
-            return None
-    return None
+    return any(_norm(m) in kn.packages for m in commands.imports(code))
 
 
 def _clone_before(recipe: Recipe, line: int) -> str | None:
     best: tuple[int, str] | None = None
     for run in recipe.commands:
-        if run.name != "git" or run.span.line >= line:
+        if run.span.line >= line:
             continue
-        pos = _positional(run.words[1:], {"-C", "-c", "-b", "--branch", "--depth", "-o"})
-        cloned = len(pos) >= 2 and pos[0].text == "clone" and pos[1].known
-        if cloned and (best is None or run.span.line > best[0]):
-            best = (run.span.line, pos[1].text)
+        url = commands.clone_url(argv.unwrap(run.words, modules=False).words)
+        if url is not None and url.known and (best is None or run.span.line > best[0]):
+            best = (run.span.line, url.text)
     return best[1] if best else None
 
 
-def _dist_name(spec: str) -> str:
-    """The distribution a pip requirement, URL, wheel or directory names."""
-    spec = spec.strip()
-    m = re.search(r"[#&]egg=([\w.-]+)", spec)
-    if m:
-        return m.group(1)
-    if " @ " in spec or re.match(r"^[\w.-]+(\[[^\]]*\])?\s*@\s*\S", spec):
-        return re.split(r"[\[@\s]", spec, maxsplit=1)[0]
-    path = re.sub(r"[?#].*$", "", spec).rstrip("/")
-    if "://" in path:
-        path = path.split("://", 1)[1]
-        path = re.sub(r"@[^/]*$", "", path)  # git+https://host/org/repo.git@ref
-    parts = [p for p in path.split("/") if p]
-    leaf = parts[-1] if parts else path
-    if leaf.endswith(".whl"):
-        return leaf.split("-", 1)[0]
-    for ext in (".tar.gz", ".zip", ".tar.bz2", ".tgz"):
-        if leaf.endswith(ext):
-            stem = leaf[: -len(ext)]
-            # github archives: /org/repo/archive/<ref>.tar.gz
-            if len(parts) >= 3 and parts[-2] == "archive":
-                return parts[-3]
-            return stem.rsplit("-", 1)[0] if "-" in stem else stem
-    if leaf.endswith(".git"):
-        return leaf[:-4]
-    if "://" in spec or "/" in spec:
-        return leaf
-    return re.split(r"[\[<>=!~;\s]", spec, maxsplit=1)[0]
-
-
 def _pip(run: Run, recipe: Recipe, kn: _Know) -> _Op | None:
-    args = _pip_args(run)
-    if args is None:
+    found = argv.pip_install(run.words)
+    if found is None:
         return None
-    indexes = [
-        v.text
-        for v in (
-            _flag_value(args, "-i", "--index-url"),
-            _flag_value(args, "--extra-index-url"),
-            _flag_value(args, "-f", "--find-links"),
-        )
-        if v is not None and v.known
-    ]
+    indexes = [v.text for v in found.indexes if v.known]
     custom = [u for u in indexes if not any(u.startswith(up) for up in kn.upstream)]
-    specs = _positional(args, _PIP_VALUE_FLAGS | {"-e", "--editable"})
-    editable = _flag_value(args, "-e", "--editable")
-    if editable is not None:
-        specs.append(editable)
-    for spec in specs:
-        if not spec.known:
+    for inst in found.installs:
+        req = inst.req
+        if req is None:  # not resolved
             continue
-        text = spec.text
-        name = _dist_name(text)
-        local = text.startswith(("./", "../", "/")) or spec is editable
-        if text.startswith(("git+", "hg+", "svn+", "bzr+")) or "@ git+" in text:
+        text = inst.word.text
+        name = req.name
+        if req.kind == "vcs":
             source = part("from-git")
-        elif "://" in text:
+        elif req.kind == "url":
             if any(text.startswith(up) for up in kn.upstream):
                 continue
             source = part("from-url")
-        elif text.rstrip("/") in (".", ".."):
+        elif req.kind == "path" and name is None:  # `pip install .` in a checkout
             repo = _clone_before(recipe, run.span.line)
             if repo is None:
                 continue
-            name = _dist_name(repo)
+            name = argv.requirement(repo).name
             source = part("from-source", repo=repo)
-        elif local or text.endswith(".whl"):
+        elif req.kind == "path" or inst.editable:
             source = part("from-local")
         elif custom:
             source = part("from-index", index=custom[0])
         else:
             continue
-        if _norm(name) not in kn.packages:
+        if name is None or _norm(name) not in kn.packages:
             continue
         return _Op(
             run.span,
-            part("pip", spec=_compact(spec), name=name, source=source),
+            part("pip", spec=_compact(inst.word), name=name, source=source),
             f"pip install {name} {text}",
         )
-    return None
-
-
-def _script(run: Run) -> Str | None:
-    words = run.words
-    name = run.name
-    if name in _SHELLS:
-        pos = _positional(words[1:], {"-o", "-O"})
-        if any(w.text == "-c" for w in words[1:]):
-            return None
-        return pos[0] if pos else None
-    if _PY.match(name):
-        code, _, _ = _python_code(run)
-        if code is not None or any(w.text in ("-m", "-c") for w in words[1:]):
-            return None
-        pos = _positional(words[1:], {"-X", "-W"})
-        return pos[0] if pos and pos[0].text != "-" else None
-    if words and words[0].text.endswith((".sh", ".py")) and "/" in words[0].text:
-        return words[0]
     return None
 
 
 def _resolve(word: Str, recipe: Recipe, ctx: RuleContext) -> str | None:
     """The repository path of a script the recipe runs, when it is in the tree."""
     text = word.text
-    m = _DIRNAME.match(text)
+    rel = commands.script_relative(text)
     candidates: list[str] = []
-    if m:
-        candidates.append(posixpath.join(posixpath.dirname(recipe.path), m.group("rest")))
+    if rel is not None:
+        candidates.append(posixpath.join(posixpath.dirname(recipe.path), rel))
     elif word.known and not text.startswith("/"):
         candidates += [text, posixpath.join(posixpath.dirname(recipe.path), text)]
     # `$WORKSPACE/benchmarks/x.sh`: the repository mounted somewhere in the container
     top = recipe.path.split("/", 1)[0] + "/"
     at = text.find("/" + top)
-    if not m and at >= 0:
+    if rel is None and at >= 0:
         candidates.append(text[at + 1 :])
     for cand in candidates:
         path = posixpath.normpath(cand)
@@ -778,7 +529,7 @@ def _resolve(word: Str, recipe: Recipe, ctx: RuleContext) -> str | None:
 
 
 def _helper(run: Run, recipe: Recipe, ctx: RuleContext, kn: _Know, depth: int) -> _Op | None:
-    word = _script(run)
+    word = commands.script(run.words, run.stdin)
     if word is None or depth > 0:
         return None
     name = posixpath.basename(word.text)
@@ -788,7 +539,7 @@ def _helper(run: Run, recipe: Recipe, ctx: RuleContext, kn: _Know, depth: int) -
         if path.endswith(".py"):
             text = ctx.text(path) or ""
             ref = _engine_ref(text, kn)
-            if ref is not None and _WRITES.search(text):
+            if ref is not None and commands.python_writes(text):
                 inner = _Op(run.span, part("helper-python", ref=ref), "")
         else:
             sub = ctx.recipe(path)
@@ -817,36 +568,19 @@ def _helper(run: Run, recipe: Recipe, ctx: RuleContext, kn: _Know, depth: int) -
     return None
 
 
-def _unwrapped(run: Run) -> Run:
-    """`sudo sed -i ...`, `env A=1 pip install ...` -> the wrapped command."""
-    words = run.words
-    i = 0
-    while i < len(words) - 1:
-        text = words[i].text
-        if words[i].known and (text in _WRAPPERS or (i and re.match(r"^[A-Za-z_]\w*=", text))):
-            i += 1
-            continue
-        break
-    return replace(run, words=words[i:]) if i else run
-
-
 def _ops(recipe: Recipe, ctx: RuleContext, kn: _Know, depth: int = 0) -> Iterator[_Op]:
     seen: set[tuple[int, str]] = set()
     for found in recipe.commands:
-        run = _unwrapped(found)
+        # `sudo sed -i ...`, `env A=1 timeout 60 patch ...` -> the wrapped command
+        unwrapped = argv.unwrap(found.words, modules=False)
+        run = replace(found, words=unwrapped.words) if unwrapped.start else found
         name = run.name
         op: _Op | None = None
-        if name == "git":
-            op = _git(run, kn)
-        elif name == "patch":
-            op = _patch_cmd(run, kn)
-        elif name == "sed":
-            op = _sed(run, kn)
-        elif name in ("cp", "mv", "ln", "install", "rsync", "tee"):
-            op = _copy(run, kn)
-        elif name in ("curl", "wget"):
-            op = _download(run, kn)
-        if op is None and _PY.match(name):
+        if name in ("git", "patch"):
+            op = _patch(run, kn)
+        elif name in commands.COPIERS or name in commands.DOWNLOADERS or name == "sed":
+            op = _writes(run, kn)
+        if op is None and argv.is_python(name):
             op = _python(run, kn)
         if op is None:
             op = _pip(run, recipe, kn)

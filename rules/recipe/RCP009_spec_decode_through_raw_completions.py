@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
 from typing import Any
 
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
-from bot.parse import facts
-from bot.parse.recipe import BOOL_FLAG_RE, Recipe, Run
+from bot.parse import argv, facts
+from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Str
 
 _SERVE = (
@@ -164,16 +165,6 @@ RULE = Rule(
     ),
 )
 
-_CLIENT_BOOLS = {
-    "--ignore-eos",
-    "--save-result",
-    "--streaming",
-    "--profile",
-    "--disable-tqdm",
-    "--trust-remote-code",
-    "--use-server-token-count",
-}
-
 
 def _spec(recipe: Recipe, ctx: RuleContext) -> str | None:
     """The speculative-decoding method served (as written), or None."""
@@ -197,53 +188,39 @@ def _client(run: Run, clients: Mapping[str, Any]) -> tuple[str, int] | None:
     return None
 
 
-def _value(words: Sequence[Str], *names: str) -> tuple[bool, Str | None]:
+def _last(args: argv.Args, *names: str) -> tuple[bool, Str | None]:
     """(given, value) of the last occurrence of a flag."""
-    found: tuple[bool, Str | None] = (False, None)
-    for i, w in enumerate(words):
-        for name in names:
-            if w.text == name:
-                found = (True, words[i + 1] if i + 1 < len(words) else None)
-            elif w.text.startswith(name + "=") and w.known:
-                found = (True, Str.lit(w.text[len(name) + 1 :]))
-    return found
+    found = [o for o in args.opts if o.name in names]
+    return (True, found[-1].value) if found else (False, None)
 
 
 def _verdict(
     run: Run, client: str, start: int, table: Mapping[str, Any]
 ) -> tuple[bool, str] | None:
     """(chat-templated, how it was decided), or None when the arguments are not resolved."""
-    words = list(run.words[start:])
-    chat_flags = set(table.get("chat_flags", []) or [])
+    words = run.words[start:]
+    chat_flags = frozenset(table.get("chat_flags", []) or [])
     for w in words:
         if w.known and w.text in chat_flags:
             return True, w.text
-    # an unresolved word that is not a flag's value may be a chat flag
-    for i, w in enumerate(words):
-        if w.known:
-            continue
-        prev = words[i - 1] if i else None
-        takes_value = (
-            prev is not None
-            and prev.known
-            and prev.text.startswith("--")
-            and "=" not in prev.text
-            and prev.text not in chat_flags
-            and prev.text not in _CLIENT_BOOLS
-            and not BOOL_FLAG_RE.match(prev.text)
-        )
-        if not takes_value:
-            return None
-    _, dataset = _value(words, "--dataset-name")
+    client_spec = argv.spec_for("benchmark-client")
+    args = argv.parse(words, replace(client_spec, bools=client_spec.bools | chat_flags))
+    # an unresolved word that is not a flag's value may be a chat flag, and so may a
+    # flag whose name is unresolved (`--$FLAG=1`)
+    if any(not w.known for w in args.positionals) or any(
+        any(s.unknown for s in args.words[o.index].segs_in(0, len(o.written))) for o in args.opts
+    ):
+        return None
+    _, dataset = _last(args, "--dataset-name")
     if dataset is not None and dataset.text in set(table.get("chat_datasets", []) or []):
         return True, dataset.text
     endpoints = set(table.get("chat_endpoints", []) or [])
-    ep_given, endpoint = _value(words, "--endpoint")
+    ep_given, endpoint = _last(args, "--endpoint")
     if ep_given and (endpoint is None or not endpoint.known):
         return None
     if endpoint is not None and endpoint.text in endpoints:
         return True, endpoint.text
-    given, backend = _value(words, "--backend", "--endpoint-type")
+    given, backend = _last(args, "--backend", "--endpoint-type")
     if given:
         if backend is None or not backend.known:
             return None
