@@ -700,3 +700,26 @@ def test_cfg006_in_a_pr_judges_changed_entries_and_changed_recipes() -> None:
     changed = recipe.replace('    PORT: "8000"\n', '    PORT: "8001"\n')
     found = lint_pr("CFG006", {MASTER: text + other, MM3: changed}, base, MASTER)
     assert [f.rule for f in found] == ["CFG006"]
+
+
+def test_rcp005_on_a_config_file_the_runner_reuses_for_evals() -> None:
+    """InferenceX #2665: a point with no EVAL_CONFIG_FILE evaluates its CONFIG_FILE."""
+    text = mm3()  # synthetic acceptance checked into the recipe itself
+    written = "recipes/" + MM3.removeprefix(ROOT + "/")
+    eligible = master((written, "")).replace("conc-list: [8]", "conc-list: [8, 16, 32]")
+    found = lint("RCP005", text, files={MASTER: eligible})
+    assert lines(found) == [line_of(text, "speculative-config", 2)]
+    (f,) = found
+    # agentic evals run only when a sweep opts in: a warning that names the point
+    assert f.severity == "warning"
+    assert "minimaxm3-fp4-gb300-dynamo-vllm-agentic-mtp-disagg" in f.message.en
+    assert "concurrency up to 32" in f.message.en and "并发最高 32" in f.message.zh
+    assert f"{MASTER}:{line_of(eligible, 'CONFIG_FILE=')}" in f.message.en
+    # below the sweep generator's eval concurrency no eval job runs it
+    assert lint("RCP005", text, files={MASTER: master((written, ""))}) == []
+    # a point naming a real-verification eval twin runs that one instead
+    twin = '          - "EVAL_CONFIG_FILE=recipes/x-eval.yaml"\n'
+    named = master((written, twin)).replace("conc-list: [8]", "conc-list: [8, 16, 32]")
+    assert lint("RCP005", text, files={MASTER: named}) == []
+    # the runner injecting acceptance keeps the recipe real: nothing to report
+    assert lint("RCP005", mm3(spec=SPEC_REAL), files={MASTER: eligible}) == []

@@ -46,6 +46,40 @@ WRAPPERS = {
 }
 # Inert to the interpreter (they change no shell state), but rules read their
 # words: `sed -i` / `git apply` / `pip install` / `cp` into an installed engine.
+# the flags and environment names the rules read from a launch: their values keep
+# paths apart when a script has many (`bash.Interpreter`)
+WATCHED_FLAGS = frozenset(
+    {
+        "--reasoning-parser",
+        "--tool-call-parser",
+        "--gpu-memory-utilization",
+        "--mem-fraction-static",
+        "--speculative-config",
+        "--speculative-algorithm",
+        "--speculative-draft-model-path",
+        "--speculative-num-steps",
+        "--method",
+        "--num-speculative-tokens",
+        "--draft-model",
+        "--spec-decode-acceptance-length",
+        "--spec-decode-acceptance-rate",
+        "--chat-template",
+        "--default-chat-template-kwargs",
+        "--enable-expert-parallel",
+        "--expert-parallel-size",
+        "--hf-overrides",
+    }
+)
+WATCHED_ENV = frozenset(
+    {
+        "SGLANG_SIMULATE_ACC_LEN",
+        "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",
+        "AIPERF_EXTRA_INPUTS",
+        "SGLANG_DEFAULT_THINKING",
+        "SGLANG_ENABLE_THINKING",
+        "DYN_DEFAULT_THINKING_MODE",
+    }
+)
 REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln", "curl", "wget"})
 BOOL_FLAG_RE = re.compile(
     r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
@@ -327,7 +361,11 @@ def parse_recipe(
 ) -> Recipe:
     """The recipe's launches; `domains`: the values each environment input can take."""
     if path.endswith((".yaml", ".yml")):
+        from bot.parse.model_table import is_model_table, parse_model_table
         from bot.parse.srt_recipe import parse_srt_recipe
+
+        if is_model_table(text):
+            return parse_model_table(path, text)
 
         return parse_srt_recipe(path, text)
     kind, model, precision, sku, mtp = describe_path(path)
@@ -446,7 +484,14 @@ def parse_recipe(
             )
         )
 
-    interp = Interpreter(data, on_command, report=REPORTED_COMMANDS, domains=domains)
+    interp = Interpreter(
+        data,
+        on_command,
+        report=REPORTED_COMMANDS,
+        domains=domains,
+        watched_flags=WATCHED_FLAGS,
+        watched_env=WATCHED_ENV,
+    )
     interp.run(root)
     recipe.problems.extend(interp.problems)
     seen_problems: set[tuple[int, str]] = set()
