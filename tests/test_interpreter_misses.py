@@ -148,6 +148,9 @@ def test_rcp003_sees_the_al_of_one_concurrency_arm_among_many_forks() -> None:
     # 2.54 against the golden 2.45 at K=2; the K=7 arm (3.78) matches its curve
     assert [(f.rule, f.line) for f in found] == [("RCP003", _line(MANY_FORKS, "RATE=$(awk"))]
     assert "0.725" in found[0].message.en
+    # the AL is wrong on the CONC 8|10 arm only, and the finding says so
+    assert found[0].message.en.endswith("(only when `CONC` is `8` or `10`)")
+    assert found[0].message.zh.endswith("（仅当 `CONC` 为 `8` 或 `10` 时）")
 
 
 def test_case_arms_with_several_values_stay_consistent() -> None:

@@ -147,6 +147,18 @@ class State:
     done: bool = False
     returning: bool = False
     breaking: bool = False
+    # facts of the path no later text reads (pruned from `assumptions`/`bounds` so
+    # paths can merge): not part of `key()`; merged paths keep the ones they share.
+    # They still say under which condition a launch runs (`conditions()`).
+    history: tuple[Assumption, ...] = ()
+
+    def conditions(self) -> tuple[Assumption, ...]:
+        """Every fact this path took on the environment, in order of the script."""
+        out: list[Assumption] = []
+        for a in (*self.history, *self.assumptions, *self.bounds):
+            if a not in out:
+                out.append(a)
+        return tuple(sorted(out, key=lambda a: a.line))
 
     def copy(self) -> State:
         return replace(self, vars=dict(self.vars), files=dict(self.files))
@@ -329,8 +341,10 @@ class Interpreter:
             for k in dead:
                 del st.vars[k]
             if st.assumptions and any(last.get(a.var, -1) < pos for a in st.assumptions):
+                st.history += tuple(a for a in st.assumptions if last.get(a.var, -1) < pos)
                 st.assumptions = tuple(a for a in st.assumptions if last.get(a.var, -1) >= pos)
             if st.bounds and any(last.get(a.var, -1) < pos for a in st.bounds):
+                st.history += tuple(a for a in st.bounds if last.get(a.var, -1) < pos)
                 st.bounds = tuple(a for a in st.bounds if last.get(a.var, -1) >= pos)
 
     def _join_by_value(self, states: list[State]) -> list[State]:
@@ -381,7 +395,10 @@ class Interpreter:
             return states
         seen: dict[tuple[Any, ...], State] = {}
         for st in states:
-            seen.setdefault(st.key(), st)
+            kept = seen.setdefault(st.key(), st)
+            if kept is not st and kept.history != st.history:
+                # one path standing for both: only the facts both took still hold
+                kept.history = tuple(a for a in kept.history if a in st.history)
         return list(seen.values())
 
     def _fork_allowed(self, n: int) -> bool:
@@ -1620,6 +1637,12 @@ def _join(states: list[State]) -> State:
     for s in states[1:]:
         kept &= set(s.bounds)
     out.bounds = tuple(a for a in first.bounds if a in kept)
+    facts = set(first.conditions())
+    for s in states[1:]:
+        facts &= set(s.conditions())
+    out.history = tuple(
+        a for a in first.conditions() if a in facts and a not in out.assumptions and a not in kept
+    )
     return out
 
 

@@ -126,6 +126,9 @@ class Launch:
     role: str = "server"
     # the benchmark client's environment (multi-node `benchmark.env`)
     client_env: dict[str, Str] = field(default_factory=dict)
+    # every fact on the environment the path took to this launch (`bash.Assumption`:
+    # `TP=4`, `CONC` in 1|4, `CONC` <= 8, ...), typed; findings name them
+    conditions: tuple[Any, ...] = ()
 
     @property
     def decodes(self) -> bool:
@@ -481,6 +484,7 @@ def parse_recipe(
                 span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
                 assumptions=cmd.state.assumptions,
                 eval_only=_eval_only(cmd.state.assumptions),
+                conditions=cmd.state.conditions(),
             )
         )
 
@@ -513,8 +517,8 @@ def _load_engine_yaml(text: str) -> Any:
 
 
 def _dedupe(launches: list[Launch]) -> list[Launch]:
-    seen: set[tuple[Any, ...]] = set()
-    out = []
+    seen: dict[tuple[Any, ...], int] = {}
+    out: list[Launch] = []
     for la in launches:
         key = (
             la.engine,
@@ -525,8 +529,13 @@ def _dedupe(launches: list[Launch]) -> list[Launch]:
             tuple(sorted((s.segs[0].line if s.segs else 0) for s in la.words)),
         )
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(out)
             out.append(la)
+        else:
+            # the same launch on several paths: only the conditions they share hold
+            kept = out[seen[key]]
+            if kept.conditions != la.conditions:
+                kept.conditions = tuple(c for c in kept.conditions if c in la.conditions)
     return out
 
 

@@ -8,6 +8,7 @@ from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import drop_flag
 from bot.parse import facts
+from bot.parse.conditions import CLAUSES, clause_at
 from bot.parse.recipe import Recipe
 
 _AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
@@ -35,23 +36,24 @@ RULE = Rule(
         en=(
             "`{flag} {parser}` moves {model}'s think block out of `message.content`, "
             "so a multi-turn agent loses it on the next turn (harms the EVAL_ONLY run when "
-            "{agent} is selected)"
+            "{agent} is selected){when}"
         ),
         zh=(
             "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
-            "多轮智能体在下一轮会丢失它（当选择 `{agent}` 时会损害 `EVAL_ONLY` 评估）"
+            "多轮智能体在下一轮会丢失它（当选择 `{agent}` 时会损害 `EVAL_ONLY` 评估）{when}"
         ),
     ),
     variants={
+        **CLAUSES,
         "multi_turn": T(
             en=(
                 "`{flag} {parser}` moves {model}'s think block out of `message.content`, "
                 "so a multi-turn agent loses it on the next turn (agentic evals here run "
-                "{agent} by default)"
+                "{agent} by default){when}"
             ),
             zh=(
                 "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
-                "多轮智能体在下一轮会丢失它（此仓库的智能体评估默认运行 `{agent}`）"
+                "多轮智能体在下一轮会丢失它（此仓库的智能体评估默认运行 `{agent}`）{when}"
             ),
         ),
     },
@@ -179,4 +181,5 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             parser=parser.text,
             model=model.get("name", recipe.model),
             agent=agent,
+            when=clause_at(recipe.launches, parser.span.line),
         )

@@ -9,6 +9,7 @@ from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
 from bot.parse import facts
+from bot.parse.conditions import CLAUSES, clause_at
 from bot.parse.recipe import Recipe, Setting, describe_path, parse_recipe
 
 _FLAG = {
@@ -46,30 +47,31 @@ RULE = Rule(
     ),
     message=T(
         en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; the proven "
-        "spec-decode sibling `{sibling}` runs {limit}",
+        "spec-decode sibling `{sibling}` runs {limit}{when}",
         zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；已验证的投机解码配方 "
-        "`{sibling}` 使用 {limit}",
+        "`{sibling}` 使用 {limit}{when}",
     ),
     variants={
+        **CLAUSES,
         "default_limit": T(
             en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; with a "
-            "separate draft model the `{engine}` limit is {limit}",
+            "separate draft model the `{engine}` limit is {limit}{when}",
             zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；使用独立草稿模型时 "
-            "`{engine}` 的上限为 {limit}",
+            "`{engine}` 的上限为 {limit}{when}",
         ),
         "no_base": T(
             en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; the proven "
             "spec-decode sibling `{sibling}` runs {limit}; without a PR base, whether this "
-            "recipe already ran at this value is unknown",
+            "recipe already ran at this value is unknown{when}",
             zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；已验证的投机解码配方 "
-            "`{sibling}` 使用 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过",
+            "`{sibling}` 使用 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过{when}",
         ),
         "default_limit_no_base": T(
             en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; with a "
             "separate draft model the `{engine}` limit is {limit}; without a PR base, whether "
-            "this recipe already ran at this value is unknown",
+            "this recipe already ran at this value is unknown{when}",
             zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；使用独立草稿模型时 "
-            "`{engine}` 的上限为 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过",
+            "`{engine}` 的上限为 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过{when}",
         ),
     },
     fix=T(en="Set `{flag} {limit}`", zh="将其设为 `{flag} {limit}`"),
@@ -317,4 +319,5 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
             condition=condition,
             sibling=where,
             engine=launch.engine,
+            when=clause_at(recipe.launches, mem.span.line),
         )

@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.parse import facts, master_launch
+from bot.parse.conditions import CLAUSES, clause_at
 from bot.parse.recipe import Recipe
 
 RULE = Rule(
@@ -16,14 +17,15 @@ RULE = Rule(
     target="recipe",
     title=T(en="Synthetic acceptance on the eval path", zh="评估路径上使用了合成接受"),
     message=T(
-        en="`{setting}` forces acceptance on the EVAL_ONLY run, which then scores drafted tokens the target never verified",
-        zh="`{setting}` 在 EVAL_ONLY 评估中强制接受，评估的将是目标模型从未验证过的草稿 token",
+        en="`{setting}` forces acceptance on the EVAL_ONLY run, which then scores drafted tokens the target never verified{when}",
+        zh="`{setting}` 在 EVAL_ONLY 评估中强制接受，评估的将是目标模型从未验证过的草稿 token{when}",
     ),
     fix=T(
         en="Set `{setting}` only when `EVAL_ONLY` is not `true`",
         zh="仅在 `EVAL_ONLY` 不为 `true` 时设置 `{setting}`",
     ),
     variants={
+        **CLAUSES,
         "reused_config": T(
             en=(
                 "`{setting}` forces acceptance on the EVAL_ONLY run of `{key}` (`{config}:{line}`, "
@@ -160,4 +162,11 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
                 conc=reused.max_conc if reused.max_conc is not None else "?",
             )
             continue
-        yield RULE.hit(recipe.path, setting.span, f"{name}={setting.text}", setting=name)
+        yield RULE.hit(
+            recipe.path,
+            setting.span,
+            f"{name}={setting.text}",
+            setting=name,
+            # the EVAL_ONLY arm is what the message is about
+            when=clause_at(recipe.launches, setting.span.line, skip=("EVAL_ONLY",)),
+        )

@@ -15,13 +15,14 @@ from bot.core.model import (
     Condition,
     Example,
     Finding,
-    Join,
     Part,
     Rule,
     Span,
     T,
     part,
 )
+from bot.parse.conditions import CLAUSES
+from bot.parse.conditions import when as when_clause
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Seg, Str
 
@@ -109,8 +110,8 @@ RULE = Rule(
         "from-source": T(en="a source build of `{repo}`", zh="`{repo}` 的源码构建"),
         "from-local": T(en="a local build", zh="本地构建"),
         "from-index": T(en="the index `{index}`", zh="索引 `{index}`"),
-        # the environment the command runs under
-        "when": T(en=" (only when {conds})", zh="（仅当 {conds} 时）"),
+        # the environment the command runs under: `when` and the `cond-*` clauses
+        **CLAUSES,
         # the waiver that is missing
         "no-waiver-names-recipe": T(
             en="no waiver under `{dir}/` names this recipe",
@@ -950,15 +951,7 @@ def _coverage(recipe: Recipe, ctx: Context, kn: _Know, op: _Op) -> tuple[str | N
 
 
 def _when(assumptions: tuple[Any, ...]) -> Part | str:
-    conds = []
-    for a in assumptions:
-        var, op, value = getattr(a, "var", None), getattr(a, "op", None), getattr(a, "value", None)
-        if var is None or var == "EVAL_ONLY":
-            continue
-        conds.append(f"`{var}{'=' if op == 'eq' else '!='}{value}`")
-    if not conds:
-        return ""
-    return part("when", conds=Join(tuple(conds), "and"))
+    return when_clause(assumptions, skip=("EVAL_ONLY",))
 
 
 def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
