@@ -267,7 +267,7 @@ def test_roles_become_launches_with_flags_env_and_lines() -> None:
     assert [la.role for la in recipe.launches] == ["prefill", "decode"]
     prefill, decode = recipe.launches
     assert not prefill.decodes and decode.decodes
-    mem = facts.memory(decode)
+    mem = facts.memory(decode, default_config().knowledge)
     assert mem is not None and mem.value == "0.9"
     assert mem.span.line == line_of(text, "gpu-memory-utilization", 2)
     # `enable-expert-parallel: false` is not passed; `true` is a bare flag
@@ -323,7 +323,7 @@ def test_trtllm_role_is_the_engine_yaml() -> None:
     knowledge = default_config().knowledge
     spec = facts.spec(launch, knowledge)
     assert spec is not None and facts.k_value(spec) == 3
-    mem = facts.memory(launch)
+    mem = facts.memory(launch, default_config().knowledge)
     assert mem is not None and mem.value == 0.85
     assert mem.span.line == line_of(text, "free_gpu_memory_fraction")
     assert recipe.model == "glm5.2"
@@ -355,9 +355,11 @@ def test_template_recipe_sweeps_zip_overrides() -> None:
     )
     recipe = parse_recipe(f"{ROOT}/sglang/glm5.2/gb300-fp4/agentic/glm5.2-agentx.yaml", text)
     assert not recipe.problems
-    values = sorted(str(facts.memory(la).value) for la in recipe.launches)  # type: ignore[union-attr]
+    values = sorted(
+        str(facts.memory(la, default_config().knowledge).value) for la in recipe.launches
+    )  # type: ignore[union-attr]
     assert values == ["0.8", "0.85", "0.9"]
-    lines_ = {facts.memory(la).span.line for la in recipe.launches}  # type: ignore[union-attr]
+    lines_ = {facts.memory(la, default_config().knowledge).span.line for la in recipe.launches}  # type: ignore[union-attr]
     assert lines_ == {14, 21}
 
 
@@ -567,7 +569,7 @@ def test_duplicate_keys_keep_the_last_value_as_srtctl_does() -> None:
     )
     recipe = parse_recipe(MM3, text)
     assert not recipe.problems
-    mem = facts.memory(recipe.launches[0])
+    mem = facts.memory(recipe.launches[0], default_config().knowledge)
     assert mem is not None and mem.value == "0.9"
 
 

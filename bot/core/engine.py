@@ -86,11 +86,16 @@ class Context:
         if blob is None:
             return None
         if kind == "recipe":
-            # bash recipes read the knowledge's environment domains: part of the key
+            # bash recipes read the knowledge's environment domains and the names the
+            # engine adapters give (`engines.recipe_inputs`): part of the key
+            from bot.parse.engines import recipe_inputs
+
             domains = self.env_domains()
-            if domains:
-                parse = functools.partial(cast(Any, parse), domains=domains)
-                kind = "recipe|" + repr(sorted((k, sorted(v)) for k, v in domains.items()))
+            inputs = self.memo("recipe_inputs", lambda: recipe_inputs(self.knowledge))
+            parse = functools.partial(cast(Any, parse), domains=domains or None, inputs=inputs)
+            kind = (
+                "recipe|" + repr(sorted((k, sorted(v)) for k, v in domains.items())) + inputs.key()
+            )
         key = (kind, blob + "\x00" + path)
         if key not in _PARSE_CACHE:
             text = self.text(path, src)

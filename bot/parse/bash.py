@@ -44,7 +44,8 @@ MAX_ARRAY = 4096
 MAX_TRIM = 4096  # ${X%pat} and friends on longer strings stay unknown
 VARIANT_VARS = frozenset({"EVAL_ONLY"})
 # Commands that neither change the shell's state nor launch an engine; their
-# words are not expanded (a recipe runs hundreds of them).
+# words are not expanded (a recipe runs hundreds of them). A target repository's
+# own helpers of that kind come from its knowledge (`recipe_helpers.inert`).
 INERT_COMMANDS = frozenset(
     {
         "echo",
@@ -92,13 +93,7 @@ INERT_COMMANDS = frozenset(
         "true",
         "false",
         ":",
-        "check_env_vars",
-        "write_command",
-        "wait_for_server_ready",
-        "stop_background_process_tree",
         "shift",
-        "local_echo",
-        "log",
         "sync",
         "ulimit",
         "umask",
@@ -267,7 +262,9 @@ class Interpreter:
         domains: Mapping[str, frozenset[str]] | None = None,
         watched_flags: frozenset[str] = frozenset(),
         watched_env: frozenset[str] = frozenset(),
+        inert: frozenset[str] = frozenset(),
     ) -> None:
+        self.inert = INERT_COMMANDS | inert
         self.src = source
         # the flags and environment names a caller reads: only values that reach
         # them keep paths apart past SOFT_PATHS (see `_relevant_vars`)
@@ -747,7 +744,7 @@ class Interpreter:
             head_text = self.text(head_node)
             if (
                 head_node.type == "word"
-                and head_text in INERT_COMMANDS
+                and head_text in self.inert
                 and head_text not in self.report
             ):
                 return [st]

@@ -46,40 +46,33 @@ WRAPPERS = {
 }
 # Inert to the interpreter (they change no shell state), but rules read their
 # words: `sed -i` / `git apply` / `pip install` / `cp` into an installed engine.
-# the flags and environment names the rules read from a launch: their values keep
-# paths apart when a script has many (`bash.Interpreter`)
-WATCHED_FLAGS = frozenset(
+# flags the rules read that no engine adapter names (thinking switches, expert
+# parallelism, model-config overrides); with the adapters' flags and environment
+# names (`RecipeInputs.watched_*`) their values keep paths apart in a long script
+RULE_FLAGS = frozenset(
     {
-        "--reasoning-parser",
-        "--tool-call-parser",
-        "--gpu-memory-utilization",
-        "--mem-fraction-static",
-        "--speculative-config",
-        "--speculative-algorithm",
-        "--speculative-draft-model-path",
-        "--speculative-num-steps",
-        "--method",
-        "--num-speculative-tokens",
-        "--draft-model",
-        "--spec-decode-acceptance-length",
-        "--spec-decode-acceptance-rate",
         "--chat-template",
         "--default-chat-template-kwargs",
+        "--chat-template-kwargs",
         "--enable-expert-parallel",
         "--expert-parallel-size",
         "--hf-overrides",
     }
 )
-WATCHED_ENV = frozenset(
-    {
-        "SGLANG_SIMULATE_ACC_LEN",
-        "TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS",
-        "AIPERF_EXTRA_INPUTS",
-        "SGLANG_DEFAULT_THINKING",
-        "SGLANG_ENABLE_THINKING",
-        "DYN_DEFAULT_THINKING_MODE",
-    }
-)
+
+
+@dataclass(frozen=True)
+class RecipeInputs:
+    """What the interpreter takes from the knowledge (`bot.parse.engines.recipe_inputs`)."""
+
+    watched_flags: frozenset[str] = RULE_FLAGS
+    watched_env: frozenset[str] = frozenset()
+    inert: frozenset[str] = frozenset()  # the target repository's state-free helpers
+
+    def key(self) -> str:
+        return repr((sorted(self.watched_flags), sorted(self.watched_env), sorted(self.inert)))
+
+
 REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln", "curl", "wget"})
 BOOL_FLAG_RE = re.compile(
     r"^--(enable|disable|no)[-_]|^--(trust[-_]remote[-_]code|language-model-only|"
@@ -360,9 +353,14 @@ def _eval_only(assumptions: tuple[Any, ...], var: str = "EVAL_ONLY") -> bool | N
 
 
 def parse_recipe(
-    path: str, text: str, domains: Mapping[str, frozenset[str]] | None = None
+    path: str,
+    text: str,
+    domains: Mapping[str, frozenset[str]] | None = None,
+    inputs: RecipeInputs | None = None,
 ) -> Recipe:
-    """The recipe's launches; `domains`: the values each environment input can take."""
+    """The recipe's launches; `domains`: the values each environment input can take;
+    `inputs`: what the interpreter takes from the knowledge (watched names, helpers)."""
+    inputs = inputs or RecipeInputs()
     if path.endswith((".yaml", ".yml")):
         from bot.parse.model_table import is_model_table, parse_model_table
         from bot.parse.srt_recipe import parse_srt_recipe
@@ -493,8 +491,9 @@ def parse_recipe(
         on_command,
         report=REPORTED_COMMANDS,
         domains=domains,
-        watched_flags=WATCHED_FLAGS,
-        watched_env=WATCHED_ENV,
+        watched_flags=inputs.watched_flags,
+        watched_env=inputs.watched_env,
+        inert=inputs.inert,
     )
     interp.run(root)
     recipe.problems.extend(interp.problems)

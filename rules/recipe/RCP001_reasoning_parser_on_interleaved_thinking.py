@@ -161,7 +161,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
     agent = evals.get("multi_turn_eval", "a multi-turn agent eval")
     seen: set[tuple[int, int]] = set()
     for launch in recipe.launches:
-        parser = facts.reasoning_parser(launch)
+        parser = facts.reasoning_parser(launch, ctx.knowledge)
         if parser is None or (parser.span.line, parser.span.col) in seen:
             continue
         seen.add((parser.span.line, parser.span.col))

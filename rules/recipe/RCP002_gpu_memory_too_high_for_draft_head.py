@@ -8,15 +8,9 @@ from typing import Any
 from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
-from bot.parse import facts
+from bot.parse import engines, facts
 from bot.parse.conditions import CLAUSES, clause_at
 from bot.parse.recipe import Recipe, Setting, describe_path, parse_recipe
-
-_FLAG = {
-    "vllm": "--gpu-memory-utilization",
-    "atom": "--gpu-memory-utilization",
-    "sglang": "--mem-fraction-static",
-}
 
 _SIBLING = (
     "#!/usr/bin/env bash\n"
@@ -194,7 +188,7 @@ def _multi_node_limit(recipe: Recipe, engine: str, ctx: Context) -> tuple[float,
                 continue
             layout = _layout(sibling)
             for launch in sibling.launches:
-                mem = facts.memory(launch)
+                mem = facts.memory(launch, ctx.knowledge)
                 value = facts._float(mem.value) if mem is not None else None
                 s = facts.spec(launch, ctx.knowledge)
                 if value is not None and s is not None and s.draft is not None:
@@ -231,7 +225,7 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: Context) -> tuple[flo
             if launch.engine != engine:
                 continue
             s = facts.spec(launch, ctx.knowledge)
-            mem = facts.memory(launch)
+            mem = facts.memory(launch, ctx.knowledge)
             if s is None or mem is None or facts._float(mem.value) is None:
                 continue
             values.append(float(mem.value))
@@ -263,7 +257,7 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
         s = facts.spec(launch, ctx.knowledge)
         if s is None or not facts.uses_separate_draft(s):
             continue
-        mem = facts.memory(launch)
+        mem = facts.memory(launch, ctx.knowledge)
         if mem is None:
             # the flag is absent: the engine's own default applies, at the launch
             default = (ctx.knowledge.section("memory").get("engine_default") or {}).get(
@@ -275,7 +269,14 @@ def check(recipe: Recipe, ctx: Context) -> Iterator[Finding]:
                 float(default),
                 launch.span,
                 f"{float(default):.2f}",
-                _FLAG.get(launch.engine, "memory fraction"),
+                next(
+                    iter(
+                        engines.names(
+                            engines.table(ctx.knowledge, launch.engine), "flags", "memory"
+                        )
+                    ),
+                    "memory fraction",
+                ),
             )
         value = facts._float(mem.value)
         if value is None or mem.span.line in seen:

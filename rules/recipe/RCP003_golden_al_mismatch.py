@@ -8,7 +8,7 @@ from typing import Any
 from bot.core.engine import Context
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T, part
 from bot.core.suggest import replace_at
-from bot.parse import facts
+from bot.parse import engines, facts
 from bot.parse.conditions import CLAUSES
 from bot.parse.conditions import of as conditions_of
 from bot.parse.conditions import when as when_clause
@@ -269,16 +269,12 @@ RULE = Rule(
 )
 
 
-def _expected(kind: str, al: float, k: int) -> float:
-    if kind == "trtllm":
-        return al - 1
-    if kind == "atom-rate":
-        return (al - 1) / k
-    return al
+def _expected(unit: str, al: float, k: int) -> float:
+    return engines.engine_value(unit, al, k)
 
 
-def _same(kind: str, a: float, b: float) -> bool:
-    return abs(a - b) <= (5e-4 if kind == "atom-rate" else 1e-6)
+def _same(unit: str, a: float, b: float) -> bool:
+    return abs(a - b) <= engines.tolerance(unit)
 
 
 def _fmt(x: float) -> str:
@@ -298,7 +294,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context, when: Any = "") 
         return None
     thinking = facts.thinking(launch, recipe, ctx.knowledge)
     modes = [f"thinking_{thinking.mode}"] if thinking.mode else ["thinking_on", "thinking_off"]
-    kind = spec.simulation.kind
+    kind = spec.simulation.unit
     options: list[tuple[GoldenCurve, str, float]] = []
     for curve in curves:
         for mode in modes:
@@ -331,7 +327,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: Context, when: Any = "") 
     lines = recipe.lines
     line = lines[setting.span.line - 1] if 0 < setting.span.line <= len(lines) else ""
     params["suggestion"] = replace_at(line, setting.span.col, setting.text, _fmt(expected))
-    if kind == "trtllm" and _same(kind, actual, al):
+    if kind == "al_minus_one" and _same(kind, actual, al):
         return RULE.hit(
             recipe.path,
             setting.span,
