@@ -354,15 +354,21 @@ class Interpreter:
                 else frozenset()
             )
         relevant = self._relevant
-        names = set().union(*(set(s.vars) | s.exported for s in states if not s.done))
-        drop = {n for n in names if n not in relevant}
+        live = [s for s in states if not s.done]
+        done = [s for s in states if s.done]
+        keep = sorted(set().union(*((s.vars.keys() | s.exported) & relevant for s in live)))
         groups: dict[tuple[Any, ...], list[State]] = {}
-        done: list[State] = []
-        for st in states:
-            if st.done:
-                done.append(st)
-            else:
-                groups.setdefault(_path_key(st, drop), []).append(st)
+        for st in live:
+            key = (
+                _variant_key(st),
+                tuple(st.vars.get(k) for k in keep),
+                tuple(k in st.exported for k in keep),
+                tuple(sorted(st.files.items())) if st.files else (),
+                st.positional,
+                st.returning,
+                st.breaking,
+            )
+            groups.setdefault(key, []).append(st)
         out = done + [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
         if len(out) > VALUE_PATHS:
             out = _forget_until(out, VALUE_PATHS)

@@ -263,22 +263,34 @@ def describe_path(path: str) -> tuple[str, str | None, str | None, str | None, b
 
 def _engine_at(words: list[Str]) -> tuple[str, int] | None:
     """Find an engine invocation; return (engine, index of its first argument)."""
-    vals = [w.value or "" for w in words]
-    n = len(vals)
-    limit = n if (vals and (vals[0] in WRAPPERS or vals[0].rsplit("/", 1)[-1] in WRAPPERS)) else 1
+    n = len(words)
+    if not n:
+        return None
+    vals: dict[int, str] = {}
+
+    def val(i: int) -> str:
+        if i >= n:
+            return ""
+        got = vals.get(i)
+        if got is None:
+            got = vals[i] = words[i].value or ""
+        return got
+
+    first = val(0)
+    limit = n if (first in WRAPPERS or first.rsplit("/", 1)[-1] in WRAPPERS) else 1
     for i in range(min(n, max(limit, 1))):
-        base = vals[i].rsplit("/", 1)[-1]
-        nxt = vals[i + 1] if i + 1 < n else ""
+        base = val(i).rsplit("/", 1)[-1]
+        nxt = val(i + 1)
         if base == "vllm" and nxt == "serve":
             return "vllm", i + 2
         if base == "trtllm-serve":
             return "trtllm", i + 2 if nxt == "serve" else i + 1
-        if re.fullmatch(r"python[0-9.]*", base) or not words[i].known:
+        if (base.startswith("python") and _PYTHON.fullmatch(base)) or not words[i].known:
             j = i + 1
-            while j < n and vals[j].startswith("-") and vals[j] != "-m":
+            while j < n and val(j).startswith("-") and val(j) != "-m":
                 j += 1
-            if j + 1 < n and vals[j] == "-m":
-                mod = vals[j + 1]
+            if j + 1 < n and val(j) == "-m":
+                mod = val(j + 1)
                 if mod == "sglang.launch_server":
                     return "sglang", j + 2
                 if mod == "atom.entrypoints.openai_server":
@@ -288,6 +300,9 @@ def _engine_at(words: list[Str]) -> tuple[str, int] | None:
         if base == "sglang" and nxt == "serve":
             return "sglang", i + 2
     return None
+
+
+_PYTHON = re.compile(r"python[0-9.]*")
 
 
 def _parse_flags(words: list[Str], line: int) -> dict[str, list[Flag]]:
@@ -411,6 +426,7 @@ def parse_recipe(
         )
     launches: list[Launch] = []
     runs: dict[tuple[Any, ...], Run] = {}
+    parsed_flags: dict[tuple[Any, ...], dict[str, list[Flag]]] = {}
 
     def on_command(cmd: Command) -> None:
         found = _engine_at(cmd.words)
@@ -441,7 +457,11 @@ def parse_recipe(
             return
         engine, start = found
         args = cmd.words[start:]
-        flags = _parse_flags(args, cmd.line)
+        # the same command on several paths parses to the same flags
+        flag_key = (cmd.line, tuple(args))
+        flags = parsed_flags.get(flag_key)
+        if flags is None:
+            flags = parsed_flags[flag_key] = _parse_flags(args, cmd.line)
         env = {
             k: v
             for k, v in cmd.state.vars.items()
