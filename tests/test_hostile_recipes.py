@@ -351,11 +351,6 @@ def _resolved(recipe: Recipe) -> set[tuple[str | None, ...]]:
 
 # What bash itself ends with for each MODE (`test_case_tables_are_what_bash_does` checks
 # it against the real bash); None: MODE unknown, so every outcome bash could reach.
-_FALLS_INTO_TEST = pytest.mark.xfail(
-    strict=True,
-    reason="bot.parse.bash stops after a `;&` fall-through instead of applying the"
-    " terminator of the arm it fell into (that arm's `;;&` goes on testing patterns)",
-)
 _BASH_SAYS = {
     FALLTHROUGH: {
         "a": ("0.7", "4", "1"),
@@ -376,7 +371,6 @@ _CASE_PARAMS = [
         mode,
         {outcome},
         id=f"{name}-{mode}",
-        marks=[_FALLS_INTO_TEST] if (script, mode) == (FALLTHROUGH_THEN_TEST, "a") else [],
     )
     for name, script in (
         ("fallthrough", FALLTHROUGH),
@@ -398,7 +392,7 @@ def test_case_fallthrough(script: str, mode: str, expected: set[tuple[str, ...]]
     "script",
     [
         pytest.param(FALLTHROUGH, id="fallthrough"),
-        pytest.param(FALLTHROUGH_THEN_TEST, id="fallthrough-then-test", marks=_FALLS_INTO_TEST),
+        pytest.param(FALLTHROUGH_THEN_TEST, id="fallthrough-then-test"),
     ],
 )
 def test_case_fallthrough_with_unknown_subject_keeps_every_outcome_bash_can_reach(

@@ -238,7 +238,7 @@ def test_roles_become_launches_with_flags_env_and_lines() -> None:
     assert [la.role for la in recipe.launches] == ["prefill", "decode"]
     prefill, decode = recipe.launches
     assert not prefill.decodes and decode.decodes
-    mem = facts.memory(decode)
+    mem = facts.memory(decode, default_config().knowledge)
     assert mem is not None and mem.value == "0.9"
     assert mem.span.line == line_of(text, "gpu-memory-utilization", 2)
     # `enable-expert-parallel: false` is not passed; `true` is a bare flag
@@ -294,7 +294,7 @@ def test_trtllm_role_is_the_engine_yaml() -> None:
     knowledge = default_config().knowledge
     spec = facts.spec(launch, knowledge)
     assert spec is not None and facts.k_value(spec) == 3
-    mem = facts.memory(launch)
+    mem = facts.memory(launch, default_config().knowledge)
     assert mem is not None and mem.value == 0.85
     assert mem.span.line == line_of(text, "free_gpu_memory_fraction")
     assert recipe.model == "glm5.2"
@@ -326,9 +326,11 @@ def test_template_recipe_sweeps_zip_overrides() -> None:
     )
     recipe = parse_recipe(f"{ROOT}/sglang/glm5.2/gb300-fp4/agentic/glm5.2-agentx.yaml", text)
     assert not recipe.problems
-    values = sorted(str(facts.memory(la).value) for la in recipe.launches)  # type: ignore[union-attr]
+    values = sorted(
+        str(facts.memory(la, default_config().knowledge).value) for la in recipe.launches
+    )  # type: ignore[union-attr]
     assert values == ["0.8", "0.85", "0.9"]
-    lines_ = {facts.memory(la).span.line for la in recipe.launches}  # type: ignore[union-attr]
+    lines_ = {facts.memory(la, default_config().knowledge).span.line for la in recipe.launches}  # type: ignore[union-attr]
     assert lines_ == {14, 21}
 
 
@@ -474,7 +476,7 @@ def test_duplicate_keys_keep_the_last_value_as_srtctl_does() -> None:
     )
     recipe = parse_recipe(MM3, text)
     assert not recipe.problems
-    mem = facts.memory(recipe.launches[0])
+    mem = facts.memory(recipe.launches[0], default_config().knowledge)
     assert mem is not None and mem.value == "0.9"
 
 
@@ -590,3 +592,43 @@ def test_lone_file_repo_and_pr_modes_agree(
     pr = findings("--repo", str(root), "--base", base, "--head", "HEAD")
     assert [f for f in pr if f[0] != "RCP002"] == [f for f in lone if f[0] != "RCP002"]
     assert [f[3] for f in pr if f[0] == "RCP002"] == ["error"]
+
+
+def test_cfg006_in_a_pr_judges_changed_entries_and_changed_recipes() -> None:
+    written = "recipes/" + MM3.removeprefix(ROOT + "/")
+    extra = (
+        '          - "SYNTHETIC_ACCEPTANCE=true"\n          - "SYNTHETIC_ACCEPTANCE_LENGTH=2.90"\n'
+    )
+    text = master((written, extra))
+    recipe = mm3(spec=SPEC_REAL)
+    other = "\nother-entry:\n  image: x\n"
+    base = {MASTER: text, MM3: recipe}
+    # the PR edits another entry: the merged point is not this PR's
+    assert lint_pr("CFG006", {MASTER: text + other, MM3: recipe}, base, MASTER) == []
+    # the PR changes the recipe the point runs (here: turns thinking on): judged
+    changed = recipe.replace('    PORT: "8000"\n', '    PORT: "8001"\n')
+    found = lint_pr("CFG006", {MASTER: text + other, MM3: changed}, base, MASTER)
+    assert [f.rule for f in found] == ["CFG006"]
+
+
+def test_rcp005_on_a_config_file_the_runner_reuses_for_evals() -> None:
+    """InferenceX #2665: a point with no EVAL_CONFIG_FILE evaluates its CONFIG_FILE."""
+    text = mm3()  # synthetic acceptance checked into the recipe itself
+    written = "recipes/" + MM3.removeprefix(ROOT + "/")
+    eligible = master((written, "")).replace("conc-list: [8]", "conc-list: [8, 16, 32]")
+    found = lint("RCP005", text, files={MASTER: eligible})
+    assert lines(found) == [line_of(text, "speculative-config", 2)]
+    (f,) = found
+    # agentic evals run only when a sweep opts in: a warning that names the point
+    assert f.severity == "warning"
+    assert "minimaxm3-fp4-gb300-dynamo-vllm-agentic-mtp-disagg" in f.message.en
+    assert "concurrency up to 32" in f.message.en and "并发最高 32" in f.message.zh
+    assert f"{MASTER}:{line_of(eligible, 'CONFIG_FILE=')}" in f.message.en
+    # below the sweep generator's eval concurrency no eval job runs it
+    assert lint("RCP005", text, files={MASTER: master((written, ""))}) == []
+    # a point naming a real-verification eval twin runs that one instead
+    twin = '          - "EVAL_CONFIG_FILE=recipes/x-eval.yaml"\n'
+    named = master((written, twin)).replace("conc-list: [8]", "conc-list: [8, 16, 32]")
+    assert lint("RCP005", text, files={MASTER: named}) == []
+    # the runner injecting acceptance keeps the recipe real: nothing to report
+    assert lint("RCP005", mm3(spec=SPEC_REAL), files={MASTER: eligible}) == []

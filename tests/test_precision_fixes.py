@@ -12,6 +12,7 @@ from bot.core.registry import all_rules
 from bot.core.tree import MemoryTree
 
 MASTER = "configs/nvidia-master.yaml"
+KNOWLEDGE = build_config(None).knowledge
 TILERT = (
     "glm5.1-fp8-b200-tilert:\n"
     "  image: tilert/tilert:0.3\n"
@@ -238,7 +239,7 @@ def test_numeric_and_string_tests_of_one_variable_stay_consistent() -> None:
     recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text)
     seen = set()
     for launch in recipe.launches:
-        mem = facts.memory(launch)
+        mem = facts.memory(launch, KNOWLEDGE)
         assert mem is not None
         seen.add((mem.value, launch.flag("--enforce-eager") is not None))
     # TP=4 takes 0.98 with --enforce-eager; any other TP 0.95 without: no mixed path
@@ -252,7 +253,7 @@ def _memory_paths(text: str) -> set[tuple[str | None, bool]]:
     recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text)
     seen = set()
     for launch in recipe.launches:
-        mem = facts.memory(launch)
+        mem = facts.memory(launch, KNOWLEDGE)
         seen.add((mem.value if mem else None, launch.flag("--enforce-eager") is not None))
     return seen
 
@@ -318,7 +319,10 @@ def _paths_with(
 
     recipe = parse_recipe("benchmarks/single_node/fixed_seq_len/x_fp8_h100.sh", text, domains)
     return {
-        (m.value if (m := facts.memory(la)) else None, la.flag("--enforce-eager") is not None)
+        (
+            m.value if (m := facts.memory(la, KNOWLEDGE)) else None,
+            la.flag("--enforce-eager") is not None,
+        )
         for la in recipe.launches
     }
 

@@ -24,6 +24,7 @@ from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
 from bot.core.config import Config
 from bot.parse.context import ParseContext
+from bot.parse.engines import recipe_inputs
 from bot.parse.golden import GoldenSet, load_golden_set
 from bot.parse.kinds import PARSERS, Parser, ParseRun
 
@@ -233,7 +234,7 @@ class Context:
     def run(self) -> ParseRun:
         """The parsers' per-run inputs and memory."""
         if self._run is None:
-            self._run = ParseRun(domains=self.env_domains())
+            self._run = ParseRun(domains=self.env_domains(), inputs=recipe_inputs(self.knowledge))
         return self._run
 
     @overload

@@ -18,6 +18,7 @@ depth and on syntax-tree depth. What cannot be resolved stays symbolic.
 from __future__ import annotations
 
 import ast
+import bisect
 import contextlib
 import fnmatch
 import math
@@ -35,14 +36,18 @@ from bot.parse import argv
 from bot.parse.values import Seg, Str
 
 MAX_PATHS = 64
-# Above this many live paths, paths that agree on the variant variables are
-# joined: values on which they disagree become unknown instead of multiplying.
+# Above this many live paths, paths that hold the same values are joined (they
+# keep only the conditions they share), so every distinct value stays checkable.
 SOFT_PATHS = 6
+# Above this many distinct-valued paths, paths that agree on the variant variables
+# are joined: values on which they disagree become unknown instead of multiplying.
+VALUE_PATHS = 6
 MAX_ARRAY = 4096
 MAX_TRIM = 4096  # ${X%pat} and friends on longer strings stay unknown
 VARIANT_VARS = frozenset({"EVAL_ONLY"})
 # Commands that neither change the shell's state nor launch an engine; their
-# words are not expanded (a recipe runs hundreds of them).
+# words are not expanded (a recipe runs hundreds of them). A target repository's
+# own helpers of that kind come from its knowledge (`recipe_helpers.inert`).
 INERT_COMMANDS = frozenset(
     {
         "echo",
@@ -90,13 +95,7 @@ INERT_COMMANDS = frozenset(
         "true",
         "false",
         ":",
-        "check_env_vars",
-        "write_command",
-        "wait_for_server_ready",
-        "stop_background_process_tree",
         "shift",
-        "local_echo",
-        "log",
         "sync",
         "ulimit",
         "umask",
@@ -117,7 +116,16 @@ class _ThreadParser(threading.local):
     """A tree-sitter parser per thread: a `Parser` is not safe to share between threads."""
 
     def __init__(self) -> None:
-        self.parser = Parser(Language(tree_sitter_bash.language()))
+        language = Language(tree_sitter_bash.language())
+        self.parser = Parser(language)
+        # the assignments and references the relevance pass reads
+        self.relevance = Query(
+            language,
+            """
+            (variable_name) @ref
+            (variable_assignment) @assign
+            """,
+        )
 
 
 _THREAD = _ThreadParser()
@@ -136,8 +144,8 @@ class Assumption:
     """A condition on an unknown (environment) variable taken by one path."""
 
     var: str
-    op: str  # "eq" | "ne"; in `State.bounds`: "ge" | "le" (an integer bound)
-    value: str
+    op: str  # "eq" | "ne" | "in"; in `State.bounds`: "ge" | "le" (an integer bound)
+    value: str  # for "in": the values joined by "|" (a case arm `1|4)`)
     line: int
 
 
@@ -154,6 +162,18 @@ class State:
     done: bool = False
     returning: bool = False
     breaking: bool = False
+    # facts of the path no later text reads (pruned from `assumptions`/`bounds` so
+    # paths can merge): not part of `key()`; merged paths keep the ones they share.
+    # They still say under which condition a launch runs (`conditions()`).
+    history: tuple[Assumption, ...] = ()
+
+    def conditions(self) -> tuple[Assumption, ...]:
+        """Every fact this path took on the environment, in order of the script."""
+        out: list[Assumption] = []
+        for a in (*self.history, *self.assumptions, *self.bounds):
+            if a not in out:
+                out.append(a)
+        return tuple(sorted(out, key=lambda a: a.line))
 
     def copy(self) -> State:
         return replace(self, vars=dict(self.vars), files=dict(self.files))
@@ -179,6 +199,30 @@ class State:
 
     def ne_values(self, name: str) -> set[str]:
         return {a.value for a in self.assumptions if a.var == name and a.op == "ne"}
+
+    def allowed(self, name: str) -> frozenset[str] | None:
+        """The only values the path's `eq`/`in` facts leave for `name`, or None."""
+        out: frozenset[str] | None = None
+        for a in self.assumptions:
+            if a.var != name or a.op not in ("eq", "in"):
+                continue
+            vals = frozenset([a.value] if a.op == "eq" else a.value.split("|"))
+            out = vals if out is None else out & vals
+        if out is not None:
+            out = out - self.ne_values(name)
+        return out
+
+    def value_key(self) -> tuple[Any, ...]:
+        """`key()` without the path's conditions: paths equal here hold the same values."""
+        return (
+            tuple(sorted(self.vars.items())),
+            self.exported,
+            tuple(sorted(self.files.items())),
+            self.positional,
+            self.done,
+            self.returning,
+            self.breaking,
+        )
 
     def interval(self, name: str) -> tuple[int | None, int | None]:
         """The integer range the path's range tests leave for `name` (None: unbounded)."""
@@ -236,8 +280,18 @@ class Interpreter:
         on_command: Callable[[Command], None],
         report: frozenset[str] = frozenset(),
         domains: Mapping[str, frozenset[str]] | None = None,
+        watched_flags: frozenset[str] = frozenset(),
+        watched_env: frozenset[str] = frozenset(),
+        inert: frozenset[str] = frozenset(),
     ) -> None:
+        self.inert = INERT_COMMANDS | inert
         self.src = source
+        # the flags and environment names a caller reads: only values that reach
+        # them keep paths apart past SOFT_PATHS (see `_relevant_vars`)
+        self.watched_flags = watched_flags
+        self.watched_env = watched_env
+        self._relevant: frozenset[str] | None = None
+        self._root: Node | None = None
         # the values an environment input can take ("" = unset or empty), from the
         # knowledge data: a test needing another value is false on every path
         self.domains: Mapping[str, frozenset[str]] = domains or {}
@@ -256,6 +310,7 @@ class Interpreter:
     # ----------------------------------------------------------------- driving
     def run(self, root: Node) -> list[State]:
         self.last_use = _last_uses(self.src, root)
+        self._root = root
         states = [State()]
         try:
             states = self.block(list(root.named_children), states, 0)
@@ -281,7 +336,7 @@ class Interpreter:
             self._prune(nxt, node.end_byte)
             states = self._merge(nxt) if len(nxt) > len(states) else nxt
             if len(states) > SOFT_PATHS:
-                states = self._join_by_variant(states)
+                states = self._join_by_value(states)
             live = [s for s in states if not s.done]
             self.finished.extend(s for s in states if s.done)
             states = live
@@ -303,9 +358,41 @@ class Interpreter:
             for k in dead:
                 del st.vars[k]
             if st.assumptions and any(last.get(a.var, -1) < pos for a in st.assumptions):
+                st.history += tuple(a for a in st.assumptions if last.get(a.var, -1) < pos)
                 st.assumptions = tuple(a for a in st.assumptions if last.get(a.var, -1) >= pos)
             if st.bounds and any(last.get(a.var, -1) < pos for a in st.bounds):
+                st.history += tuple(a for a in st.bounds if last.get(a.var, -1) < pos)
                 st.bounds = tuple(a for a in st.bounds if last.get(a.var, -1) >= pos)
+
+    def _join_by_value(self, states: list[State]) -> list[State]:
+        """Too many paths: forget the values no rule reads, join paths that then
+        hold the same values, and above VALUE_PATHS forget more (`_forget_until`)."""
+        if self._relevant is None:
+            self._relevant = (
+                _relevant_vars(self.src, self._root, self.watched_flags, self.watched_env)
+                if self._root is not None
+                else frozenset()
+            )
+        relevant = self._relevant
+        live = [s for s in states if not s.done]
+        done = [s for s in states if s.done]
+        keep = sorted(set().union(*((s.vars.keys() | s.exported) & relevant for s in live)))
+        groups: dict[tuple[Any, ...], list[State]] = {}
+        for st in live:
+            key = (
+                _variant_key(st),
+                tuple(st.vars.get(k) for k in keep),
+                tuple(k in st.exported for k in keep),
+                tuple(sorted(st.files.items())) if st.files else (),
+                st.positional,
+                st.returning,
+                st.breaking,
+            )
+            groups.setdefault(key, []).append(st)
+        out = done + [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
+        if len(out) > VALUE_PATHS:
+            out = _forget_until(out, VALUE_PATHS)
+        return out
 
     def _join_by_variant(self, states: list[State]) -> list[State]:
         groups: dict[tuple[Any, ...], list[State]] = {}
@@ -331,7 +418,10 @@ class Interpreter:
             return states
         seen: dict[tuple[Any, ...], State] = {}
         for st in states:
-            seen.setdefault(st.key(), st)
+            kept = seen.setdefault(st.key(), st)
+            if kept is not st and kept.history != st.history:
+                # one path standing for both: only the facts both took still hold
+                kept.history = tuple(a for a in kept.history if a in st.history)
         return list(seen.values())
 
     def _fork_allowed(self, n: int) -> bool:
@@ -526,42 +616,74 @@ class Interpreter:
             term = next((c.type for c in item.children if c.type in (";;", ";&", ";;&")), ";;")
             items.append(([self._pattern_text(p, st) for p in pats], body, term, item))
 
-        def run_from(i: int) -> list[Node]:
-            """The bodies bash runs when arm i matches: `;&` falls through."""
-            nodes = list(items[i][1])
-            while items[i][2] == ";&" and i + 1 < len(items):
-                i += 1
-                nodes.extend(items[i][1])
-            return nodes
-
         if subject.known:
             states = [st]
-            for i, (pat_texts, _, term, _) in enumerate(items):
+            i = 0
+            while i < len(items):
+                pat_texts = items[i][0]
                 if any(p is not None and fnmatch.fnmatchcase(subject.text, p) for p in pat_texts):
-                    states = self.block(run_from(i), states, depth)
-                    if term != ";;&":
+                    nodes, i = self._case_run(items, i)
+                    states = self.block(nodes, states, depth)
+                    # `;;&` in the arm bash ended in: go on testing the arms after it
+                    if items[i][2] != ";;&":
                         break
+                i += 1
             return states
-        out: list[State] = []
-        has_default = any(p == "*" for pat_texts, _, _, _ in items for p in pat_texts)
         var = self._single_var(value_node) if value_node is not None else None
-        for i, (pat_texts, _, _, item) in enumerate(items):
+        return self._unknown_arms(items, 0, st, var, depth)
+
+    def _unknown_arms(
+        self, items: list[Any], start: int, st: State, var: str | None, depth: int
+    ) -> list[State]:
+        """The states a `case` on a value not known here can end in, testing the arms
+        from `start` on: every arm may match; an arm that ends in `;;&` goes on testing
+        the arms after it."""
+        out: list[State] = []
+        rest = items[start:]
+        has_default = any(p == "*" for pat_texts, _, _, _ in rest for p in pat_texts)
+        # the values earlier `in`/`eq` facts leave: arms none of them match are not taken
+        left = st.allowed(var) if var else None
+        for i in range(start, len(items)):
+            pat_texts, _, _, item = items[i]
             if not self._fork_allowed(len(out) + 2):
                 continue
+            literal = all(p and not any(ch in p for ch in "*?[") for p in pat_texts)
+            if left is not None:
+                hit = {
+                    v
+                    for v in left
+                    if any(p is not None and fnmatch.fnmatchcase(v, p) for p in pat_texts)
+                }
+                if not hit:
+                    continue
+                left = left - hit
             branch = st.copy()
-            if (
-                var
-                and len(pat_texts) == 1
-                and pat_texts[0]
-                and not any(ch in pat_texts[0] for ch in "*?[")
-            ):
+            if var and pat_texts and literal:
+                values = sorted(set(p for p in pat_texts if p))
+                op = "eq" if len(values) == 1 else "in"
                 branch.assumptions += (
-                    Assumption(var, "eq", pat_texts[0], item.start_point.row + 1),
+                    Assumption(var, op, "|".join(values), item.start_point.row + 1),
                 )
-            out.extend(self.block(run_from(i), [branch], depth))
+            nodes, end = self._case_run(items, i)
+            ran = self.block(nodes, [branch], depth)
+            if items[end][2] == ";;&" and end + 1 < len(items):
+                ran = [t for r in ran for t in self._unknown_arms(items, end + 1, r, var, depth)]
+            out.extend(ran)
+            if left is not None and not left:
+                return out
         if not has_default:
             out.append(st)
         return out
+
+    @staticmethod
+    def _case_run(items: list[Any], i: int) -> tuple[list[Node], int]:
+        """The bodies bash runs when arm i matches (`;&` falls through) and the arm
+        it ends in, whose terminator decides what happens next."""
+        nodes = list(items[i][1])
+        while items[i][2] == ";&" and i + 1 < len(items):
+            i += 1
+            nodes.extend(items[i][1])
+        return nodes, i
 
     def _pattern_text(self, node: Node, st: State) -> str | None:
         if node.type in ("word", "extglob_pattern", "number"):
@@ -669,7 +791,7 @@ class Interpreter:
             head_text = self.text(head_node)
             if (
                 head_node.type == "word"
-                and head_text in INERT_COMMANDS
+                and head_text in self.inert
                 and head_text not in self.report
             ):
                 return [st]
@@ -1376,6 +1498,161 @@ def _function_query() -> Query:
     return Query(Language(tree_sitter_bash.language()), "(function_definition) @f")
 
 
+def _variant_key(st: State) -> tuple[Any, ...]:
+    return tuple(
+        sorted(
+            (a for a in st.assumptions if a.var in VARIANT_VARS),
+            key=lambda a: (a.var, a.op, a.value, a.line),
+        )
+    )
+
+
+def _relevant_vars(
+    source: bytes, root: Node, flags: frozenset[str], env: frozenset[str]
+) -> frozenset[str]:
+    """Variables whose values the rules read: they keep paths apart past SOFT_PATHS.
+
+    Static and by name: a variable written right after a watched flag
+    (`--gpu-memory-utilization "$MEM"`, `--spec-decode-acceptance-rate=$R`), a
+    variable whose assigned text carries a watched flag (`SPEC_ARGS=(... --method
+    dspark ...)`), a watched environment name, and, to a fixed point, whatever
+    the assignments of those variables (but not of flag carriers) read.
+    """
+    text = source.decode("utf-8", errors="replace")
+    seeds: set[str] = set()
+    for m in _AFTER_FLAG.finditer(text):
+        if m.group(1) in flags:
+            seeds.add(m.group(2))
+    caps = QueryCursor(_relevance_query()).captures(root)
+    refs = sorted((n.start_byte, _node_text(source, n)) for n in caps.get("ref", []))
+    starts = [r[0] for r in refs]
+    deps: dict[str, set[str]] = {}
+    carriers: set[str] = set()
+    for node in caps.get("assign", []):
+        name = node.child_by_field_name("name")
+        value = node.child_by_field_name("value")
+        if name is None:
+            continue
+        var = _node_text(source, name).split("[", 1)[0]
+        if var in env:
+            seeds.add(var)
+        if value is None:
+            continue
+        if any(tok in flags for tok in _FLAG_TOKEN.findall(_node_text(source, value))):
+            carriers.add(var)
+            continue
+        lo = bisect.bisect_left(starts, value.start_byte)
+        hi = bisect.bisect_left(starts, value.end_byte)
+        deps.setdefault(var, set()).update(name for _, name in refs[lo:hi])
+    relevant: set[str] = set(carriers)
+    todo = list(seeds)
+    while todo:
+        var = todo.pop()
+        if var not in relevant:
+            relevant.add(var)
+            todo.extend(deps.get(var, ()))
+    return frozenset(relevant)
+
+
+_AFTER_FLAG = re.compile(r"(--[\w-]+)(?:=|[\s\\]+)[\"']?\$\{?([A-Za-z_]\w*)")
+_FLAG_TOKEN = re.compile(r"--[\w-]+")
+
+
+def _relevance_query() -> Query:
+    """The query, compiled once per thread (with the thread's parser)."""
+    return _THREAD.relevance
+
+
+def _node_text(source: bytes, node: Node) -> str:
+    return source[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+
+
+def _holds_known(v: Value | None) -> bool:
+    if v is None:
+        return False
+    if isinstance(v, tuple):
+        return any(e.known for e in v)
+    return v.known and v.text != ""
+
+
+def _path_key(st: State, drop: set[str]) -> tuple[Any, ...]:
+    """What tells paths apart once the variables in `drop` are forgotten."""
+    return (
+        _variant_key(st),
+        tuple(sorted((k, v) for k, v in st.vars.items() if k not in drop)),
+        st.exported - drop,
+        tuple(sorted(st.files.items())),
+        st.positional,
+        st.returning,
+        st.breaking,
+    )
+
+
+def _forget_until(states: list[State], cap: int) -> list[State]:
+    """Join paths until at most `cap` are left, forgetting as few values as possible.
+
+    Values that always change together (one `case` arm sets `AL` and `K`) form a
+    group, forgotten together or not at all, so the values of one arm stay
+    together. Groups that hold no known value on any path (`MODEL_PATH` unset or
+    `$MODEL`, an exported `$ROCR_VISIBLE_DEVICES`) go first, then the group whose
+    forgetting joins the most paths. Paths of different variants (`EVAL_ONLY`)
+    are never joined here.
+    """
+    live = [s for s in states if not s.done]
+    done = [s for s in states if s.done]
+    # one row per path: what no variable accounts for, then one id per variable
+    base_ids: dict[Any, int] = {}
+    base = [
+        base_ids.setdefault(
+            (
+                _variant_key(s),
+                tuple(sorted(s.files.items())),
+                s.positional,
+                s.returning,
+                s.breaking,
+            ),
+            len(base_ids),
+        )
+        for s in live
+    ]
+    names = sorted(set().union(*(set(s.vars) | s.exported for s in live)))
+    groups: dict[tuple[int, ...], list[str]] = {}
+    for name in names:
+        ids: dict[Any, int] = {}
+        col = tuple(ids.setdefault((s.vars.get(name), name in s.exported), len(ids)) for s in live)
+        if len(ids) > 1:
+            groups.setdefault(col, []).append(name)
+    cols = list(groups)
+    known = [any(_holds_known(s.vars.get(n)) for n in groups[c] for s in live) for c in cols]
+    kept = list(range(len(cols)))
+    forgotten: set[str] = set()
+
+    def count(keep: list[int]) -> int:
+        return len({(base[i], *(cols[k][i] for k in keep)) for i in range(len(live))})
+
+    while count(kept) > cap and kept:
+        best: tuple[tuple[int, int, int], int] | None = None
+        for k in kept:
+            cost = (int(known[k]), count([j for j in kept if j != k]), len(groups[cols[k]]))
+            if best is None or cost < best[0]:
+                best = (cost, k)
+        assert best is not None
+        kept.remove(best[1])
+        forgotten.update(groups[cols[best[1]]])
+    by_key: dict[tuple[Any, ...], list[State]] = {}
+    for i, s in enumerate(live):
+        key = (base[i], *(cols[k][i] for k in kept))
+        by_key.setdefault(key, []).append(s)
+    live = [_join(g) if len(g) > 1 else g[0] for g in by_key.values()]
+    if len(live) > cap:
+        # what is left differs in files, positional words or control flow only
+        by_variant: dict[tuple[Any, ...], list[State]] = {}
+        for s in live:
+            by_variant.setdefault(_variant_key(s), []).append(s)
+        live = [_join(g) if len(g) > 1 else g[0] for g in by_variant.values()]
+    return done + live
+
+
 def _join(states: list[State]) -> State:
     """One state standing for several: disagreeing values become unknown."""
     first = states[0]
@@ -1399,6 +1676,12 @@ def _join(states: list[State]) -> State:
     for s in states[1:]:
         kept &= set(s.bounds)
     out.bounds = tuple(a for a in first.bounds if a in kept)
+    facts = set(first.conditions())
+    for s in states[1:]:
+        facts &= set(s.conditions())
+    out.history = tuple(
+        a for a in first.conditions() if a in facts and a not in out.assumptions and a not in kept
+    )
     return out
 
 

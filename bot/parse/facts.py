@@ -2,43 +2,24 @@
 
 Rules ask "what is K", "does this launch simulate acceptance", "what turns
 thinking on" without knowing that vLLM keeps K in `--speculative-config`
-JSON, SGLang in `--speculative-num-steps` and TensorRT-LLM in its YAML.
+JSON, SGLang in `--speculative-num-steps` and TensorRT-LLM in its YAML: the
+engine adapters (`bot.parse.engines`) read those names from the knowledge.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from bot.base.knowledge import Knowledge
 from bot.base.span import Span
-from bot.parse.jsonpos import JNode, UnknownValue, parse_json
+from bot.parse.engines import Simulation, Spec, flag_setting, setting, table, to_float
+from bot.parse.engines import spec as engine_spec
+from bot.parse.jsonpos import parse_json
 from bot.parse.recipe import Launch, Origin, Recipe, Setting
 
-
-@dataclass(frozen=True)
-class Simulation:
-    """Simulated (synthetic) acceptance as the engine is told it."""
-
-    kind: str  # "vllm" | "sglang" | "trtllm" | "atom-length" | "atom-rate"
-    setting: Setting
-
-    @property
-    def value(self) -> float | None:
-        return number(self.setting.value)
-
-
-@dataclass(frozen=True)
-class Spec:
-    method: str | None  # canonical: eagle3 | mtp | dspark | ...
-    raw_method: str | None
-    anchor: Span  # where the speculative config is written
-    draft: Setting | None
-    k: Setting | None
-    simulation: Simulation | None
-    attrs: Mapping[str, str]  # other spec-config keys (draft_sample_method, ...)
+__all__ = ["Simulation", "Spec", "Thinking", "memory", "reasoning_parser", "spec", "thinking"]
 
 
 @dataclass(frozen=True)
@@ -49,13 +30,7 @@ class Thinking:
     span: Span | None
 
 
-def number(value: Any) -> float | None:
-    if isinstance(value, bool) or value is None or isinstance(value, UnknownValue):
-        return None
-    try:
-        return float(value)
-    except (TypeError, ValueError):
-        return None
+number = to_float
 
 
 def _int(value: Any) -> int | None:
@@ -65,125 +40,25 @@ def _int(value: Any) -> int | None:
     return int(f)
 
 
-def _flag_setting(launch: Launch, *names: str) -> Setting | None:
-    f = launch.flag(*names)
-    if f is None:
-        return None
-    if f.value is None:
-        return Setting(True, f.span, f.name, Origin("flag", f.name))
-    return Setting(f.value.value, f.value_span, f.value.text, Origin("flag", f.name))
+_flag_setting = flag_setting
 
 
-def reasoning_parser(launch: Launch) -> Setting | None:
-    s = _flag_setting(launch, "--reasoning-parser", "--reasoning_parser")
-    if s is None and launch.engine == "trtllm":
-        s = launch.yaml_setting("reasoning_parser")
-    return s
+def reasoning_parser(launch: Launch, knowledge: Any) -> Setting | None:
+    return setting(launch, table(knowledge, launch.engine), "reasoning_parser")
 
 
-def tool_call_parser(launch: Launch) -> Setting | None:
-    s = _flag_setting(launch, "--tool-call-parser", "--tool_call_parser")
-    if s is None and launch.engine == "trtllm":
-        s = launch.yaml_setting("tool_call_parser")
-    return s
+def tool_call_parser(launch: Launch, knowledge: Any) -> Setting | None:
+    return setting(launch, table(knowledge, launch.engine), "tool_call_parser")
 
 
-def memory(launch: Launch) -> Setting | None:
+def memory(launch: Launch, knowledge: Any) -> Setting | None:
     """The fraction of GPU memory the engine may take, in its own knob."""
-    if launch.engine in ("vllm", "atom"):
-        return _flag_setting(launch, "--gpu-memory-utilization", "--gpu_memory_utilization")
-    if launch.engine == "sglang":
-        return _flag_setting(launch, "--mem-fraction-static", "--mem_fraction_static")
-    if launch.engine == "trtllm":
-        return launch.yaml_setting("kv_cache_config", "free_gpu_memory_fraction")
-    return None
-
-
-def _canon(method: Any, knowledge: Knowledge) -> str | None:
-    if not isinstance(method, str):
-        return None
-    return knowledge.spec_methods.get(method.lower(), method.lower())
+    return setting(launch, table(knowledge, launch.engine), "memory")
 
 
 def spec(launch: Launch, knowledge: Knowledge) -> Spec | None:
     """Speculative decoding as configured for this launch, or None."""
-    if launch.engine == "vllm":
-        node, flag = launch.flag_json("--speculative-config")
-        if flag is None or flag.value is None:
-            return None
-        value = flag.value
-        if node is None or not isinstance(node.value, dict):
-            return Spec(None, None, flag.value_span, None, None, None, {})
-
-        def get(key: str) -> Setting | None:
-            return launch.json_setting(node, value, key, "--speculative-config")
-
-        method = get("method")
-        sim = None
-        length = get("synthetic_acceptance_length")
-        rsm = get("rejection_sample_method")
-        if length is not None or (rsm is not None and rsm.value == "synthetic"):
-            sim = Simulation("vllm", length or rsm)  # type: ignore[arg-type]
-        attrs = {
-            k: str(v.value)
-            for k, v in node.value.items()
-            if isinstance(v, JNode) and isinstance(v.value, (str, int, float))
-        }
-        raw = method.value if method else None
-        draft = get("model")
-        if draft is not None and draft.value is None and not draft.text.strip('"'):
-            draft = None
-        return Spec(
-            _canon(raw, knowledge),
-            raw if isinstance(raw, str) else None,
-            flag.value_span,
-            draft,
-            get("num_speculative_tokens"),
-            sim,
-            attrs,
-        )
-    if launch.engine == "sglang":
-        algo = _flag_setting(launch, "--speculative-algorithm", "--speculative-algo")
-        if algo is None:
-            return None
-        draft = _flag_setting(launch, "--speculative-draft-model-path", "--speculative-draft-model")
-        k = _flag_setting(launch, "--speculative-num-steps")
-        env = launch.env_setting("SGLANG_SIMULATE_ACC_LEN")
-        sim = Simulation("sglang", env) if env is not None else None
-        raw = algo.value if isinstance(algo.value, str) else None
-        return Spec(_canon(raw, knowledge), raw, algo.span, draft, k, sim, {})
-    if launch.engine == "trtllm":
-        cfg = launch.yaml_setting("speculative_config")
-        if cfg is None:
-            return None
-        dtype = launch.yaml_setting("speculative_config", "decoding_type")
-        draft = launch.yaml_setting(
-            "speculative_config", "speculative_model"
-        ) or launch.yaml_setting("speculative_config", "speculative_model_dir")
-        k = launch.yaml_setting("speculative_config", "max_draft_len") or launch.yaml_setting(
-            "speculative_config", "num_nextn_predict_layers"
-        )
-        env = launch.env_setting("TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS")
-        sim = Simulation("trtllm", env) if env is not None else None
-        raw = dtype.value if dtype and isinstance(dtype.value, str) else None
-        return Spec(_canon(raw, knowledge), raw, (dtype or cfg).span, draft, k, sim, {})
-    if launch.engine == "atom":
-        method = _flag_setting(launch, "--method")
-        k = _flag_setting(launch, "--num-speculative-tokens")
-        if method is None and k is None:
-            return None
-        draft = _flag_setting(launch, "--draft-model")
-        length = _flag_setting(launch, "--spec-decode-acceptance-length")
-        rate = _flag_setting(launch, "--spec-decode-acceptance-rate")
-        sim = None
-        if length is not None:
-            sim = Simulation("atom-length", length)
-        elif rate is not None:
-            sim = Simulation("atom-rate", rate)
-        raw = method.value if method and isinstance(method.value, str) else None
-        anchor = (method or k).span  # type: ignore[union-attr]
-        return Spec(_canon(raw, knowledge) or "mtp", raw, anchor, draft, k, sim, {})
-    return None
+    return engine_spec(launch, knowledge)
 
 
 def k_value(s: Spec) -> int | None:

@@ -17,7 +17,7 @@ from typing import Literal
 from bot.parse.changelog import ChangelogMemory, parse_changelog
 from bot.parse.golden import parse_golden
 from bot.parse.master_config import parse_master_config
-from bot.parse.recipe import parse_recipe
+from bot.parse.recipe import RecipeInputs, parse_recipe
 from bot.parse.yamlsafe import YamlError
 
 Kind = Literal["recipe", "changelog", "master_config", "golden"]
@@ -33,20 +33,22 @@ class ParseRun:
 
     # `knowledge.env_domains`: the values each recipe input can take ("" = unset)
     domains: Mapping[str, frozenset[str]] = field(default_factory=dict)
+    # the names the rules read and the target repository's helpers (`engines.recipe_inputs`)
+    inputs: RecipeInputs = field(default_factory=RecipeInputs)
     # recent clean changelog parses, for re-reading only the changed tail of the next
     changelogs: ChangelogMemory = field(default_factory=ChangelogMemory)
 
     @property
     def key(self) -> str:
         """The inputs that change a parse's result: part of every cache key."""
-        return repr(sorted((k, sorted(v)) for k, v in self.domains.items()))
+        return repr(sorted((k, sorted(v)) for k, v in self.domains.items())) + self.inputs.key()
 
 
 Parser = Callable[[str, str, ParseRun], object]
 
 
 def _recipe(path: str, text: str, run: ParseRun) -> object:
-    return parse_recipe(path, text, domains=run.domains or None)
+    return parse_recipe(path, text, domains=run.domains or None, inputs=run.inputs)
 
 
 def _changelog(path: str, text: str, run: ParseRun) -> object:

@@ -30,11 +30,15 @@ class MasterLaunch:
     config: str  # master-config path
     key: str  # config key
     scenario: str  # "agentic-coding" | "fixed-seq-len" | ...
-    role: str  # "throughput" (CONFIG_FILE) | "eval" (EVAL_CONFIG_FILE)
+    # "throughput" (CONFIG_FILE) | "eval" (EVAL_CONFIG_FILE, or CONFIG_FILE reused)
+    role: str
     line: int  # the line of the CONFIG_FILE setting
     spec_decoding: str | None
     # every `NAME=value` of the point's additional-settings -> (value, line)
     settings: Mapping[str, tuple[str, int]] = field(default_factory=dict)
+    # an eval run of a point with no EVAL_CONFIG_FILE: the runner reuses CONFIG_FILE
+    reused: bool = False
+    max_conc: int | None = None  # the point's highest concurrency
 
     @property
     def injects_acceptance(self) -> bool:
@@ -45,8 +49,9 @@ class MasterLaunch:
 def _points(node: Any, path: tuple[Any, ...], scenario: str | None, out: list[Any]) -> None:
     if isinstance(node, dict):
         if "search-space" in node and isinstance(node["search-space"], list):
+            seq = (node.get("isl"), node.get("osl"))
             for i, point in enumerate(node["search-space"]):
-                out.append((point, (*path, "search-space", i), scenario))
+                out.append((point, (*path, "search-space", i), scenario, seq))
             return
         for k, v in node.items():
             _points(
@@ -71,12 +76,33 @@ def _settings(node: Any, path: tuple[Any, ...], out: list[tuple[str, tuple[Any, 
             _settings(v, (*path, i), out)
 
 
-def entry_launches(cfg: MasterConfig, entry: MasterEntry) -> list[tuple[str, MasterLaunch]]:
-    """(recipe path as written, launch) for every point of `entry` naming a recipe."""
+def _max_conc(point: Any) -> int | None:
+    if not isinstance(point, dict):
+        return None
+    values: list[Any] = []
+    if isinstance(point.get("conc-list"), list):
+        values.extend(point["conc-list"])
+    values.extend(point.get(k) for k in ("conc-start", "conc-end"))
+    ints = [v for v in values if isinstance(v, int) and not isinstance(v, bool)]
+    return max(ints) if ints else None
+
+
+def entry_launches(
+    cfg: MasterConfig, entry: MasterEntry, evals: Mapping[str, Any] | None = None
+) -> list[tuple[str, MasterLaunch]]:
+    """(recipe path as written, launch) for every point of `entry` naming a recipe.
+
+    `evals` (knowledge `master_launch`): when `eval_falls_back_to_config_file`,
+    the runners run CONFIG_FILE for EVAL_ONLY if the point has no
+    EVAL_CONFIG_FILE (InferenceX `runners/launch_*.sh`), so that file is also run
+    as an eval (role "eval", `reused`), on the points the sweep generator picks
+    for evals: a concurrency of at least `min_eval_conc`, and for fixed-seq-len
+    the `eval_seq_len` only."""
+    evals = evals or {}
     found: list[Any] = []
     _points(entry.data, (), None, found)
     out: list[tuple[str, MasterLaunch]] = []
-    for point, path, scenario in found:
+    for point, path, scenario, seq in found:
         items: list[tuple[str, tuple[Any, ...]]] = []
         _settings(point, path, items)
         settings: dict[str, tuple[str, int]] = {}
@@ -103,7 +129,43 @@ def entry_launches(cfg: MasterConfig, entry: MasterEntry) -> list[tuple[str, Mas
                     ),
                 )
             )
+        if (
+            evals.get("eval_falls_back_to_config_file")
+            and "CONFIG_FILE" in settings
+            and "EVAL_CONFIG_FILE" not in settings
+            and _eval_eligible(point, scenario or "", seq, evals)
+        ):
+            value, line = settings["CONFIG_FILE"]
+            out.append(
+                (
+                    value.split(":", 1)[0],
+                    MasterLaunch(
+                        cfg.path,
+                        entry.key,
+                        scenario or "",
+                        "eval",
+                        line,
+                        str(spec) if spec is not None else None,
+                        settings,
+                        reused=True,
+                        max_conc=_max_conc(point),
+                    ),
+                )
+            )
     return out
+
+
+def _eval_eligible(
+    point: Any, scenario: str, seq: tuple[Any, Any], evals: Mapping[str, Any]
+) -> bool:
+    floor = evals.get("min_eval_conc")
+    top = _max_conc(point)
+    if isinstance(floor, int) and (top is None or top < floor):
+        return False
+    want = evals.get("eval_seq_len")
+    if scenario == "fixed-seq-len" and isinstance(want, dict):
+        return seq == (want.get("isl"), want.get("osl"))
+    return True
 
 
 def recipe_path(written: str, exists: Any) -> str | None:
@@ -120,10 +182,11 @@ def master_launches(ctx: ParseContext) -> dict[str, list[MasterLaunch]]:
 
     def build() -> dict[str, list[MasterLaunch]]:
         paths = set(ctx.all_paths())
+        evals = ctx.knowledge.section("master_launch") or {}
         out: dict[str, list[MasterLaunch]] = {}
         for cfg in head_master_configs(ctx):
             for entry in cfg.entries.values():
-                for written, launch in entry_launches(cfg, entry):
+                for written, launch in entry_launches(cfg, entry, evals):
                     path = recipe_path(written, paths.__contains__)
                     if path is not None:
                         out.setdefault(path, []).append(launch)

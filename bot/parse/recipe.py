@@ -32,6 +32,33 @@ ENGINES = ("vllm", "sglang", "trtllm", "atom")
 WRAPPERS = frozenset(argv.WRAPPERS)
 # Inert to the interpreter (they change no shell state), but rules read their
 # words: `sed -i` / `git apply` / `pip install` / `cp` into an installed engine.
+# flags the rules read that no engine adapter names (thinking switches, expert
+# parallelism, model-config overrides); with the adapters' flags and environment
+# names (`RecipeInputs.watched_*`) their values keep paths apart in a long script
+RULE_FLAGS = frozenset(
+    {
+        "--chat-template",
+        "--default-chat-template-kwargs",
+        "--chat-template-kwargs",
+        "--enable-expert-parallel",
+        "--expert-parallel-size",
+        "--hf-overrides",
+    }
+)
+
+
+@dataclass(frozen=True)
+class RecipeInputs:
+    """What the interpreter takes from the knowledge (`bot.parse.engines.recipe_inputs`)."""
+
+    watched_flags: frozenset[str] = RULE_FLAGS
+    watched_env: frozenset[str] = frozenset()
+    inert: frozenset[str] = frozenset()  # the target repository's state-free helpers
+
+    def key(self) -> str:
+        return repr((sorted(self.watched_flags), sorted(self.watched_env), sorted(self.inert)))
+
+
 REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln", "curl", "wget"})
 BOOL_FLAG_RE = argv.ENGINE_BOOL_RE  # engine flags that take no value
 
@@ -94,6 +121,9 @@ class Launch:
     role: str = "server"
     # the benchmark client's environment (multi-node `benchmark.env`)
     client_env: dict[str, Str] = field(default_factory=dict)
+    # every fact on the environment the path took to this launch (`bash.Assumption`:
+    # `TP=4`, `CONC` in 1|4, `CONC` <= 8, ...), typed; findings name them
+    conditions: tuple[Any, ...] = ()
 
     @property
     def decodes(self) -> bool:
@@ -219,7 +249,7 @@ _NAME_RE = re.compile(
 )
 
 
-RecipeKind = Literal["agentic", "fixed_seq_len", "multi_node", "other"]
+RecipeKind = Literal["agentic", "fixed_seq_len", "multi_node", "model_table", "other"]
 
 
 class RecipeName(NamedTuple):
@@ -256,12 +286,23 @@ _PY_OPTION_WINDOW = 32
 
 def _engine_at(words: list[Str]) -> tuple[str, int] | None:
     """Find an engine invocation; return (engine, index of its first argument)."""
-    vals = [w.value or "" for w in words]
-    n = len(vals)
-    limit = n if (vals and argv.base(words[0]) in WRAPPERS) else 1
+    n = len(words)
+    if not n:
+        return None
+    vals: dict[int, str] = {}
+
+    def val(i: int) -> str:
+        if i >= n:
+            return ""
+        got = vals.get(i)
+        if got is None:
+            got = vals[i] = words[i].value or ""
+        return got
+
+    limit = n if argv.base(words[0]) in WRAPPERS else 1
     for i in range(min(n, max(limit, 1))):
-        base = vals[i].rsplit("/", 1)[-1]
-        nxt = vals[i + 1] if i + 1 < n else ""
+        base = val(i).rsplit("/", 1)[-1]
+        nxt = val(i + 1)
         if base == "vllm" and nxt == "serve":
             return "vllm", i + 2
         if base == "trtllm-serve":
@@ -284,7 +325,7 @@ def _engine_at(words: list[Str]) -> tuple[str, int] | None:
     return None
 
 
-def _parse_flags(words: list[Str], line: int) -> dict[str, list[Flag]]:
+def parse_flags(words: list[Str], line: int) -> dict[str, list[Flag]]:
     flags: dict[str, list[Flag]] = {}
     args = argv.parse(words, argv.SPECS["engine"])
     for opt in args.opts:
@@ -305,11 +346,20 @@ def _eval_only(assumptions: tuple[Assumption, ...], var: str = "EVAL_ONLY") -> b
 
 
 def parse_recipe(
-    path: str, text: str, domains: Mapping[str, frozenset[str]] | None = None
+    path: str,
+    text: str,
+    domains: Mapping[str, frozenset[str]] | None = None,
+    inputs: RecipeInputs | None = None,
 ) -> Recipe:
-    """The recipe's launches; `domains`: the values each environment input can take."""
+    """The recipe's launches; `domains`: the values each environment input can take;
+    `inputs`: what the interpreter takes from the knowledge (watched names, helpers)."""
+    inputs = inputs or RecipeInputs()
     if path.endswith((".yaml", ".yml")):
+        from bot.parse.model_table import is_model_table, parse_model_table
         from bot.parse.srt_recipe import parse_srt_recipe
+
+        if is_model_table(text):
+            return parse_model_table(path, text)
 
         return parse_srt_recipe(path, text)
     kind, model, precision, sku, mtp = describe_path(path)
@@ -355,6 +405,7 @@ def parse_recipe(
     launches: list[Launch] = []
     runs: dict[tuple[Any, ...], Run] = {}
     engine_docs: dict[str, Any] = {}
+    parsed_flags: dict[tuple[Any, ...], dict[str, list[Flag]]] = {}
 
     def on_command(cmd: Command) -> None:
         found = _engine_at(cmd.words)
@@ -385,7 +436,11 @@ def parse_recipe(
             return
         engine, start = found
         args = cmd.words[start:]
-        flags = _parse_flags(args, cmd.line)
+        # the same command on several paths parses to the same flags
+        flag_key = (cmd.line, tuple(args))
+        flags = parsed_flags.get(flag_key)
+        if flags is None:
+            flags = parsed_flags[flag_key] = parse_flags(args, cmd.line)
         env = {
             k: v
             for k, v in cmd.state.vars.items()
@@ -430,10 +485,19 @@ def parse_recipe(
                 span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
                 assumptions=cmd.state.assumptions,
                 eval_only=_eval_only(cmd.state.assumptions),
+                conditions=cmd.state.conditions(),
             )
         )
 
-    interp = Interpreter(data, on_command, report=REPORTED_COMMANDS, domains=domains)
+    interp = Interpreter(
+        data,
+        on_command,
+        report=REPORTED_COMMANDS,
+        domains=domains,
+        watched_flags=inputs.watched_flags,
+        watched_env=inputs.watched_env,
+        inert=inputs.inert,
+    )
     interp.run(root)
     recipe.problems.extend(interp.problems)
     seen_problems: set[tuple[int, str]] = set()
@@ -449,8 +513,8 @@ def parse_recipe(
 
 
 def _dedupe(launches: list[Launch]) -> list[Launch]:
-    seen: set[tuple[Any, ...]] = set()
-    out = []
+    seen: dict[tuple[Any, ...], int] = {}
+    out: list[Launch] = []
     for la in launches:
         key = (
             la.engine,
@@ -461,8 +525,13 @@ def _dedupe(launches: list[Launch]) -> list[Launch]:
             tuple(sorted((s.segs[0].line if s.segs else 0) for s in la.words)),
         )
         if key not in seen:
-            seen.add(key)
+            seen[key] = len(out)
             out.append(la)
+        else:
+            # the same launch on several paths: only the conditions they share hold
+            kept = out[seen[key]]
+            if kept.conditions != la.conditions:
+                kept.conditions = tuple(c for c in kept.conditions if c in la.conditions)
     return out
 
 

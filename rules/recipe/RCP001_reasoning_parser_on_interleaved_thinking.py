@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bot.core.conditions import CLAUSES, clause_at
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import drop_flag
@@ -35,23 +36,24 @@ RULE = Rule(
         en=(
             "`{flag} {parser}` moves {model}'s think block out of `message.content`, "
             "so a multi-turn agent loses it on the next turn (harms the EVAL_ONLY run when "
-            "{agent} is selected)"
+            "{agent} is selected){when}"
         ),
         zh=(
             "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
-            "多轮智能体在下一轮会丢失它（当选择 `{agent}` 时会损害 `EVAL_ONLY` 评估）"
+            "多轮智能体在下一轮会丢失它（当选择 `{agent}` 时会损害 `EVAL_ONLY` 评估）{when}"
         ),
     ),
     variants={
+        **CLAUSES,
         "multi_turn": T(
             en=(
                 "`{flag} {parser}` moves {model}'s think block out of `message.content`, "
                 "so a multi-turn agent loses it on the next turn (agentic evals here run "
-                "{agent} by default)"
+                "{agent} by default){when}"
             ),
             zh=(
                 "`{flag} {parser}` 会把 {model} 的思考块移出 `message.content`，"
-                "多轮智能体在下一轮会丢失它（此仓库的智能体评估默认运行 `{agent}`）"
+                "多轮智能体在下一轮会丢失它（此仓库的智能体评估默认运行 `{agent}`）{when}"
             ),
         ),
     },
@@ -159,7 +161,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     agent = evals.get("multi_turn_eval", "a multi-turn agent eval")
     seen: set[tuple[int, int]] = set()
     for launch in recipe.launches:
-        parser = facts.reasoning_parser(launch)
+        parser = facts.reasoning_parser(launch, ctx.knowledge)
         if parser is None or (parser.span.line, parser.span.col) in seen:
             continue
         seen.add((parser.span.line, parser.span.col))
@@ -179,4 +181,5 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             parser=parser.text,
             model=model.get("name", recipe.model),
             agent=agent,
+            when=clause_at(recipe.launches, parser.span.line),
         )

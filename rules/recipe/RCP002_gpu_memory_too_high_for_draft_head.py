@@ -5,17 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bot.core.conditions import CLAUSES, clause_at
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.core.suggest import replace_at
-from bot.parse import facts
+from bot.parse import engines, facts
 from bot.parse.recipe import Origin, Recipe, Setting, describe_path
-
-_FLAG = {
-    "vllm": "--gpu-memory-utilization",
-    "atom": "--gpu-memory-utilization",
-    "sglang": "--mem-fraction-static",
-}
 
 _SIBLING = (
     "#!/usr/bin/env bash\n"
@@ -46,30 +41,31 @@ RULE = Rule(
     ),
     message=T(
         en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; the proven "
-        "spec-decode sibling `{sibling}` runs {limit}",
+        "spec-decode sibling `{sibling}` runs {limit}{when}",
         zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；已验证的投机解码配方 "
-        "`{sibling}` 使用 {limit}",
+        "`{sibling}` 使用 {limit}{when}",
     ),
     variants={
+        **CLAUSES,
         "default_limit": T(
             en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; with a "
-            "separate draft model the `{engine}` limit is {limit}",
+            "separate draft model the `{engine}` limit is {limit}{when}",
             zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；使用独立草稿模型时 "
-            "`{engine}` 的上限为 {limit}",
+            "`{engine}` 的上限为 {limit}{when}",
         ),
         "no_base": T(
             en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; the proven "
             "spec-decode sibling `{sibling}` runs {limit}; without a PR base, whether this "
-            "recipe already ran at this value is unknown",
+            "recipe already ran at this value is unknown{when}",
             zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；已验证的投机解码配方 "
-            "`{sibling}` 使用 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过",
+            "`{sibling}` 使用 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过{when}",
         ),
         "default_limit_no_base": T(
             en="`{flag} {value}` leaves no headroom for the draft model `{draft}`; with a "
             "separate draft model the `{engine}` limit is {limit}; without a PR base, whether "
-            "this recipe already ran at this value is unknown",
+            "this recipe already ran at this value is unknown{when}",
             zh="`{flag} {value}` 没有为草稿模型 `{draft}` 留出显存余量；使用独立草稿模型时 "
-            "`{engine}` 的上限为 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过",
+            "`{engine}` 的上限为 {limit}；没有 PR 基线，无法判断该配方是否已按此值运行过{when}",
         ),
     },
     fix=T(en="Set `{flag} {limit}`", zh="将其设为 `{flag} {limit}`"),
@@ -192,7 +188,7 @@ def _multi_node_limit(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple[fl
                 continue
             layout = _layout(sibling)
             for launch in sibling.launches:
-                mem = facts.memory(launch)
+                mem = facts.memory(launch, ctx.knowledge)
                 value = facts.number(mem.value) if mem is not None else None
                 s = facts.spec(launch, ctx.knowledge)
                 if value is not None and s is not None and s.draft is not None:
@@ -229,7 +225,7 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple
             if launch.engine != engine:
                 continue
             s = facts.spec(launch, ctx.knowledge)
-            mem = facts.memory(launch)
+            mem = facts.memory(launch, ctx.knowledge)
             if s is None or mem is None or facts.number(mem.value) is None:
                 continue
             values.append(float(mem.value))
@@ -261,7 +257,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
         s = facts.spec(launch, ctx.knowledge)
         if s is None or not facts.uses_separate_draft(s):
             continue
-        mem = facts.memory(launch)
+        mem = facts.memory(launch, ctx.knowledge)
         if mem is None:
             # the flag is absent: the engine's own default applies, at the launch
             default = ctx.knowledge.memory.engine_default.get(launch.engine)
@@ -271,7 +267,17 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
                 float(default),
                 launch.span,
                 f"{float(default):.2f}",
-                Origin("default", _FLAG.get(launch.engine, "memory fraction")),
+                Origin(
+                    "default",
+                    next(
+                        iter(
+                            engines.names(
+                                engines.table(ctx.knowledge, launch.engine), "flags", "memory"
+                            )
+                        ),
+                        "memory fraction",
+                    ),
+                ),
             )
         value = facts.number(mem.value)
         if value is None or mem.span.line in seen:
@@ -315,4 +321,5 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             condition=condition,
             sibling=where,
             engine=launch.engine,
+            when=clause_at(recipe.launches, mem.span.line),
         )

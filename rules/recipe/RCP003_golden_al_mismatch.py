@@ -5,10 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+from bot.core.conditions import CLAUSES
+from bot.core.conditions import of as conditions_of
+from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T, part
 from bot.core.suggest import replace_at
-from bot.parse import facts
+from bot.parse import engines, facts
 from bot.parse.golden import GoldenCurve, candidates
 from bot.parse.recipe import Launch, Recipe
 
@@ -66,11 +69,11 @@ RULE = Rule(
     message=T(
         en=(
             "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
-            "so the engine needs {expected} (thinking {mode_short}: `{source}`)"
+            "so the engine needs {expected} (thinking {mode_short}: `{source}`){when}"
         ),
         zh=(
             "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
-            "引擎应设为 {expected}（思考模式 {mode_short}：`{source}`）"
+            "引擎应设为 {expected}（思考模式 {mode_short}：`{source}`）{when}"
         ),
     ),
     fix=T(en="Set `{setting}` to {expected}", zh="将 `{setting}` 设为 {expected}"),
@@ -87,60 +90,61 @@ RULE = Rule(
         ),
     },
     variants={
+        **CLAUSES,
         # the thinking mode, as a word
         "on": T(en="on", zh="开启"),
         "off": T(en="off", zh="关闭"),
         "model_default": T(
             en=(
                 "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
-                "so the engine needs {expected} (thinking {mode_short}: {model}'s default)"
+                "so the engine needs {expected} (thinking {mode_short}: {model}'s default){when}"
             ),
             zh=(
                 "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
-                "引擎应设为 {expected}（思考模式 {mode_short}：{model} 的默认值）"
+                "引擎应设为 {expected}（思考模式 {mode_short}：{model} 的默认值）{when}"
             ),
         ),
         "thinking_unknown": T(
             en=(
                 "`{setting}` is {actual}, but `{file}` gives `{key}` {mode} K={k} an AL of {al}, "
                 "so the engine needs {expected} (the recipe sets no thinking mode and the model's "
-                "default is unknown)"
+                "default is unknown){when}"
             ),
             zh=(
                 "`{setting}` 为 {actual}，但 `{file}` 中 `{key}` {mode} K={k} 的 AL 为 {al}，"
-                "引擎应设为 {expected}（配方未设置思考模式，模型默认值未知）"
+                "引擎应设为 {expected}（配方未设置思考模式，模型默认值未知）{when}"
             ),
         ),
         "trt_off_by_one": T(
             en=(
                 "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={actual}` is the golden AL itself; "
                 "it counts accepted draft tokens only, so it must be AL − 1 = {expected} "
-                "(`{file}` `{key}` {mode} K={k})"
+                "(`{file}` `{key}` {mode} K={k}){when}"
             ),
             zh=(
                 "`TLLM_SPEC_DECODE_FORCE_NUM_ACCEPTED_TOKENS={actual}` 直接用了黄金 AL；"
-                "该变量只计接受的草稿 token，应为 AL − 1 = {expected}（`{file}` `{key}` {mode} K={k}）"
+                "该变量只计接受的草稿 token，应为 AL − 1 = {expected}（`{file}` `{key}` {mode} K={k}）{when}"
             ),
         ),
         "thinking_not_set": T(
             en=(
                 "`{setting}` is {actual}, the thinking_{flip} value of `{file}` K={k}, but nothing in "
                 "the recipe turns thinking {flip_word} and {model} serves thinking {default_word} by "
-                "default, where the golden AL is {al} (engine value {expected})"
+                "default, where the golden AL is {al} (engine value {expected}){when}"
             ),
             zh=(
                 "`{setting}` 为 {actual}，是 `{file}` 中 thinking_{flip}、K={k} 的值，但配方没有{flip_word}思考，"
-                "而 {model} 默认{default_word}思考，此时黄金 AL 为 {al}（引擎应设为 {expected}）"
+                "而 {model} 默认{default_word}思考，此时黄金 AL 为 {al}（引擎应设为 {expected}）{when}"
             ),
         ),
         "wrong_curve": T(
             en=(
                 "`{setting}` is {actual}, the value of `{other}`; the draft `{draft}` is measured in "
-                "`{file}`, which gives `{key}` {mode} K={k} an AL of {al}, so the engine needs {expected}"
+                "`{file}`, which gives `{key}` {mode} K={k} an AL of {al}, so the engine needs {expected}{when}"
             ),
             zh=(
                 "`{setting}` 为 {actual}，取自 `{other}`；草稿模型 `{draft}` 的曲线是 `{file}`，"
-                "其中 `{key}` {mode} K={k} 的 AL 为 {al}，引擎应设为 {expected}"
+                "其中 `{key}` {mode} K={k} 的 AL 为 {al}，引擎应设为 {expected}{when}"
             ),
         ),
     },
@@ -265,23 +269,21 @@ RULE = Rule(
 )
 
 
-def _expected(kind: str, al: float, k: int) -> float:
-    if kind == "trtllm":
-        return al - 1
-    if kind == "atom-rate":
-        return (al - 1) / k
-    return al
+def _expected(unit: str, al: float, k: int) -> float:
+    return engines.engine_value(unit, al, k)
 
 
-def _same(kind: str, a: float, b: float) -> bool:
-    return abs(a - b) <= (5e-4 if kind == "atom-rate" else 1e-6)
+def _same(unit: str, a: float, b: float) -> bool:
+    return abs(a - b) <= engines.tolerance(unit)
 
 
 def _fmt(x: float) -> str:
     return f"{x:.4f}".rstrip("0").rstrip(".") if abs(x - round(x, 2)) > 1e-9 else f"{x:.2f}"
 
 
-def _check_launch(recipe: Recipe, launch: Launch, ctx: RuleContext) -> Finding | None:
+def _check_launch(
+    recipe: Recipe, launch: Launch, ctx: RuleContext, when: Any = ""
+) -> Finding | None:
     spec = facts.spec(launch, ctx.knowledge)
     if spec is None or spec.simulation is None or launch.eval_only is True or not launch.decodes:
         return None
@@ -294,7 +296,7 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: RuleContext) -> Finding |
         return None
     thinking = facts.thinking(launch, recipe, ctx.knowledge)
     modes = [f"thinking_{thinking.mode}"] if thinking.mode else ["thinking_on", "thinking_off"]
-    kind = spec.simulation.kind
+    kind = spec.simulation.unit
     options: list[tuple[GoldenCurve, str, float]] = []
     for curve in curves:
         for mode in modes:
@@ -321,12 +323,13 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: RuleContext) -> Finding |
         al=_fmt(al),
         expected=_fmt(expected),
         source=thinking.source,
+        when=when,
     )
     subject = f"{name}={setting.text}"
     lines = recipe.lines
     line = lines[setting.span.line - 1] if 0 < setting.span.line <= len(lines) else ""
     params["suggestion"] = replace_at(line, setting.span.col, setting.text, _fmt(expected))
-    if kind == "trtllm" and _same(kind, actual, al):
+    if kind == "al_minus_one" and _same(kind, actual, al):
         return RULE.hit(
             recipe.path,
             setting.span,
@@ -377,9 +380,16 @@ def _check_launch(recipe: Recipe, launch: Launch, ctx: RuleContext) -> Finding |
 
 
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
-    seen: set[int] = set()
+    # a value written on one line may be computed per path (`RATE=$(awk ...)`): the
+    # finding's condition is what the launches that carry the wrong value share
+    wrong: dict[int, list[Launch]] = {}
     for launch in recipe.launches:
         finding = _check_launch(recipe, launch, ctx)
-        if finding is not None and finding.span.line not in seen:
-            seen.add(finding.span.line)
+        if finding is not None:
+            wrong.setdefault(finding.span.line, []).append(launch)
+    for group in wrong.values():
+        finding = _check_launch(
+            recipe, group[0], ctx, when=when_clause(conditions_of(group, recipe.launches))
+        )
+        if finding is not None:
             yield finding

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bot.core.conditions import CLAUSES, clause_at
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
 from bot.parse import facts, master_launch
@@ -21,13 +22,14 @@ RULE = Rule(
     slug="agentic-spec-decode-without-synthetic-acceptance",
     severity=ERROR,
     target="recipe",
+    variants=dict(CLAUSES),
     title=T(
         en="Agentic spec-decode throughput run without synthetic acceptance",
         zh="智能体投机解码吞吐测试未使用合成接受",
     ),
     message=T(
-        en="The throughput launch uses speculative decoding (`{method}`) but does not simulate the golden acceptance length",
-        zh="吞吐测试启动使用了投机解码（`{method}`），但没有模拟黄金接受长度",
+        en="The throughput launch uses speculative decoding (`{method}`) but does not simulate the golden acceptance length{when}",
+        zh="吞吐测试启动使用了投机解码（`{method}`），但没有模拟黄金接受长度{when}",
     ),
     fix=T(
         en="Set {knob} to the golden AL on the non-EVAL_ONLY path",
@@ -118,4 +120,5 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             f"{launch.engine} {spec.raw_method}",
             method=spec.raw_method or "speculative decoding",
             knob=_KNOB.get(launch.engine, "the engine's synthetic-acceptance knob"),
+            when=clause_at(recipe.launches, spec.anchor.line),
         )

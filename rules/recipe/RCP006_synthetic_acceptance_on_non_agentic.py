@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from bot.core.conditions import CLAUSES, clause_at
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
 from bot.parse import facts
@@ -14,10 +15,11 @@ RULE = Rule(
     slug="synthetic-acceptance-on-non-agentic",
     severity=ERROR,
     target="recipe",
+    variants=dict(CLAUSES),
     title=T(en="Synthetic acceptance outside agentic recipes", zh="非智能体配方使用了合成接受"),
     message=T(
-        en="`{setting}` simulates acceptance in a {kind} recipe; only agentic runs pin the golden AL",
-        zh="`{setting}` 在 {kind} 配方中模拟接受；只有智能体测试才固定黄金 AL",
+        en="`{setting}` simulates acceptance in a {kind} recipe; only agentic runs pin the golden AL{when}",
+        zh="`{setting}` 在 {kind} 配方中模拟接受；只有智能体测试才固定黄金 AL{when}",
     ),
     fix=T(
         en="Remove `{setting}` and measure real acceptance", zh="删除 `{setting}`，使用真实接受率"
@@ -73,4 +75,5 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             f"{name}={setting.text}",
             setting=name,
             kind=recipe.kind.replace("_", "-"),
+            when=clause_at(recipe.launches, setting.span.line),
         )

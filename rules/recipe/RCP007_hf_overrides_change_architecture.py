@@ -6,6 +6,7 @@ import json
 from collections.abc import Iterator, Mapping
 from typing import Any
 
+from bot.core.conditions import CLAUSES, clause_at
 from bot.core.context import RuleContext
 from bot.core.model import WARNING, Example, Finding, Join, Part, Rule, Span, T, part, render_param
 from bot.parse.jsonpos import JNode, UnknownValue
@@ -23,11 +24,12 @@ RULE = Rule(
     message=T(
         en=(
             "{where} sets {found}, which changes {model}'s architecture; the model is not known "
-            "to run that way natively"
+            "to run that way natively{when}"
         ),
-        zh="{where} 设置了 {found}，改变了 {model} 的模型架构，而该模型并无已知的原生支持",
+        zh="{where} 设置了 {found}，改变了 {model} 的模型架构，而该模型并无已知的原生支持{when}",
     ),
     variants={
+        **CLAUSES,
         "the-model": T(en="the model", zh="该模型"),
         "engine-yaml": T(en="`{key}` in the engine YAML", zh="引擎 YAML 中的 `{key}`"),
     },
@@ -283,4 +285,5 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
                 found=Join(tuple(shown)),
                 keys=Join(tuple(keys)),
                 model=name or part("the-model"),
+                when=clause_at(recipe.launches, hits[0][2].line),
             )

@@ -8,6 +8,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, replace
 from typing import Any
 
+from bot.core.conditions import CLAUSES
+from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext
 from bot.core.model import (
     ERROR,
@@ -15,7 +17,6 @@ from bot.core.model import (
     Condition,
     Example,
     Finding,
-    Join,
     Part,
     Rule,
     Span,
@@ -23,7 +24,6 @@ from bot.core.model import (
     part,
 )
 from bot.parse import argv, commands
-from bot.parse.bash import Assumption
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Str
 
@@ -111,8 +111,8 @@ RULE = Rule(
         "from-source": T(en="a source build of `{repo}`", zh="`{repo}` 的源码构建"),
         "from-local": T(en="a local build", zh="本地构建"),
         "from-index": T(en="the index `{index}`", zh="索引 `{index}`"),
-        # the environment the command runs under
-        "when": T(en=" (only when {conds})", zh="（仅当 {conds} 时）"),
+        # the environment the command runs under: `when` and the `cond-*` clauses
+        **CLAUSES,
         # the waiver that is missing
         "no-waiver-names-recipe": T(
             en="no waiver under `{dir}/` names this recipe",
@@ -686,15 +686,8 @@ def _coverage(
     return None, part("no-waiver-in-change", dir=wdir)
 
 
-def _when(assumptions: tuple[Assumption, ...]) -> Part | str:
-    conds = []
-    for a in assumptions:
-        if a.var == "EVAL_ONLY":
-            continue
-        conds.append(f"`{a.var}{'=' if a.op == 'eq' else '!='}{a.value}`")
-    if not conds:
-        return ""
-    return part("when", conds=Join(tuple(conds), "and"))
+def _when(assumptions: tuple[Any, ...]) -> Part | str:
+    return when_clause(assumptions, skip=("EVAL_ONLY",))
 
 
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:

@@ -6,6 +6,8 @@ from collections.abc import Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from bot.core.conditions import CLAUSES
+from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
 from bot.parse import argv, facts
@@ -31,34 +33,35 @@ RULE = Rule(
         en=(
             "`{client}` sends prompts without a chat template (no chat flag) to a server running "
             "`{method}` speculative decoding, so the measured acceptance length is not what chat "
-            "traffic gets"
+            "traffic gets{when}"
         ),
         zh=(
             "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词（没有 chat 参数），"
-            "测得的接受长度与真实对话流量不符"
+            "测得的接受长度与真实对话流量不符{when}"
         ),
     ),
     variants={
+        **CLAUSES,
         "backend": T(
             en=(
                 "`{client}` sends prompts without a chat template (`{value}` backend) to a server "
                 "running `{method}` speculative decoding, so the measured acceptance length is not "
-                "what chat traffic gets"
+                "what chat traffic gets{when}"
             ),
             zh=(
                 "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
-                "（`{value}` 后端），测得的接受长度与真实对话流量不符"
+                "（`{value}` 后端），测得的接受长度与真实对话流量不符{when}"
             ),
         ),
         "endpoint": T(
             en=(
                 "`{client}` sends prompts without a chat template (`{value}` endpoint) to a server "
                 "running `{method}` speculative decoding, so the measured acceptance length is not "
-                "what chat traffic gets"
+                "what chat traffic gets{when}"
             ),
             zh=(
                 "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
-                "（`{value}` 端点），测得的接受长度与真实对话流量不符"
+                "（`{value}` 端点），测得的接受长度与真实对话流量不符{when}"
             ),
         ),
     },
@@ -272,4 +275,5 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             variant=variant,
             value=value,
             flag=str(clients.get(client, "--use-chat-template")),
+            when=when_clause(run.assumptions),
         )

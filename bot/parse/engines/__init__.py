@@ -1,0 +1,194 @@
+"""Engine adapters: each engine's spelling of the settings the rules read. Pure.
+
+The names come from the knowledge table `engines.<engine>` (flags in every
+spelling, engine-YAML key paths, environment names, the keys of the
+speculative config and the unit of the synthetic-acceptance knob); one module
+per engine (`vllm`, `sglang`, `trtllm`, `atom`) reads its entry and builds the
+engine-independent `Spec`. `bot.parse.facts` asks the adapter of a launch's
+engine and never names a flag itself.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from bot.base.span import Span
+from bot.parse.jsonpos import UnknownValue
+from bot.parse.recipe import RULE_FLAGS, Launch, Origin, RecipeInputs, Setting
+
+
+@dataclass(frozen=True)
+class Simulation:
+    """Simulated (synthetic) acceptance as the engine is told it."""
+
+    kind: str  # "vllm" | "sglang" | "trtllm" | "atom-length" | "atom-rate"
+    setting: Setting
+    # what the value means (`engines.<e>.units`): "al" | "al_minus_one" | "rate_per_draft_token"
+    unit: str = "al"
+
+    @property
+    def value(self) -> float | None:
+        return to_float(self.setting.value)
+
+
+@dataclass(frozen=True)
+class Spec:
+    method: str | None  # canonical: eagle3 | mtp | dspark | ...
+    raw_method: str | None
+    anchor: Span  # where the speculative config is written
+    draft: Setting | None
+    k: Setting | None
+    simulation: Simulation | None
+    attrs: Mapping[str, str]  # other spec-config keys (draft_sample_method, ...)
+
+
+def to_float(value: Any) -> float | None:
+    if isinstance(value, bool) or value is None or isinstance(value, UnknownValue):
+        return None
+    try:
+        return float(value)
+    except (TypeError, ValueError):
+        return None
+
+
+def table(knowledge: Any, engine: str) -> Mapping[str, Any]:
+    """`engines.<engine>` of the knowledge ({} when the engine is not described)."""
+    engines = knowledge.section("engines") or {}
+    entry = engines.get(engine) if isinstance(engines, Mapping) else None
+    return entry if isinstance(entry, Mapping) else {}
+
+
+def names(entry: Mapping[str, Any], group: str, name: str) -> list[str]:
+    """The spellings `entry[group][name]` lists (flags, env names)."""
+    got = (entry.get(group) or {}).get(name)
+    if isinstance(got, str):
+        return [got]
+    return [str(x) for x in got] if isinstance(got, Sequence) else []
+
+
+def yaml_paths(entry: Mapping[str, Any], name: str) -> list[tuple[str, ...]]:
+    """The engine-YAML key paths `entry.yaml[name]` lists: one path, or several."""
+    got = (entry.get("yaml") or {}).get(name)
+    if not isinstance(got, Sequence) or not got:
+        return []
+    if all(isinstance(x, str) for x in got):
+        return [tuple(str(x) for x in got)]
+    return [tuple(str(y) for y in x) for x in got if isinstance(x, Sequence)]
+
+
+def flag_setting(launch: Launch, *flags: str) -> Setting | None:
+    if not flags:
+        return None
+    f = launch.flag(*flags)
+    if f is None:
+        return None
+    if f.value is None:
+        return Setting(True, f.span, f.name, Origin("flag", f.name))
+    return Setting(f.value.value, f.value_span, f.value.text, Origin("flag", f.name))
+
+
+def setting(launch: Launch, entry: Mapping[str, Any], name: str) -> Setting | None:
+    """The launch's `name` setting: a flag in any spelling, else an engine-YAML key."""
+    found = flag_setting(launch, *names(entry, "flags", name))
+    if found is not None:
+        return found
+    for path in yaml_paths(entry, name):
+        found = launch.yaml_setting(*path)
+        if found is not None:
+            return found
+    return None
+
+
+def env_setting(launch: Launch, entry: Mapping[str, Any], name: str) -> Setting | None:
+    for env in names(entry, "env", name):
+        found = launch.env_setting(env)
+        if found is not None:
+            return found
+    return None
+
+
+def unit(entry: Mapping[str, Any], name: str) -> str:
+    return str((entry.get("units") or {}).get(name, "al"))
+
+
+def engine_value(unit_: str, al: float, k: int) -> float:
+    """The value a synthetic-acceptance knob in `unit_` needs for golden AL `al`."""
+    if unit_ == "al_minus_one":  # TensorRT-LLM: accepted draft tokens, no bonus token
+        return al - 1
+    if unit_ == "rate_per_draft_token":  # ATOM: acceptance rate per drafted token
+        return (al - 1) / k
+    return al
+
+
+def tolerance(unit_: str) -> float:
+    """How far a written value may be from the exact one (a rate is printed rounded)."""
+    return 5e-4 if unit_ == "rate_per_draft_token" else 1e-6
+
+
+def canon(method: Any, knowledge: Any) -> str | None:
+    if not isinstance(method, str):
+        return None
+    spec_methods: Mapping[str, str] = knowledge.section("spec_methods") or {}
+    return spec_methods.get(method.lower(), method.lower())
+
+
+def spec(launch: Launch, knowledge: Any) -> Spec | None:
+    """Speculative decoding as the launch's engine is told it, or None.
+
+    Every rule asks it of every launch: the answer is kept with the knowledge it
+    was read with (a launch is never changed once parsed), the launch held so
+    its id stays its own."""
+    memo: dict[int, tuple[Launch, Spec | None]] | None = getattr(knowledge, "__dict__", {}).get(
+        "_spec_memo"
+    )
+    if memo is None and hasattr(knowledge, "__dict__"):
+        memo = knowledge.__dict__["_spec_memo"] = {}
+    if memo is not None:
+        hit = memo.get(id(launch))
+        if hit is not None and hit[0] is launch:
+            return hit[1]
+    from bot.parse.engines import atom, sglang, trtllm, vllm
+
+    adapters = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm, "atom": atom}
+    adapter = adapters.get(launch.engine)
+    found: Spec | None = None
+    if adapter is not None:
+        found = adapter.spec(launch, table(knowledge, launch.engine), knowledge)
+    if memo is not None:
+        if len(memo) >= _SPEC_MEMO_MAX:  # a long-running server: bounded
+            memo.clear()
+        memo[id(launch)] = (launch, found)
+    return found
+
+
+_SPEC_MEMO_MAX = 20_000
+
+
+def watched(knowledge: Any) -> tuple[frozenset[str], frozenset[str]]:
+    """Every flag and environment name the table gives: the values rules read."""
+    flags: set[str] = set()
+    env: set[str] = set()
+    engines = knowledge.section("engines") or {}
+    for entry in engines.values() if isinstance(engines, Mapping) else ():
+        if not isinstance(entry, Mapping):
+            continue
+        for group, out in (("flags", flags), ("env", env)):
+            for name in entry.get(group) or {}:
+                out.update(names(entry, group, name))
+    return frozenset(flags), frozenset(env)
+
+
+def recipe_inputs(knowledge: Any) -> RecipeInputs:
+    """The interpreter's inputs from the knowledge: the names whose values the rules
+    read (the engines table, the thinking switches, RULE_FLAGS) and the target
+    repository's state-free helpers (`recipe_helpers.inert`)."""
+    flags, env = watched(knowledge)
+    thinking = knowledge.section("thinking") or {}
+    env |= frozenset(str(k) for k in (thinking.get("env_on") or {}))
+    flags |= frozenset(str(k) for k in (thinking.get("flags") or {}))
+    env |= {"AIPERF_EXTRA_INPUTS"}
+    helpers = knowledge.section("recipe_helpers") or {}
+    inert = frozenset(str(x) for x in (helpers.get("inert") or ()))
+    return RecipeInputs(flags | RULE_FLAGS, env, inert)
