@@ -54,9 +54,18 @@ class RecipeInputs:
     watched_flags: frozenset[str] = RULE_FLAGS
     watched_env: frozenset[str] = frozenset()
     inert: frozenset[str] = frozenset()  # the target repository's state-free helpers
+    # helpers that run the command line a variable holds: helper -> variable
+    command_runners: Mapping[str, str] = field(default_factory=dict)
 
     def key(self) -> str:
-        return repr((sorted(self.watched_flags), sorted(self.watched_env), sorted(self.inert)))
+        return repr(
+            (
+                sorted(self.watched_flags),
+                sorted(self.watched_env),
+                sorted(self.inert),
+                sorted(self.command_runners.items()),
+            )
+        )
 
 
 REPORTED_COMMANDS = frozenset({"sed", "git", "pip", "pip3", "cp", "mv", "ln", "curl", "wget"})
@@ -199,6 +208,9 @@ class Run:
     redirect_to: Str | None  # the file its stdout is written to
     assumptions: tuple[Assumption, ...]  # the path's conditions on the environment
     eval_only: bool | None  # True: EVAL_ONLY arm; False: throughput arm; None: both
+    # a helper that runs a command line kept in a variable (`recipe_helpers.
+    # command_runners`): that variable's words when the helper is called
+    runs: tuple[Str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -417,6 +429,7 @@ def parse_recipe(
                 redirect_to=cmd.redirect_to,
                 assumptions=cmd.state.assumptions,
                 eval_only=_eval_only(cmd.state.assumptions),
+                runs=_runs(cmd, inputs.command_runners),
             )
             key = (
                 cmd.line,
@@ -424,6 +437,7 @@ def parse_recipe(
                 cmd.stdin.text if cmd.stdin is not None else None,
                 cmd.redirect_to.text if cmd.redirect_to is not None else None,
                 run.eval_only,
+                tuple(w.text for w in run.runs),
             )
             prev = runs.get(key)
             if prev is not None and prev.assumptions != run.assumptions:
@@ -510,6 +524,20 @@ def parse_recipe(
     recipe.launches = _dedupe(launches)
     recipe.commands = list(runs.values())
     return recipe
+
+
+def _runs(cmd: Command, runners: Mapping[str, str]) -> tuple[Str, ...]:
+    """The words of the command line a runner helper executes (its variable, split as
+    bash splits an unquoted expansion)."""
+    if not runners or not cmd.words:
+        return ()
+    var = runners.get(argv.base(cmd.words[0]))
+    value = cmd.state.vars.get(var) if var else None
+    if value is None:
+        return ()
+    if isinstance(value, tuple):  # an array
+        return value
+    return tuple(value.split())
 
 
 def _dedupe(launches: list[Launch]) -> list[Launch]:

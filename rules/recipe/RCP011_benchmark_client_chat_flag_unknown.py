@@ -34,7 +34,9 @@ RULE = Rule(
             "spec-decode acceptance depends on). InferenceX's reviewer prompt requires the "
             "client's chat-template flag on speculative-decoding recipes; RCP009 checks that "
             "one is given, this rule that it is the client's own. The flags each client takes "
-            "are data (`knowledge.benchmark_client.client_chat_flags`)."
+            "are data (`knowledge.benchmark_client.client_chat_flags`); a helper that runs a "
+            "command line kept in a variable (`run_agentic_replay_and_write_outputs` runs "
+            "`REPLAY_CMD`) is read through `knowledge.recipe_helpers.command_runners`."
         ),
         zh=(
             "每个基准测试客户端的 chat 模板开关写法不同：`run_benchmark_serving`（benchmarks/benchmark_lib.sh）"
@@ -42,7 +44,9 @@ RULE = Rule(
             "`sglang.bench_serving` 与智能体回放使用 `--apply-chat-template`。传入其他客户端的参数会被拒绝"
             "（测试失败）或被忽略（提示词按原样发送，而投机解码的接受率依赖于此）。InferenceX 的审查提示要求"
             "投机解码配方为客户端传入 chat 模板参数；RCP009 检查是否传入，本规则检查是否为该客户端自己的参数。"
-            "各客户端接受的参数由数据 `knowledge.benchmark_client.client_chat_flags` 决定。"
+            "各客户端接受的参数由数据 `knowledge.benchmark_client.client_chat_flags` 决定；"
+            "运行变量中命令行的辅助函数（`run_agentic_replay_and_write_outputs` 运行 `REPLAY_CMD`）"
+            "通过 `knowledge.recipe_helpers.command_runners` 读取。"
         ),
     ),
     bad=(
@@ -55,6 +59,17 @@ RULE = Rule(
                 "    --apply-chat-template  # [RCP011]\n"
             ),
         ),
+        Example(
+            path="benchmarks/single_node/agentic/qwen3.5_fp8_mi325x_mtp.sh",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "python3 -m sglang.launch_server --speculative-algorithm EAGLE &\n"
+                'build_replay_cmd "$RESULT_DIR"\n'
+                'REPLAY_CMD+=" --use-chat-template"  # [RCP011]\n'
+                'run_agentic_replay_and_write_outputs "$RESULT_DIR"\n'
+            ),
+            note="the replay helper runs REPLAY_CMD (recipe_helpers.command_runners)",
+        ),
     ),
     good=(
         Example(
@@ -63,6 +78,16 @@ RULE = Rule(
                 "#!/usr/bin/env bash\n"
                 "python3 -m sglang.launch_server --speculative-algorithm EAGLE &\n"
                 'run_benchmark_serving --model "$MODEL" --port "$PORT" --use-chat-template\n'
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/qwen3.5_fp8_mi325x_mtp.sh",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "python3 -m sglang.launch_server --speculative-algorithm EAGLE &\n"
+                'build_replay_cmd "$RESULT_DIR"\n'
+                'REPLAY_CMD+=" --apply-chat-template"\n'
+                'run_agentic_replay_and_write_outputs "$RESULT_DIR"\n'
             ),
         ),
     ),
@@ -79,6 +104,14 @@ def _client(run: Run, clients: Mapping[str, Any]) -> tuple[str, int] | None:
     return None
 
 
+def _runner_client(run: Run, ctx: RuleContext) -> str | None:
+    """The client a runner helper runs (`recipe_helpers.command_runners`), when `run`
+    calls one."""
+    helpers: Mapping[str, Any] = ctx.knowledge.section("recipe_helpers") or {}
+    spec = (helpers.get("command_runners") or {}).get(run.name)
+    return str(spec["client"]) if isinstance(spec, Mapping) and spec.get("client") else None
+
+
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
     accepted: Mapping[str, Any] = table.get("client_chat_flags", {}) or {}
@@ -87,12 +120,19 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
         return
     seen: set[tuple[int, int]] = set()
     for run in recipe.commands:
+        words: tuple[Any, ...]
         found = _client(run, accepted)
-        if found is None:
-            continue
-        client, start = found
+        if found is not None:
+            client, start = found
+            words = run.words[start:]
+        else:
+            # a helper that runs the command line a variable holds (REPLAY_CMD)
+            runner = _runner_client(run, ctx) if run.runs else None
+            if runner is None or runner not in accepted:
+                continue
+            client, words = runner, run.runs
         own = [str(f) for f in accepted.get(client) or []]
-        for word in run.words[start:]:
+        for word in words:
             text = word.text.split("=", 1)[0]
             if not word.known or text not in chat_flags or text in own:
                 continue

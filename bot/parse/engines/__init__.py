@@ -191,4 +191,11 @@ def recipe_inputs(knowledge: Any) -> RecipeInputs:
     env |= {"AIPERF_EXTRA_INPUTS"}
     helpers = knowledge.section("recipe_helpers") or {}
     inert = frozenset(str(x) for x in (helpers.get("inert") or ()))
-    return RecipeInputs(flags | RULE_FLAGS, env, inert)
+    runners = {
+        str(name): str(spec["variable"])
+        for name, spec in (helpers.get("command_runners") or {}).items()
+        if isinstance(spec, Mapping) and spec.get("variable")
+    }
+    # a runner's variable is read when the runner is called: keep its value apart
+    env |= frozenset(runners.values())
+    return RecipeInputs(flags | RULE_FLAGS, env, inert, runners)
