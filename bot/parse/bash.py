@@ -25,7 +25,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -341,9 +341,7 @@ class Interpreter:
         span = (node.start_byte, node.end_byte)
         got = self._texts.get(span)
         if got is None:
-            got = self._texts[span] = self.src[span[0] : span[1]].decode(
-                "utf-8", errors="replace"
-            )
+            got = self._texts[span] = self.src[span[0] : span[1]].decode("utf-8", errors="replace")
         return got
 
     def block(self, nodes: list[Node], states: list[State], depth: int) -> list[State]:
