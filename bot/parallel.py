@@ -20,6 +20,7 @@ from typing import Any
 from bot.core.engine import Context, Report, dedupe, lint, route
 from bot.core.model import Finding
 from bot.core.registry import RuleModule, all_rules
+from bot.parse.master_launch import master_launches
 from bot.parse.recipe import describe_path
 
 # below this many routed files a fork costs more than it saves
@@ -80,6 +81,9 @@ def lint_parallel(
     if workers < 2 or len(routed) < MIN_FILES or not hasattr(os, "fork"):
         return lint(ctx, paths=selected, rules=rules)
     worker_paths, parent_paths = _share(ctx, routed)
+    # a view both processes read (the master configs, parsed, and the recipes their
+    # points run): built once here, the worker inherits it with the fork
+    master_launches(ctx)
     per_file = [rm for rm in rules if rm.rule.target != "change"]
     read_fd, write_fd = os.pipe()
     try:

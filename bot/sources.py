@@ -125,33 +125,59 @@ class FsTree:
         self._cache = _ByteCache()
         # path -> (size, mtime_ns, blob id)
         self._ids: dict[str, tuple[int, int, str]] = {}
+        # path -> its real file inside the root (None: outside it or not a usable name)
+        self._reals: dict[str, Path | None] = {}
 
     def __repr__(self) -> str:
         return f"FsTree({str(self.root)!r})"
 
     def _resolve(self, path: str) -> Path | None:
         """The real file behind `path`, or None if it is outside the root or not a file."""
+        found = self._stat(path)
+        return found[0] if found is not None else None
+
+    def _real(self, path: str) -> Path | None:
+        """`path` with every symlink resolved, inside the root; None outside it.
+
+        Resolved once per path and tree (a whole-tree lint reads each recipe several
+        times: its blob id, its text, and again as a sibling of other recipes)."""
+        if path in self._reals:
+            return self._reals[path]
         rel = path.replace("\\", "/").strip("/")
         parts = rel.split("/")
-        if not rel or any(p in ("", ".", "..") for p in parts) or ".git" in parts:
-            return None
-        full = Path(os.path.realpath(self.root.joinpath(*parts)))
-        if full != self.root and self.root not in full.parents:
-            return None
-        try:
-            st = full.stat()
-        except OSError:
-            return None
-        return full if stat.S_ISREG(st.st_mode) else None
+        full: Path | None = None
+        if rel and not any(p in ("", ".", "..") for p in parts) and ".git" not in parts:
+            full = Path(os.path.realpath(self.root.joinpath(*parts)))
+            if full != self.root and self.root not in full.parents:
+                full = None
+        self._reals[path] = full
+        return full
 
-    def read(self, path: str) -> bytes | None:
-        full = self._resolve(path)
+    def _stat(self, path: str) -> tuple[Path, os.stat_result] | None:
+        """The real regular file behind `path` and its status, or None."""
+        full = self._real(path)
         if full is None:
             return None
         try:
-            st = full.stat()
+            # not followed: the cached real path is no link unless it became one
+            st = full.lstat()
+            if stat.S_ISLNK(st.st_mode):
+                del self._reals[path]
+                full = self._real(path)
+                if full is None:
+                    return None
+                st = full.stat()
         except OSError:
             return None
+        return (full, st) if stat.S_ISREG(st.st_mode) else None
+
+    def read(self, path: str) -> bytes | None:
+        found = self._stat(path)
+        if found is None:
+            return None
+        return self._read(*found)
+
+    def _read(self, full: Path, st: os.stat_result) -> bytes | None:
         # keyed by size and mtime too, so an edit during a long run is seen
         key = f"{full}\x00{st.st_size}\x00{st.st_mtime_ns}"
         cached = self._cache.get(key)
@@ -165,13 +191,10 @@ class FsTree:
         return data
 
     def blob_id(self, path: str) -> str | None:
-        full = self._resolve(path)
-        if full is None:
+        found = self._stat(path)
+        if found is None:
             return None
-        try:
-            st = full.stat()
-        except OSError:
-            return None
+        full, st = found
         key = str(full)
         known = self._ids.get(key)
         if known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
@@ -179,7 +202,7 @@ class FsTree:
         if st.st_size > MAX_CACHED_FILE:
             blob = _hash_file(full, st.st_size)
         else:
-            data = self.read(path)
+            data = self._read(full, st)
             if data is None:
                 return None
             blob = content_id(data)

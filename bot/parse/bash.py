@@ -25,7 +25,7 @@ import math
 import re
 import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from functools import lru_cache
 from typing import Any
 
@@ -176,7 +176,20 @@ class State:
         return tuple(sorted(out, key=lambda a: a.line))
 
     def copy(self) -> State:
-        return replace(self, vars=dict(self.vars), files=dict(self.files))
+        # field by field: `dataclasses.replace` costs several times as much, and
+        # every branch of every `if` copies a path
+        return State(
+            vars=dict(self.vars),
+            exported=self.exported,
+            files=dict(self.files),
+            assumptions=self.assumptions,
+            bounds=self.bounds,
+            positional=self.positional,
+            done=self.done,
+            returning=self.returning,
+            breaking=self.breaking,
+            history=self.history,
+        )
 
     def key(self) -> tuple[Any, ...]:
         return (
@@ -306,6 +319,9 @@ class Interpreter:
         self.call_depth = 0
         self._path_cap_reported = False
         self.last_use: dict[str, int] = {}
+        # (start byte, end byte) -> source text, and literal words as values
+        self._texts: dict[tuple[int, int], str] = {}
+        self._words: dict[tuple[int, int], Str] = {}
 
     # ----------------------------------------------------------------- driving
     def run(self, root: Node) -> list[State]:
@@ -321,7 +337,12 @@ class Interpreter:
         return self.finished + [s for s in states if not s.done]
 
     def text(self, node: Node) -> str:
-        return self.src[node.start_byte : node.end_byte].decode("utf-8", errors="replace")
+        # every path reads the same nodes again: decode each span once
+        span = (node.start_byte, node.end_byte)
+        got = self._texts.get(span)
+        if got is None:
+            got = self._texts[span] = self.src[span[0] : span[1]].decode("utf-8", errors="replace")
+        return got
 
     def block(self, nodes: list[Node], states: list[State], depth: int) -> list[State]:
         for node in nodes:
@@ -1236,10 +1257,15 @@ class Interpreter:
         t = node.type
         row, col = node.start_point.row, node.start_point.column
         if t in ("word", "number", "extglob_pattern", "regex", "test_operator"):
-            raw = self.text(node)
-            if "\\" in raw:
-                raw = re.sub(r"\\(.)", r"\1", raw)
-            return Str.lit(raw, row + 1, col + 1)
+            # a literal is the same value on every path: built once per node
+            span = (node.start_byte, node.end_byte)
+            word = self._words.get(span)
+            if word is None:
+                raw = self.text(node)
+                if "\\" in raw:
+                    raw = re.sub(r"\\(.)", r"\1", raw)
+                word = self._words[span] = Str.lit(raw, row + 1, col + 1)
+            return word
         if t == "raw_string":
             raw = self.text(node)[1:-1]
             return _lit_segs(raw, row, col + 1)

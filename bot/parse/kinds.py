@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from types import MappingProxyType
-from typing import Literal
+from typing import Any, Literal
 
 from bot.parse.changelog import ChangelogMemory, parse_changelog
 from bot.parse.golden import parse_golden
@@ -37,6 +37,9 @@ class ParseRun:
     inputs: RecipeInputs = field(default_factory=RecipeInputs)
     # recent clean changelog parses, for re-reading only the changed tail of the next
     changelogs: ChangelogMemory = field(default_factory=ChangelogMemory)
+    # engine YAML files written by recipes (heredocs), loaded, by text: recipes of one
+    # family write the same file, and a run loads each text once. Read-only once made.
+    engine_docs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def key(self) -> str:
@@ -48,7 +51,9 @@ Parser = Callable[[str, str, ParseRun], object]
 
 
 def _recipe(path: str, text: str, run: ParseRun) -> object:
-    return parse_recipe(path, text, domains=run.domains or None, inputs=run.inputs)
+    return parse_recipe(
+        path, text, domains=run.domains or None, inputs=run.inputs, engine_docs=run.engine_docs
+    )
 
 
 def _changelog(path: str, text: str, run: ParseRun) -> object:

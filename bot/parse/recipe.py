@@ -362,9 +362,11 @@ def parse_recipe(
     text: str,
     domains: Mapping[str, frozenset[str]] | None = None,
     inputs: RecipeInputs | None = None,
+    engine_docs: dict[str, Any] | None = None,
 ) -> Recipe:
     """The recipe's launches; `domains`: the values each environment input can take;
-    `inputs`: what the interpreter takes from the knowledge (watched names, helpers)."""
+    `inputs`: what the interpreter takes from the knowledge (watched names, helpers);
+    `engine_docs`: engine YAML texts already loaded in this run (the run's memory)."""
     inputs = inputs or RecipeInputs()
     if path.endswith((".yaml", ".yml")):
         from bot.parse.model_table import is_model_table, parse_model_table
@@ -416,7 +418,7 @@ def parse_recipe(
         )
     launches: list[Launch] = []
     runs: dict[tuple[Any, ...], Run] = {}
-    engine_docs: dict[str, Any] = {}
+    docs: dict[str, Any] = engine_docs if engine_docs is not None else {}
     parsed_flags: dict[tuple[Any, ...], dict[str, list[Flag]]] = {}
 
     def on_command(cmd: Command) -> None:
@@ -480,9 +482,9 @@ def parse_recipe(
                     try:
                         # round trip (positions needed); variants share texts: load each once
                         doc_text = yaml_text.placeholder_text()
-                        if doc_text not in engine_docs:
-                            engine_docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
-                        yaml_doc = engine_docs[doc_text]
+                        if doc_text not in docs:
+                            docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
+                        yaml_doc = docs[doc_text]
                     except YamlError as exc:
                         line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
                             0, (exc.line or 1) - 1

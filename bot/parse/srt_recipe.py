@@ -301,7 +301,8 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
     frontend = doc.get("frontend")
     if isinstance(frontend, PosMap) and "env" in frontend:
         client = {**_env(recipe, frontend, "env"), **client}
-    whole = _whole_text(recipe)
+    # the whole text as one value, line by line: only TensorRT-LLM roles carry it
+    whole = _whole_text(recipe) if engine == "trtllm" else None
     for role, settings in configs.items():
         line = configs.key_pos(role)[0]
         if role not in ROLES:

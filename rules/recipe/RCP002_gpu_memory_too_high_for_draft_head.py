@@ -211,10 +211,14 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple
         return _multi_node_limit(recipe, engine, ctx)
     source = ctx.base if ctx.base is not None else ctx.tree
     best: tuple[tuple[int, int, str], float, str] | None = None
-    for path in ctx.recipes(source):
-        if path == recipe.path or not path.endswith("_mtp.sh"):
+    # the spec-decode scripts and their names, listed once per run and tree
+    named = ctx.memo(
+        f"rcp002-mtp:{id(source)}",
+        lambda: [(p, describe_path(p)) for p in ctx.recipes(source) if p.endswith("_mtp.sh")],
+    )
+    for path, name in named:
+        if path == recipe.path:
             continue
-        name = describe_path(path)
         if name.model != recipe.model or name.sku != recipe.sku:
             continue
         sibling = ctx.parsed("recipe", path, tree=source)
