@@ -19,7 +19,7 @@ A reading is None when the command is not of that kind or only inspects (`git ap
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Literal
 
@@ -197,3 +197,16 @@ __all__ = [
     "script_relative",
     "writes",
 ]
+
+
+def client(words: Sequence[Str], names: Iterable[object]) -> tuple[str, int] | None:
+    """(name, index of its first argument) when `words` drive one of the benchmark
+    clients `names` (a name of several words, `vllm bench serve`, matches in order),
+    looked for among the first six words (wrappers, `python3 -m`)."""
+    bases = [w.text.rsplit("/", 1)[-1] for w in words[:6]]
+    for name in names:
+        toks = str(name).split()
+        for i in range(len(bases) - len(toks) + 1):
+            if bases[i : i + len(toks)] == toks:
+                return str(name), i + len(toks)
+    return None

@@ -111,47 +111,31 @@ def entry_launches(
             if sep:
                 settings.setdefault(name.strip(), (value.strip(), entry.line_at(ipath)))
         spec = point.get("spec-decoding") if isinstance(point, dict) else None
-        for name, role in (("CONFIG_FILE", "throughput"), ("EVAL_CONFIG_FILE", "eval")):
-            if name not in settings:
-                continue
-            value, line = settings[name]
-            out.append(
-                (
-                    value.split(":", 1)[0],
-                    MasterLaunch(
-                        cfg.path,
-                        entry.key,
-                        scenario or "",
-                        role,
-                        line,
-                        str(spec) if spec is not None else None,
-                        settings,
-                    ),
-                )
-            )
+        runs: list[tuple[str, str, dict[str, Any]]] = [
+            (name, role, {})
+            for name, role in (("CONFIG_FILE", "throughput"), ("EVAL_CONFIG_FILE", "eval"))
+            if name in settings
+        ]
         if (
             evals.get("eval_falls_back_to_config_file")
             and "CONFIG_FILE" in settings
             and "EVAL_CONFIG_FILE" not in settings
             and _eval_eligible(point, scenario or "", seq, evals)
         ):
-            value, line = settings["CONFIG_FILE"]
-            out.append(
-                (
-                    value.split(":", 1)[0],
-                    MasterLaunch(
-                        cfg.path,
-                        entry.key,
-                        scenario or "",
-                        "eval",
-                        line,
-                        str(spec) if spec is not None else None,
-                        settings,
-                        reused=True,
-                        max_conc=_max_conc(point),
-                    ),
-                )
+            runs.append(("CONFIG_FILE", "eval", {"reused": True, "max_conc": _max_conc(point)}))
+        for name, role, extra in runs:
+            value, line = settings[name]
+            launch = MasterLaunch(
+                cfg.path,
+                entry.key,
+                scenario or "",
+                role,
+                line,
+                str(spec) if spec is not None else None,
+                settings,
+                **extra,
             )
+            out.append((value.split(":", 1)[0], launch))
     return out
 
 

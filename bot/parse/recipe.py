@@ -133,6 +133,9 @@ class Launch:
     # every fact on the environment the path took to this launch (`bash.Assumption`:
     # `TP=4`, `CONC` in 1|4, `CONC` <= 8, ...), typed; findings name them
     conditions: tuple[Any, ...] = ()
+    # `engines.spec` of this launch and the knowledge it was read with: a launch is
+    # never changed once parsed, and it lives as long as the run's parse cache
+    spec_memo: tuple[Any, Any] | None = field(default=None, repr=False, compare=False)
 
     @property
     def decodes(self) -> bool:

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from bot.core.engine import Report
 from bot.core.model import Finding
-from bot.report.text import bilingual, langs, summary_lines
+from bot.report.text import langs, message_with_fix, summary_lines
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
 MAX_PER_LEVEL = 10
@@ -38,10 +38,7 @@ def annotation(f: Finding, lang: str = "both") -> str:
     if f.span.end_col is not None and f.span.last_line == f.span.line:
         props.append(("endColumn", str(f.span.end_col)))
     props.append(("title", f"{f.rule} {f.slug}"))
-    message = bilingual(f.message, lang)
-    if f.fix is not None:
-        fixes = {"en": f"Fix: {f.fix.en}", "zh": f"修复：{f.fix.zh}"}
-        message += "\n" + "\n".join(fixes[code] for code in langs(lang))
+    message = message_with_fix(f, lang)
     head = ",".join(f"{key}={escape_property(value)}" for key, value in props)
     return f"::{COMMAND[f.severity]} {head}::{escape_data(message)}"
 

@@ -20,17 +20,9 @@ from typing import Any
 from bot.core.engine import Report
 from bot.core.model import Finding
 from bot.docs import PROJECT_URL, rule_url
-from bot.report.text import bilingual, langs
+from bot.report.text import langs, message_with_fix
 
 SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
-
-
-def _message(f: Finding, lang: str) -> str:
-    text = bilingual(f.message, lang)
-    if f.fix is not None:
-        fixes = {"en": f"Fix: {f.fix.en}", "zh": f"修复：{f.fix.zh}"}
-        text += "\n" + "\n".join(fixes[code] for code in langs(lang))
-    return text
 
 
 def diagnostic(f: Finding, lang: str = "both") -> dict[str, Any]:
@@ -41,7 +33,7 @@ def diagnostic(f: Finding, lang: str = "both") -> dict[str, Any]:
     elif f.span.end_line is not None:
         rng["end"] = {"line": f.span.end_line + 1, "column": 1}
     out: dict[str, Any] = {
-        "message": _message(f, lang),
+        "message": message_with_fix(f, lang),
         "location": {"path": f.path, "range": rng},
         "severity": SEVERITY[f.severity],
         "code": {"value": f.rule, "url": rule_url(f.rule)},

@@ -23,7 +23,7 @@ from bot.core.engine import Report
 from bot.core.model import Finding, Rule
 from bot.core.registry import RuleModule, all_rules
 from bot.docs import PROJECT_URL, RULES_URL, rule_url
-from bot.report.text import bilingual, langs
+from bot.report.text import bilingual, langs, message_with_fix
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 FINGERPRINT_KEY = "recipeReview/v1"
@@ -95,14 +95,6 @@ def _fallback_descriptor(f: Finding) -> dict[str, Any]:
     }
 
 
-def _message(f: Finding, lang: str) -> str:
-    text = bilingual(f.message, lang)
-    if f.fix is not None:
-        fixes = {"en": f"Fix: {f.fix.en}", "zh": f"修复：{f.fix.zh}"}
-        text += "\n" + "\n".join(fixes[code] for code in langs(lang))
-    return text
-
-
 def _location(f: Finding) -> dict[str, Any]:
     return {"uri": encode_path(f.path), "uriBaseId": SRCROOT}
 
@@ -144,7 +136,7 @@ def _result(f: Finding, index: int, lang: str) -> dict[str, Any]:
         "ruleId": f.rule,
         "ruleIndex": index,
         "level": LEVEL[f.severity],
-        "message": {"text": _message(f, lang)},
+        "message": {"text": message_with_fix(f, lang)},
         "locations": [{"physicalLocation": {"artifactLocation": _location(f), "region": region}}],
         "partialFingerprints": {FINGERPRINT_KEY: f.fingerprint},
         "properties": {"slug": f.slug},

@@ -46,6 +46,16 @@ def bilingual(text: T, lang: str, sep: str = "\n") -> str:
     return sep.join(parts)
 
 
+def message_with_fix(f: Finding, lang: str) -> str:
+    """The finding's message, then its fix (`Fix: ...` / `修复：...`), in `lang`: the
+    one-string form of the machine formats (SARIF, rdjson, GitHub annotations)."""
+    text = bilingual(f.message, lang)
+    if f.fix is not None:
+        fixes = {"en": f"Fix: {f.fix.en}", "zh": f"修复：{f.fix.zh}"}
+        text += "\n" + "\n".join(fixes[code] for code in langs(lang))
+    return text
+
+
 def _plural(n: int, word: str) -> str:
     return f"{n} {word}" if n == 1 else f"{n} {word}s"
 

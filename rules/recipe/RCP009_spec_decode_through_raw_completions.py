@@ -10,7 +10,7 @@ from bot.core.conditions import CLAUSES
 from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, T
-from bot.parse import argv, facts
+from bot.parse import argv, commands, facts
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Str
 
@@ -180,17 +180,6 @@ def _spec(recipe: Recipe, ctx: RuleContext) -> str | None:
     return "MTP" if recipe.mtp else None
 
 
-def _client(run: Run, clients: Mapping[str, Any]) -> tuple[str, int] | None:
-    """(client name, index of its first argument) when `run` drives a benchmark client."""
-    bases = [w.text.rsplit("/", 1)[-1] for w in run.words[:6]]
-    for name in clients:
-        toks = str(name).split()
-        for i in range(len(bases) - len(toks) + 1):
-            if bases[i : i + len(toks)] == toks:
-                return str(name), i + len(toks)
-    return None
-
-
 def _last(args: argv.Args, *names: str) -> tuple[bool, Str | None]:
     """(given, value) of the last occurrence of a flag."""
     found = [o for o in args.opts if o.name in names]
@@ -252,7 +241,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     for run in recipe.commands:
         if run.eval_only is True:
             continue
-        found = _client(run, clients)
+        found = commands.client(run.words, clients)
         if found is None:
             continue
         client, start = found

@@ -7,6 +7,7 @@ from typing import Any
 
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Join, Rule, T, part
+from bot.parse import commands
 from bot.parse.recipe import Recipe, Run
 
 RULE = Rule(
@@ -94,16 +95,6 @@ RULE = Rule(
 )
 
 
-def _client(run: Run, clients: Mapping[str, Any]) -> tuple[str, int] | None:
-    bases = [w.text.rsplit("/", 1)[-1] for w in run.words[:6]]
-    for name in clients:
-        toks = str(name).split()
-        for i in range(len(bases) - len(toks) + 1):
-            if bases[i : i + len(toks)] == toks:
-                return str(name), i + len(toks)
-    return None
-
-
 def _runner_client(run: Run, ctx: RuleContext) -> str | None:
     """The client a runner helper runs (`recipe_helpers.command_runners`), when `run`
     calls one."""
@@ -121,7 +112,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     seen: set[tuple[int, int]] = set()
     for run in recipe.commands:
         words: tuple[Any, ...]
-        found = _client(run, accepted)
+        found = commands.client(run.words, accepted)
         if found is not None:
             client, start = found
             words = run.words[start:]

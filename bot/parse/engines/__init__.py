@@ -137,18 +137,11 @@ def canon(method: Any, knowledge: Any) -> str | None:
 def spec(launch: Launch, knowledge: Any) -> Spec | None:
     """Speculative decoding as the launch's engine is told it, or None.
 
-    Every rule asks it of every launch: the answer is kept with the knowledge it
-    was read with (a launch is never changed once parsed), the launch held so
-    its id stays its own."""
-    memo: dict[int, tuple[Launch, Spec | None]] | None = getattr(knowledge, "__dict__", {}).get(
-        "_spec_memo"
-    )
-    if memo is None and hasattr(knowledge, "__dict__"):
-        memo = knowledge.__dict__["_spec_memo"] = {}
-    if memo is not None:
-        hit = memo.get(id(launch))
-        if hit is not None and hit[0] is launch:
-            return hit[1]
+    Every rule asks it of every launch: the answer is kept on the launch, with the
+    knowledge it was read with."""
+    memo = launch.spec_memo
+    if memo is not None and memo[0] is knowledge:
+        return memo[1]  # type: ignore[no-any-return]
     from bot.parse.engines import atom, sglang, trtllm, vllm
 
     adapters = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm, "atom": atom}
@@ -156,14 +149,8 @@ def spec(launch: Launch, knowledge: Any) -> Spec | None:
     found: Spec | None = None
     if adapter is not None:
         found = adapter.spec(launch, table(knowledge, launch.engine), knowledge)
-    if memo is not None:
-        if len(memo) >= _SPEC_MEMO_MAX:  # a long-running server: bounded
-            memo.clear()
-        memo[id(launch)] = (launch, found)
+    launch.spec_memo = (knowledge, found)
     return found
-
-
-_SPEC_MEMO_MAX = 20_000
 
 
 def watched(knowledge: Any) -> tuple[frozenset[str], frozenset[str]]:
