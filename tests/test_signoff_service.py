@@ -33,6 +33,7 @@ from bot.server.webhook import classify, signoff_event
 from bot.signoff.model import VERDICT_MARK
 from bot.signoff.service import RECORD_MARK, SignoffSettings, verify_signoffs
 from tests.fakegithub import FakeGitHub
+from tests.github_contract import GITHUB_HEADERS
 from tests.webhook_fakes import LiveServer, encode, service_env, signed_headers, wait_for
 
 REPO = "octo/bench"
@@ -103,7 +104,10 @@ class Gate:
     number: int
     people: dict[str, PyGithubGateway] = field(default_factory=dict)
     deliveries: int = 0
-    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))
+    # also what the people around the PR call GitHub with: its API version and media type
+    http: httpx.Client = field(
+        default_factory=lambda: httpx.Client(timeout=30, headers=GITHUB_HEADERS)
+    )
 
     # -- state
 

@@ -18,12 +18,25 @@ from typing import Protocol
 
 
 class GitHubError(Exception):
-    """A GitHub call failed. `status` is the HTTP status (0 when no response)."""
+    """A GitHub call failed. `status` is the HTTP status (0 when no response); `request`
+    the request that failed ("POST /app/installations/7/access_tokens"), when known."""
 
-    def __init__(self, message: str, status: int = 0, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        status: int = 0,
+        retry_after: float | None = None,
+        request: str = "",
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        self.request = request
+
+    @property
+    def token_exchange(self) -> bool:
+        """The installation token could not be had (not the request it was for)."""
+        return self.request.startswith("POST /app/installations/")
 
     @property
     def transient(self) -> bool:

@@ -148,7 +148,8 @@ class Metrics:
         )
         self.github_errors = Counter(
             "bot_github_errors_total",
-            "GitHub gateway calls that failed, by method and HTTP status (0: no response).",
+            "GitHub gateway calls that failed, by method and HTTP status (0: no response);"
+            " method installation_token: an App installation token could not be had.",
             ("method", "status"),
         )
         self.signoff_verdicts = Counter(
