@@ -58,7 +58,6 @@ LARGE_FILE = 1024 * 1024  # the contents API sends no content above 1 MB
 MAX_PR_FILES = 3000
 MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
 MAX_BODY = 65536  # GitHub refuses comment and review bodies longer than this
-CONTEXT = 3  # lines of context a moved review comment must keep to follow its line
 SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )
@@ -405,6 +404,17 @@ def hunk_text(patch: str | None, line: int, side: str = "RIGHT") -> str:
     return ""
 
 
+def _similarity(a: bytes, b: bytes) -> float:
+    """How much of two files' lines they share (0..1), as git's rename detection asks."""
+    try:
+        x, y = a.decode("utf-8").splitlines(), b.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return 1.0 if a == b else 0.0
+    if not x and not y:
+        return 1.0
+    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+
 def _b64(data: bytes) -> str:
     text = base64.b64encode(data).decode()
     return "\n".join(text[i : i + 60] for i in range(0, len(text), 60)) + "\n"
@@ -477,6 +487,7 @@ class FakeGitHub:
         # org -> login -> public?; orgs whose members the requester may not see answer 302
         self.org_members: dict[str, dict[str, bool]] = {}
         self.outside_orgs: set[str] = set()
+        self.forbidden_orgs: set[str] = set()  # membership checks answer 403
         self.deleted_users: set[str] = set()
         self.crashes: list[Exception] = []  # exceptions inside the fake (tests may assert none)
         self._chaos: tuple[float, Any, int, tuple[str, ...], str] | None = None
@@ -662,11 +673,15 @@ class FakeGitHub:
         title: str = "Update recipes",
         body: str = "",
         head_modes: Mapping[str, str] | None = None,
+        fork: str | None = None,
     ) -> FakePull:
         """A PR whose head commit holds exactly `head`, branched from `base_ref`.
 
         With `base` the base branch first gets a commit holding `base` (the
-        repository is created when missing)."""
+        repository is created when missing). With `fork` ("someone/bench") the head
+        branch lives in that fork, which the base repository's installation cannot
+        read; its commits are readable through the base repository, as on GitHub
+        (`refs/pull/N/head`)."""
         with self._lock:
             if full_name not in self.repos:
                 self.create_repo(full_name, base or {}, branch=base_ref)
@@ -676,22 +691,68 @@ class FakeGitHub:
             self.user(user)
             base_sha = repo.branches[base_ref]
             head_sha = self.commit(
-                full_name, head, branch=head_ref, parents=[base_sha], modes=head_modes
+                full_name,
+                head,
+                branch=None if fork else head_ref,
+                parents=[base_sha],
+                modes=head_modes,
             )
+            if fork is not None:
+                self._fork(repo, fork)
             if number is None:
                 number = max([0, *repo.pulls, *repo.issue_comments]) + 1
             pull = FakePull(number, user, base_ref, head_ref, base_sha, head_sha, title, body)
             pull.draft = draft
             pull.id = next(self._ids)
+            pull.head_repo = fork
             repo.pulls[number] = pull
             return pull
+
+    def _fork(self, parent: FakeRepo, full_name: str) -> FakeRepo:
+        if full_name in self.repos:
+            return self.repos[full_name]
+        owner, name = full_name.split("/")
+        self.user(owner)
+        fork = FakeRepo(owner, name, next(self._ids), parent.default_branch, None)
+        fork.fork_of = parent.full_name
+        fork.private = True  # the base repository's installation cannot read it
+        self.repos[full_name] = fork
+        return fork
+
+    def delete_fork(self, full_name: str) -> None:
+        """The fork a PR comes from is deleted: its pulls show `head.repo: null`."""
+        with self._lock:
+            del self.repos[full_name]
 
     def push(self, full_name: str, number: int, head: Files) -> str:
         """A new commit on the PR's head branch (a `synchronize`)."""
         with self._lock:
-            pull = self.repos[full_name].pulls[number]
-            pull.head_sha = self.commit(full_name, head, branch=pull.head_ref)
+            repo = self.repos[full_name]
+            pull = repo.pulls[number]
+            branch = None if pull.head_repo else pull.head_ref
+            pull.head_sha = self.commit(full_name, head, branch=branch, parents=[pull.head_sha])
+            self._reanchor(repo, pull)
             return pull.head_sha
+
+    def force_push(self, full_name: str, number: int, head: Files) -> str:
+        """The head branch rewritten: a new head that does not descend from the old one."""
+        with self._lock:
+            repo = self.repos[full_name]
+            pull = repo.pulls[number]
+            branch = None if pull.head_repo else pull.head_ref
+            pull.head_sha = self.commit(
+                full_name, head, branch=branch, parents=[pull.base_sha], message="rewritten"
+            )
+            self._reanchor(repo, pull)
+            return pull.head_sha
+
+    def retarget(self, full_name: str, number: int, base_ref: str) -> None:
+        """The PR's base branch is changed (an `edited` with `changes.base`)."""
+        with self._lock:
+            repo = self.repos[full_name]
+            pull = repo.pulls[number]
+            pull.base_ref, pull.base_sha = base_ref, repo.branches[base_ref]
+            self._reanchor(repo, pull)
 
     def set_permission(self, full_name: str, login: str, role: str) -> None:
         """`login`'s role on the repository: admin | maintain | write | triage | read."""
@@ -725,6 +786,10 @@ class FakeGitHub:
         """The requester is not a member of `org`: `GET /orgs/{org}/members/{user}`
         answers 302 to the public-membership check, as GitHub documents."""
         self.outside_orgs.add(org)
+
+    def forbid_org_members(self, org: str) -> None:
+        """Membership checks in `org` answer 403 (a credential without `members: read`)."""
+        self.forbidden_orgs.add(org)
 
     def is_org_member(self, org: str, login: str) -> bool:
         """A member of `org`: added as one, or in one of its teams (active or pending)."""
@@ -1057,6 +1122,8 @@ class FakeGitHub:
             and identity["installation"] != repo.installation_id
         ):
             raise HTTPError(404, "Not Found")
+        if repo.fork_of is not None and repo.private and identity["login"] != repo.owner:
+            raise HTTPError(404, "Not Found")  # someone's private fork
         return repo
 
     # ------------------------------------------------------------------ routing
@@ -1105,6 +1172,8 @@ class FakeGitHub:
         m = re.fullmatch(r"/orgs/([^/]+)/members/([^/]+)", path)
         if m and method == "GET":
             org, login = (unquote(g) for g in m.groups())
+            if org in self.forbidden_orgs:
+                raise HTTPError(403, "Resource not accessible by integration")
             if org in self.outside_orgs:
                 # documented: "Response if requester is not an organization member"
                 where = f"{self.url}/orgs/{m.group(1)}/public_members/{m.group(2)}"
@@ -1478,10 +1547,21 @@ class FakeGitHub:
         gone: dict[str, list[str]] = {}  # blob sha -> removed paths holding it
         for p in sorted(p for p in old if p not in new):
             gone.setdefault(old[p].sha, []).append(p)
-        renames: dict[str, str] = {}  # new path -> old path (identical content only)
+        renames: dict[str, str] = {}  # new path -> old path
         for p in sorted(p for p in new if p not in old):
             if gone.get(new[p].sha):
                 renames[p] = gone[new[p].sha].pop(0)
+        # renames with changes: git's rule, at least half of the content kept
+        removed = sorted(p for p in old if p not in new and p not in renames.values())
+        for p in sorted(p for p in new if p not in old and p not in renames):
+            best, score = None, 0.5
+            for q in removed:
+                ratio = _similarity(repo.blobs[old[q].sha], repo.blobs[new[p].sha])
+                if ratio >= score:
+                    best, score = q, ratio
+            if best is not None:
+                renames[p] = best
+                removed.remove(best)
         renamed_from = set(renames.values())
         files: list[JSON] = []
         for path in sorted(set(old) | set(new)):
@@ -1492,11 +1572,7 @@ class FakeGitHub:
                 before
                 and after
                 and path not in renames
-                and (before.sha, before.mode)
-                == (
-                    after.sha,
-                    after.mode,
-                )
+                and (before.sha, before.mode) == (after.sha, after.mode)
             ):
                 continue
             if path in renames:
@@ -1513,6 +1589,8 @@ class FakeGitHub:
             lines = (patch or "").split("\n")
             adds = sum(1 for ln in lines if ln.startswith("+"))
             dels = sum(1 for ln in lines if ln.startswith("-"))
+            if self.patch_limit is not None and adds + dels > self.patch_limit:
+                patch = None  # GitHub leaves out the patch of a diff too large to show
             blob = after or before
             item: JSON = {
                 "sha": blob.sha if blob else None,
@@ -1785,9 +1863,9 @@ class FakeGitHub:
 
     def _reanchor(self, repo: FakeRepo, pull: FakePull) -> None:
         """After the PR's head or base moved: each current review comment follows its
-        line to the new head when the line and its context are unchanged (GitHub moves
-        a displaced comment), and otherwise goes outdated: `line` and `position` become
-        null, the `original_*` fields keep where it was made."""
+        line to the new head when that line is unchanged and still in the PR's diff
+        (GitHub moves a displaced comment), and otherwise goes outdated: `line` and
+        `position` become null, the `original_*` fields keep where it was made."""
         files = {f["filename"]: f for f in self._all_pull_files(repo, pull)}
         for c in repo.review_comments.get(pull.number, []):
             line = c.get("line")
@@ -1820,14 +1898,14 @@ class FakeGitHub:
         except UnicodeDecodeError:
             return None
         line = int(c["line"])
-        lo, hi = max(0, line - 1 - CONTEXT), min(len(old), line + CONTEXT)
-        block, offset = old[lo:hi], line - 1 - lo
-        starts = [i for i in range(len(new) - len(block) + 1) if new[i : i + len(block)] == block]
-        if not starts:
-            return None
-        start = min(starts, key=lambda i: abs(i + offset + 1 - line))
-        moved = start + offset + 1
-        if moved not in commentable_lines(files[path]["patch"])["RIGHT"]:
+        # the commented line follows the file's changes; changed or gone, it is outdated
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        moved = None
+        for tag, i1, i2, j1, _ in matcher.get_opcodes():
+            if tag == "equal" and i1 < line <= i2:
+                moved = j1 + (line - i1)
+                break
+        if moved is None or moved not in commentable_lines(files[path]["patch"])["RIGHT"]:
             return None
         return moved
 

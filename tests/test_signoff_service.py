@@ -27,7 +27,7 @@ import pytest
 from bot.github.gateway import PyGithubGateway, from_token
 from bot.github.types import PullInfo, ReviewComment
 from bot.server.app import create_app
-from bot.server.queue import DeliveryRecord, SQLiteQueue
+from bot.server.queue import SCHEMA_VERSION, DeliveryRecord, SQLiteQueue
 from bot.server.settings import load_settings
 from bot.server.webhook import classify, signoff_event
 from bot.signoff.model import VERDICT_MARK
@@ -720,5 +720,5 @@ def test_a_version_1_queue_file_is_migrated(tmp_path: Path) -> None:
     assert claimed is not None and claimed.kind == "review"
     queue.close()
     check = sqlite3.connect(path)
-    assert check.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     check.close()

@@ -275,6 +275,7 @@ class PyGithubGateway(GatewayBase):
                 html_url=str(data.get("html_url") or ""),
                 title=str(data.get("title") or ""),
                 body=str(data.get("body") or ""),
+                changed_files=_int_or_none(data.get("changed_files")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise GitHubError(

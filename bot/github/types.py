@@ -62,6 +62,7 @@ class PullInfo:
     html_url: str = ""
     title: str = ""  # what the author wrote: hostile input (the advisor quotes it as data)
     body: str = ""
+    changed_files: int | None = None  # every file the PR changes (GitHub lists 3,000 at most)
 
 
 @dataclass(frozen=True)
@@ -139,6 +140,10 @@ class Posted:
     resolved: int = 0
     status: Status | None = None
     skipped: list[str] = field(default_factory=list)
+    head_sha: str | None = None  # the head GitHub showed: the one reviewed (or skipped)
+    # inline comments GitHub refused (a 422 on the review): listed in the summary instead
+    refused: int = 0
+    partial: bool = False  # GitHub listed only part of the PR's files
 
 
 class Gateway(Protocol):
