@@ -405,7 +405,8 @@ def test_a_failed_installation_token_exchange_names_the_call_that_failed(
     """When GitHub refuses an App's installation-token exchange, the job's error, the log
     and the metrics name `POST /app/installations/1/access_tokens`. Without the fix they
     named the call the token was for (`GET .../pulls/8: 404`), which was never sent."""
-    with FakeGitHub() as fake:
+    fake = FakeGitHub().start()  # its contract is checked after the test (conftest)
+    try:
         fake.create_pull(REPO, head=example_files(), base=base_files(example_files()), number=8)
         fake.fail_next("POST", r"/access_tokens$", 404, message="Not Found")
         env = service_env(fake.url, tmp_path / "q.sqlite3", secret=SECRET)
@@ -436,6 +437,8 @@ def test_a_failed_installation_token_exchange_names_the_call_that_failed(
             metrics = httpx.get(srv.url + "/metrics").text
         (job,) = queue.jobs()
         queue.close()
+    finally:
+        fake.stop()
     call = "POST /app/installations/1/access_tokens: 404"
     assert call in str(job["last_error"])
     assert "pulls/8" not in str(job["last_error"])
@@ -639,3 +642,38 @@ def test_every_real_example_payload_is_answered(tmp_path: Path) -> None:
         assert status in (200, 202), (event, example.get("action"), answer)
     queue.close()
     assert answered.get(202, 0) > 0
+
+
+def test_nulls_github_sends_are_read_deleted_accounts_and_unset_descriptions(
+    rig: Callable[..., Rig],
+) -> None:
+    """GitHub shows a deleted account's comments, reviews and statuses with `user: null`
+    (`creator: null`) and its pull requests as `ghost`'s, and a status written without a
+    description has `description: null`. The review reads all of them and lands."""
+    r = rig()
+    pull = r.fake.create_pull(REPO, head=example_files(), number=14, user="leaver")
+    r.fake.add_token("leaver-token", "leaver")
+    from bot.github.gateway import from_token
+    from bot.github.types import ReviewComment
+
+    leaver = from_token("leaver-token", r.fake.url, seconds_between_writes=0)
+    leaver.create_issue_comment(REPO, 14, "I will be gone soon")
+    leaver.create_review(REPO, 14, pull.head_sha, "self-review", [ReviewComment(RECIPE, 30, "x")])
+    leaver._http.write(
+        REPO,
+        "POST",
+        f"/repos/{REPO}/statuses/{pull.head_sha}",
+        {"state": "pending", "context": "ci"},
+    )
+    leaver.close()
+    r.fake.delete_user("leaver")
+    (ci,) = [s for s in r.fake.repo(REPO).statuses[pull.head_sha] if s["context"] == "ci"]
+    assert ci["creator"] is None and ci["description"] is None
+
+    r.deliver("pull_request", r.pull_event("opened", 14))
+
+    assert r.fake.repo(REPO).pulls[14].user == "ghost"
+    assert r.statuses(pull.head_sha)[-1]["state"] == "failure"
+    assert sorted(_rule(c) for c in r.inline(14)) == ["CHL002", "RCP001", "RCP002"]
+    others = [c for c in r.fake.repo(REPO).review_comments[14] if c["user"] is None]
+    assert len(others) == 1  # the deleted account's inline comment, still there
