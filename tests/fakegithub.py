@@ -142,6 +142,17 @@ class Hook:
         self.action(fake)
 
 
+@dataclass
+class Stall:
+    method: str
+    path_regex: str
+    seconds: float
+    times: int
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method in ("*", method)) and re.search(self.path_regex, path) is not None
+
+
 class HTTPError(Exception):
     def __init__(self, status: int, message: str, **extra: Any) -> None:
         super().__init__(message)
@@ -470,6 +481,7 @@ class FakeGitHub:
         # every request and answer is judged by GitHub's REST description (tests/github_contract)
         self.contract: Contract | None = Contract.load() if contract else None
         self._hooks: list[Hook] = []
+        self._stalls: list[Stall] = []
         FakeGitHub.live.add(self)
         self.app_id = app_id
         self.app_slug = app_slug
@@ -991,6 +1003,14 @@ class FakeGitHub:
             )
         with self._lock:
             self.requests.append(record)
+            stall = [d for d in self._stalls if d.matches(h.command, path)]
+            for d in stall:
+                d.times -= 1
+                if d.times <= 0:
+                    self._stalls.remove(d)
+        for d in stall:  # a slow answer, outside the lock: other requests go on
+            time.sleep(d.seconds)
+        with self._lock:
             failure = self._take_failure(h.command, path)
             hooks = [hk for hk in self._hooks if hk.matches(h.command, path)]
             for hk in hooks:
@@ -1019,6 +1039,11 @@ class FakeGitHub:
             self._send(h, record, failure.status, failure.body, failure.headers)
         else:
             self._send(h, record, status, payload, extra)
+
+    def stall_next(self, method: str, path_regex: str, seconds: float, times: int = 1) -> None:
+        """Answer the next `times` matching requests `seconds` late (GitHub being slow)."""
+        with self._lock:
+            self._stalls.append(Stall(method.upper(), path_regex, seconds, times))
 
     def before(
         self, method: str, path_regex: str, action: Callable[[FakeGitHub], None], times: int = 1

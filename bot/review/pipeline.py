@@ -186,8 +186,9 @@ def _post_review(gw: Gateway, pull: PullInfo, plan: render.Plan, posted: Posted)
     does not say which. The comments are placed again against the diff GitHub lists now
     (it may have changed since the plan: a base retarget, a force-push of the base), the
     ones that no longer fit move to the review body and the summary, and the review is
-    sent again; when GitHub still refuses it, it is sent without inline comments. Only a
-    refusal of that last one is left to the caller (the job fails)."""
+    sent again; when GitHub still refuses it, it is sent without inline comments. When
+    even that is refused, no review is posted this time (logged): the caller still
+    writes the summary, which lists every finding, and the status."""
     assert plan.review_body is not None
     repo, number, head = pull.repo, pull.number, pull.head_sha
     inline = list(plan.inline)
@@ -198,9 +199,11 @@ def _post_review(gw: Gateway, pull: PullInfo, plan: render.Plan, posted: Posted)
         posted.inline = len(inline)
         return []
     except GitHubError as err:
-        if err.status != 422 or not inline:
+        if err.status != 422:
             raise
         log.warning("%s#%d: GitHub refused the review (%s); placing it again", repo, number, err)
+        if not inline:
+            return []
     lines = {f.path: render.commentable_lines(f.patch) for f in gw.pull_files(repo, number)}
     placeable = [(f, c) for f, c in inline if render.placeable(c, lines)]
     if placeable and len(placeable) < len(inline):
