@@ -17,7 +17,8 @@ same transaction as the bot's rows:
 
 What the bot keeps beside them (tables `bot_*`, schema version `SCHEMA_VERSION`):
 `bot_deliveries` (dedupe by `X-GitHub-Delivery`, written in the transaction that defers the
-job), `bot_pulls` (newest head, last reviewed head), `bot_jobs` (the job as workers and
+job; another body under a known id is a `conflict`), `bot_pulls` (newest head, last
+reviewed head, last swept head), `bot_jobs` (the job as workers and
 operators see it: state, attempts, head, sign-off events, the current procrastinate job)
 and `bot_pacing` (GitHub write pacing and rate-limit holds shared by replicas,
 `bot.server.pacing`).

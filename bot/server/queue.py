@@ -5,7 +5,9 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
 - `deliveries`: one row per `X-GitHub-Delivery` id, whatever the event (the
   idempotency key), with what ingest decided (`outcome`) and the job it fed.
 - `pulls`: per pull request, the newest head seen (ordered by the payload's
-  `pull_request.updated_at`) and the head of the last finished review.
+  `pull_request.updated_at`; a finished review records the head GitHub showed it, which
+  settles a tie), the head of the last finished review, and the head the sweeper last
+  queued (`sweep`: a newest head left without a review and without a job).
 - `jobs`: jobs of three kinds, `review` (the review pipeline), `signoff` (the
   CODEOWNER sign-off gate, `bot.signoff.service`) and `advise` (the optional LLM
   advisor, queued by a worker through `ingest` after a finished review). States: `queued` (due at
@@ -17,6 +19,9 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
   deliveries it stands for (`events`, JSON): collapsing appends to them, and a
   superseded job hands them to the job that took over, so no tampering report
   is lost.
+
+A delivery id seen before is a redelivery (nothing new is stored) when its body is the
+same; with another body it is a `conflict` (nothing stored; the server answers 409).
 
 Ingest collapses: a delivery for a PR that already has a queued job joins it and
 moves its head to the newest one seen, so a burst of `synchronize` events becomes

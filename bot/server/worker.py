@@ -15,8 +15,11 @@ idempotent, so a retried or re-leased job never duplicates a comment. Outcomes:
 Every error and detail is redacted (`bot.redact`) before it is stored or logged: an
 upstream error body that echoes a token never reaches the database.
 
-A keeper thread renews the leases of running jobs every lease/3 seconds, so only
-a dead process loses its leases; it also prunes old rows once an hour. It also enforces
+A keeper thread renews the leases of running jobs every lease/3 seconds (a heartbeat:
+only a dead process loses its leases, and another replica runs its jobs once the lease
+lapses); it also prunes old rows once an hour, and sweeps (`JobQueue.sweep`, at most once a
+minute): a PR whose newest head has no review and no queued or running job since
+`sweep_seconds` gets a review queued, each head once. It also enforces
 the wall-clock timeout per job (`job_timeout`): a job running longer is failed as a
 transient error (retried, then dead-lettered) and its lease given up, and its gateway
 refuses every further GitHub call, so the stuck attempt can write nothing afterwards.
