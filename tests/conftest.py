@@ -121,3 +121,28 @@ def pg_url(pg_admin_dsn: str) -> Iterator[str]:
     yield url
     with psycopg.connect(pg_admin_dsn, autocommit=True) as conn:
         conn.execute(f'DROP DATABASE IF EXISTS "{name}" WITH (FORCE)')  # type: ignore[arg-type]
+
+
+# ---------------------------------------------------------------- GitHub's contract
+
+
+@pytest.fixture(autouse=True)
+def _github_contract() -> Iterator[None]:
+    """Every fake GitHub a test starts is held to GitHub's REST description
+    (`tests/github_contract.py`): a request the bot sent or an answer the fake gave that
+    the description rejects fails the test, however the fake was stopped."""
+    import sys
+
+    classes = [
+        m.FakeGitHub for m in (sys.modules.get(n) for n in ("fakegithub", "tests.fakegithub")) if m
+    ]
+    before = {id(f) for c in classes for f in list(c.live)}
+    yield
+    classes = [
+        m.FakeGitHub for m in (sys.modules.get(n) for n in ("fakegithub", "tests.fakegithub")) if m
+    ]
+    for cls in classes:
+        for fake in list(cls.live):
+            if id(fake) not in before and not getattr(fake, "contract_checked", False):
+                fake.contract_checked = True
+                fake.assert_contract()

@@ -34,27 +34,44 @@ import json
 import re
 import threading
 import time
+import weakref
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any
+from typing import Any, ClassVar
 from urllib.parse import parse_qs, unquote, urlencode, urlsplit
 
 import jwt
 from cryptography.hazmat.primitives import serialization
 from cryptography.hazmat.primitives.asymmetric import rsa
 
+try:  # imported as `tests.fakegithub` (benchmarks) or as `fakegithub` (conftest)
+    from tests.github_contract import API_VERSION, Contract, ContractError
+except ImportError:  # pragma: no cover - depends on sys.path
+    from github_contract import API_VERSION, Contract, ContractError  # type: ignore[no-redef]
+
 JSON = dict[str, Any]
 Files = Mapping[str, str | bytes]
 
 LARGE_FILE = 1024 * 1024  # the contents API sends no content above 1 MB
 MAX_PR_FILES = 3000
+MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
+MAX_BODY = 65536  # GitHub refuses comment and review bodies longer than this
 SECONDARY_MESSAGE = (
     "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 )
 PRIMARY_MESSAGE = "API rate limit exceeded for installation."
+APP_PERMISSIONS = {
+    "contents": "read",
+    "metadata": "read",
+    "pull_requests": "write",
+    "statuses": "write",
+    "checks": "write",
+    "members": "read",
+}
 
+_EPOCH = "2026-01-01T00:00:00Z"
 _KEY_LOCK = threading.Lock()
 _KEY: rsa.RSAPrivateKey | None = None
 
@@ -91,6 +108,7 @@ class Request:
     json: Any
     headers: dict[str, str]  # lower-case names
     status: int = 0  # what the fake answered
+    violations: list[str] = field(default_factory=list)  # what GitHub's contract rejects
 
     def __repr__(self) -> str:
         return f"<{self.method} {self.path} {self.query or ''} -> {self.status}>"
@@ -104,6 +122,31 @@ class Failure:
     after_effect: bool
     headers: dict[str, str]
     body: JSON
+    times: int
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method in ("*", method)) and re.search(self.path_regex, path) is not None
+
+
+@dataclass
+class Hook:
+    method: str
+    path_regex: str
+    action: Callable[[FakeGitHub], None]
+    times: int
+
+    def matches(self, method: str, path: str) -> bool:
+        return (self.method in ("*", method)) and re.search(self.path_regex, path) is not None
+
+    def run(self, fake: FakeGitHub) -> None:
+        self.action(fake)
+
+
+@dataclass
+class Stall:
+    method: str
+    path_regex: str
+    seconds: float
     times: int
 
     def matches(self, method: str, path: str) -> bool:
@@ -159,6 +202,7 @@ class FakeRepo:
     statuses: dict[str, list[JSON]] = field(default_factory=dict)
     permissions: dict[str, str] = field(default_factory=dict)  # login -> role_name
     check_runs: dict[str, list[JSON]] = field(default_factory=dict)  # commit sha -> runs
+    fork_of: str | None = None  # the parent's full name, for a fork
 
     @property
     def full_name(self) -> str:
@@ -269,6 +313,7 @@ class FakePull:
     state: str = "open"
     id: int = 0
     merged: bool = False
+    head_repo: str | None = None  # a fork's full name; None: the base repository
 
 
 # --------------------------------------------------------------------------- diffs
@@ -315,6 +360,72 @@ def commentable_lines(patch: str | None) -> dict[str, set[int]]:
     return sides
 
 
+def _hunks(patch: str | None) -> Iterator[tuple[int, int, int, str]]:
+    """(position, old line, new line, text) of each line of a patch; position 0 is a
+    hunk header (counted, as GitHub counts positions through later headers)."""
+    old = new = 0
+    for position, text in enumerate((patch or "").split("\n")):
+        m = _HUNK.match(text)
+        if m:
+            old, new = int(m.group(1)), int(m.group(3))
+            yield position, 0, 0, text
+            continue
+        if text.startswith("+"):
+            yield position, 0, new, text
+            new += 1
+        elif text.startswith("-"):
+            yield position, old, 0, text
+            old += 1
+        elif text.startswith("\\"):
+            yield position, 0, 0, text
+        else:
+            yield position, old, new, text
+            old += 1
+            new += 1
+
+
+def diff_position(patch: str | None, line: int, side: str = "RIGHT") -> int | None:
+    """The review comment `position` of `line`: lines down from the first hunk header."""
+    for position, old, new, _ in _hunks(patch):
+        if position and (new if side == "RIGHT" else old) == line:
+            return position
+    return None
+
+
+def hunk_of(patch: str | None, line: int, side: str = "RIGHT") -> int | None:
+    """The index of the hunk holding `line` (a comment range must stay in one hunk)."""
+    hunk = -1
+    for _, old, new, text in _hunks(patch):
+        if _HUNK.match(text):
+            hunk += 1
+        elif (new if side == "RIGHT" else old) == line:
+            return hunk
+    return None
+
+
+def hunk_text(patch: str | None, line: int, side: str = "RIGHT") -> str:
+    """A review comment's `diff_hunk`: its hunk's header down to the commented line."""
+    out: list[str] = []
+    for _, old, new, text in _hunks(patch):
+        if _HUNK.match(text):
+            out = []
+        out.append(text)
+        if (new if side == "RIGHT" else old) == line and not _HUNK.match(text):
+            return "\n".join(out)
+    return ""
+
+
+def _similarity(a: bytes, b: bytes) -> float:
+    """How much of two files' lines they share (0..1), as git's rename detection asks."""
+    try:
+        x, y = a.decode("utf-8").splitlines(), b.decode("utf-8").splitlines()
+    except UnicodeDecodeError:
+        return 1.0 if a == b else 0.0
+    if not x and not y:
+        return 1.0
+    return difflib.SequenceMatcher(None, x, y, autojunk=False).ratio()
+
+
 def _b64(data: bytes) -> str:
     text = base64.b64encode(data).decode()
     return "\n".join(text[i : i + 60] for i in range(0, len(text), 60)) + "\n"
@@ -350,7 +461,11 @@ class _Server(ThreadingHTTPServer):
 
 
 class FakeGitHub:
-    """The fake. Use as a context manager (or `start()`/`stop()`)."""
+    """The fake. Use as a context manager (or `start()`/`stop()`): leaving the block
+    raises `ContractError` when a request or an answer broke GitHub's REST contract
+    (and `tests/conftest.py` checks every fake a test made, however it was stopped)."""
+
+    live: ClassVar[weakref.WeakSet[FakeGitHub]] = weakref.WeakSet()
 
     def __init__(
         self,
@@ -360,8 +475,14 @@ class FakeGitHub:
         app_slug: str = "recipe-review",
         token_ttl: float = 3600.0,
         clock: Callable[[], float] = time.time,
+        contract: bool = True,
     ) -> None:
         self.prefix = prefix.rstrip("/")
+        # every request and answer is judged by GitHub's REST description (tests/github_contract)
+        self.contract: Contract | None = Contract.load() if contract else None
+        self._hooks: list[Hook] = []
+        self._stalls: list[Stall] = []
+        FakeGitHub.live.add(self)
         self.app_id = app_id
         self.app_slug = app_slug
         self.token_ttl = token_ttl  # seconds an installation token lives
@@ -375,6 +496,11 @@ class FakeGitHub:
         self.failures: list[Failure] = []
         self.teams: dict[tuple[str, str], dict[str, str]] = {}  # (org, slug) -> login -> state
         self.hidden_team_orgs: set[str] = set()  # membership reads answer 403
+        # org -> login -> public?; orgs whose members the requester may not see answer 302
+        self.org_members: dict[str, dict[str, bool]] = {}
+        self.outside_orgs: set[str] = set()
+        self.forbidden_orgs: set[str] = set()  # membership checks answer 403
+        self.deleted_users: set[str] = set()
         self.crashes: list[Exception] = []  # exceptions inside the fake (tests may assert none)
         self._chaos: tuple[float, Any, int, tuple[str, ...], str] | None = None
         self.chaos_hits = 0
@@ -382,6 +508,8 @@ class FakeGitHub:
         self._ids = itertools.count(1001)
         self._token_ids = itertools.count(1)
         self._diff_cache: dict[tuple[str, str, str], list[JSON]] = {}
+        self._refused: dict[tuple[str, int, str], set[int]] = {}
+        self.patch_limit: int | None = None  # changed lines above which `patch` is left out
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
 
@@ -409,8 +537,10 @@ class FakeGitHub:
     def __enter__(self) -> FakeGitHub:
         return self.start()
 
-    def __exit__(self, *exc: object) -> None:
+    def __exit__(self, kind: object, *exc: object) -> None:
         self.stop()
+        if kind is None:
+            self.assert_contract()
 
     @property
     def port(self) -> int:
@@ -429,19 +559,53 @@ class FakeGitHub:
     # ------------------------------------------------------------------ identities
 
     def user(self, login: str, type: str = "User") -> JSON:
+        """The account `login` as GitHub shows it (`simple-user`), created on first use."""
         if login not in self.users:
             uid = next(self._ids)
+            base = f"{self.url}/users/{login}"
             self.users[login] = {
                 "login": login,
                 "id": uid,
                 "node_id": f"U_{uid}",
-                "type": type,
-                "site_admin": False,
-                "avatar_url": "",
-                "url": f"{self.url}/users/{login}",
+                "avatar_url": f"https://avatars.githubusercontent.com/u/{uid}?v=4",
+                "gravatar_id": "",
+                "url": base,
                 "html_url": f"https://github.com/{login}",
+                "followers_url": f"{base}/followers",
+                "following_url": f"{base}/following{{/other_user}}",
+                "gists_url": f"{base}/gists{{/gist_id}}",
+                "starred_url": f"{base}/starred{{/owner}}{{/repo}}",
+                "subscriptions_url": f"{base}/subscriptions",
+                "organizations_url": f"{base}/orgs",
+                "repos_url": f"{base}/repos",
+                "events_url": f"{base}/events{{/privacy}}",
+                "received_events_url": f"{base}/received_events",
+                "type": type,
+                "user_view_type": "public",
+                "site_admin": False,
             }
         return self.users[login]
+
+    def delete_user(self, login: str) -> None:
+        """The account is deleted, as GitHub shows it afterwards: its comments, reviews
+        and statuses keep their text with `user: null`, and what it authored that must
+        name someone (a pull request) names the `ghost` account."""
+        with self._lock:
+            self.user("ghost")
+            for repo in self.repos.values():
+                for table in (repo.issue_comments, repo.review_comments, repo.reviews):
+                    for items in table.values():
+                        for item in items:
+                            if (item.get("user") or {}).get("login") == login:
+                                item["user"] = None
+                for statuses in repo.statuses.values():
+                    for status in statuses:
+                        if (status.get("creator") or {}).get("login") == login:
+                            status["creator"] = None
+                for pull in repo.pulls.values():
+                    if pull.user == login:
+                        pull.user = "ghost"
+            self.deleted_users.add(login)
 
     def add_token(self, token: str, login: str, type: str = "User") -> None:
         """A personal (or bot-account) token acting as `login`."""
@@ -497,7 +661,12 @@ class FakeGitHub:
             text = f"tree {tree}\n" + "".join(f"parent {p}\n" for p in parents)
             text += f"\n{message} #{next(self._ids)}\n"
             sha = hashlib.sha1(f"commit {len(text)}\x00{text}".encode()).hexdigest()
-            repo.commits[sha] = {"tree": tree, "parents": list(parents), "message": message}
+            repo.commits[sha] = {
+                "tree": tree,
+                "parents": list(parents),
+                "message": message,
+                "date": self._now(),
+            }
             if branch is not None:
                 repo.branches[branch] = sha
             return sha
@@ -516,11 +685,15 @@ class FakeGitHub:
         title: str = "Update recipes",
         body: str = "",
         head_modes: Mapping[str, str] | None = None,
+        fork: str | None = None,
     ) -> FakePull:
         """A PR whose head commit holds exactly `head`, branched from `base_ref`.
 
         With `base` the base branch first gets a commit holding `base` (the
-        repository is created when missing)."""
+        repository is created when missing). With `fork` ("someone/bench") the head
+        branch lives in that fork, which the base repository's installation cannot
+        read; its commits are readable through the base repository, as on GitHub
+        (`refs/pull/N/head`)."""
         with self._lock:
             if full_name not in self.repos:
                 self.create_repo(full_name, base or {}, branch=base_ref)
@@ -530,22 +703,68 @@ class FakeGitHub:
             self.user(user)
             base_sha = repo.branches[base_ref]
             head_sha = self.commit(
-                full_name, head, branch=head_ref, parents=[base_sha], modes=head_modes
+                full_name,
+                head,
+                branch=None if fork else head_ref,
+                parents=[base_sha],
+                modes=head_modes,
             )
+            if fork is not None:
+                self._fork(repo, fork)
             if number is None:
                 number = max([0, *repo.pulls, *repo.issue_comments]) + 1
             pull = FakePull(number, user, base_ref, head_ref, base_sha, head_sha, title, body)
             pull.draft = draft
             pull.id = next(self._ids)
+            pull.head_repo = fork
             repo.pulls[number] = pull
             return pull
+
+    def _fork(self, parent: FakeRepo, full_name: str) -> FakeRepo:
+        if full_name in self.repos:
+            return self.repos[full_name]
+        owner, name = full_name.split("/")
+        self.user(owner)
+        fork = FakeRepo(owner, name, next(self._ids), parent.default_branch, None)
+        fork.fork_of = parent.full_name
+        fork.private = True  # the base repository's installation cannot read it
+        self.repos[full_name] = fork
+        return fork
+
+    def delete_fork(self, full_name: str) -> None:
+        """The fork a PR comes from is deleted: its pulls show `head.repo: null`."""
+        with self._lock:
+            del self.repos[full_name]
 
     def push(self, full_name: str, number: int, head: Files) -> str:
         """A new commit on the PR's head branch (a `synchronize`)."""
         with self._lock:
-            pull = self.repos[full_name].pulls[number]
-            pull.head_sha = self.commit(full_name, head, branch=pull.head_ref)
+            repo = self.repos[full_name]
+            pull = repo.pulls[number]
+            branch = None if pull.head_repo else pull.head_ref
+            pull.head_sha = self.commit(full_name, head, branch=branch, parents=[pull.head_sha])
+            self._reanchor(repo, pull)
             return pull.head_sha
+
+    def force_push(self, full_name: str, number: int, head: Files) -> str:
+        """The head branch rewritten: a new head that does not descend from the old one."""
+        with self._lock:
+            repo = self.repos[full_name]
+            pull = repo.pulls[number]
+            branch = None if pull.head_repo else pull.head_ref
+            pull.head_sha = self.commit(
+                full_name, head, branch=branch, parents=[pull.base_sha], message="rewritten"
+            )
+            self._reanchor(repo, pull)
+            return pull.head_sha
+
+    def retarget(self, full_name: str, number: int, base_ref: str) -> None:
+        """The PR's base branch is changed (an `edited` with `changes.base`)."""
+        with self._lock:
+            repo = self.repos[full_name]
+            pull = repo.pulls[number]
+            pull.base_ref, pull.base_sha = base_ref, repo.branches[base_ref]
+            self._reanchor(repo, pull)
 
     def set_permission(self, full_name: str, login: str, role: str) -> None:
         """`login`'s role on the repository: admin | maintain | write | triage | read."""
@@ -569,6 +788,27 @@ class FakeGitHub:
         """Team memberships in `org` answer 403 (a token without `members: read`)."""
         self.hidden_team_orgs.add(org)
 
+    def add_org_member(self, org: str, login: str, *, public: bool = False) -> None:
+        """`login` is a member of `org` (a public member: `public`)."""
+        with self._lock:
+            self.user(login)
+            self.org_members.setdefault(org, {})[login] = public
+
+    def hide_org_members(self, org: str) -> None:
+        """The requester is not a member of `org`: `GET /orgs/{org}/members/{user}`
+        answers 302 to the public-membership check, as GitHub documents."""
+        self.outside_orgs.add(org)
+
+    def forbid_org_members(self, org: str) -> None:
+        """Membership checks in `org` answer 403 (a credential without `members: read`)."""
+        self.forbidden_orgs.add(org)
+
+    def is_org_member(self, org: str, login: str) -> bool:
+        """A member of `org`: added as one, or in one of its teams (active or pending)."""
+        if login in self.org_members.get(org, {}):
+            return True
+        return any(o == org and login in team for (o, _), team in self.teams.items())
+
     def add_check_run(
         self,
         full_name: str,
@@ -579,25 +819,56 @@ class FakeGitHub:
         status: str = "completed",
         details_url: str | None = None,
     ) -> JSON:
+        """A check run on commit `sha` (`check-run`): a run that has not completed has no
+        conclusion and no completion time (`null`, as on GitHub)."""
         with self._lock:
             repo = self.repos[full_name]
             rid = next(self._ids)
+            api = self._repo_url(repo)
+            done = status == "completed"
             run = {
                 "id": rid,
                 "node_id": f"CR_{rid}",
                 "head_sha": sha,
-                "name": name,
-                "status": status,
-                "conclusion": conclusion if status == "completed" else None,
+                "external_id": "",
+                "url": f"{api}/check-runs/{rid}",
+                "html_url": f"https://github.com/{full_name}/runs/{rid}",
                 "details_url": details_url
                 or f"https://github.com/{full_name}/actions/runs/{rid}/job/{rid}",
-                "html_url": f"https://github.com/{full_name}/runs/{rid}",
+                "name": name,
+                "status": status,
+                "conclusion": conclusion if done else None,
                 "started_at": self._now(),
-                "completed_at": self._now() if status == "completed" else None,
-                "app": {"slug": "github-actions"},
+                "completed_at": self._now() if done else None,
+                "output": {
+                    "title": None,
+                    "summary": None,
+                    "text": None,
+                    "annotations_count": 0,
+                    "annotations_url": f"{api}/check-runs/{rid}/annotations",
+                },
+                "check_suite": {"id": rid + 1},
+                "app": self._actions_app(),
+                "pull_requests": [],
             }
             repo.check_runs.setdefault(sha, []).append(run)
             return run
+
+    def _actions_app(self) -> JSON:
+        return {
+            "id": 15368,
+            "slug": "github-actions",
+            "node_id": "MDM6QXBwMTUzNjg=",
+            "owner": self.user("github", "Organization"),
+            "name": "GitHub Actions",
+            "description": "Automate your workflow from idea to production",
+            "external_url": "https://help.github.com/en/actions",
+            "html_url": "https://github.com/apps/github-actions",
+            "created_at": "2018-07-30T09:30:17Z",
+            "updated_at": "2019-12-10T19:04:12Z",
+            "permissions": {"checks": "write", "contents": "write", "statuses": "write"},
+            "events": ["check_run", "pull_request", "push"],
+        }
 
     def pull_commits(self, full_name: str, number: int) -> list[str]:
         """The PR's commits as GitHub lists them: in head, not in base; oldest first."""
@@ -712,7 +983,8 @@ class FakeGitHub:
     def _serve(self, h: _Handler) -> None:
         split = urlsplit(h.path)
         raw_path = split.path
-        query = {k: v[-1] for k, v in parse_qs(split.query, keep_blank_values=True).items()}
+        queries = parse_qs(split.query, keep_blank_values=True)
+        query = {k: v[-1] for k, v in queries.items()}
         length = int(h.headers.get("Content-Length") or 0)
         raw = h.rfile.read(length) if length else b""
         headers = {k.lower(): v for k, v in h.headers.items()}
@@ -725,9 +997,26 @@ class FakeGitHub:
                 bad_json = True
         path = raw_path[len(self.prefix) :] if raw_path.startswith(self.prefix) else raw_path
         record = Request(h.command, path, query, body, headers)
+        if self.contract is not None and not bad_json:
+            record.violations += self.contract.check_request(
+                h.command, path, queries, body, headers
+            )
         with self._lock:
             self.requests.append(record)
+            stall = [d for d in self._stalls if d.matches(h.command, path)]
+            for d in stall:
+                d.times -= 1
+                if d.times <= 0:
+                    self._stalls.remove(d)
+        for d in stall:  # a slow answer, outside the lock: other requests go on
+            time.sleep(d.seconds)
+        with self._lock:
             failure = self._take_failure(h.command, path)
+            hooks = [hk for hk in self._hooks if hk.matches(h.command, path)]
+            for hk in hooks:
+                hk.times -= 1
+                if hk.times <= 0:
+                    self._hooks.remove(hk)
         if failure is not None and not failure.after_effect:
             self._send(h, record, failure.status, failure.body, failure.headers)
             return
@@ -738,6 +1027,8 @@ class FakeGitHub:
             if bad_json:
                 raise HTTPError(400, "Problems parsing JSON")
             with self._lock:
+                for hk in hooks:
+                    hk.run(self)
                 status, payload, extra = self._route(h.command, path, query, body, headers)
         except HTTPError as err:
             status, payload = err.status, err.body
@@ -748,6 +1039,37 @@ class FakeGitHub:
             self._send(h, record, failure.status, failure.body, failure.headers)
         else:
             self._send(h, record, status, payload, extra)
+
+    def stall_next(self, method: str, path_regex: str, seconds: float, times: int = 1) -> None:
+        """Answer the next `times` matching requests `seconds` late (GitHub being slow)."""
+        with self._lock:
+            self._stalls.append(Stall(method.upper(), path_regex, seconds, times))
+
+    def before(
+        self, method: str, path_regex: str, action: Callable[[FakeGitHub], None], times: int = 1
+    ) -> None:
+        """Run `action(fake)` just before the next `times` requests matching `method`
+        ("*" for any) and `path_regex` are answered: someone acting on GitHub at that
+        very moment (a push between the bot's read and its write, say)."""
+        with self._lock:
+            self._hooks.append(Hook(method.upper(), path_regex, action, times))
+
+    # ------------------------------------------------------------------ the contract
+
+    @property
+    def contract_violations(self) -> list[str]:
+        """Every request and answer GitHub's REST description rejected, in order."""
+        with self._lock:
+            return [v for r in self.requests for v in r.violations]
+
+    def assert_contract(self) -> None:
+        """Fail (`ContractError`) when a request or an answer broke GitHub's contract."""
+        self.contract_checked = True
+        problems = self.contract_violations
+        if problems:
+            shown = "\n  ".join(problems[:20])
+            more = f"\n  ... and {len(problems) - 20} more" if len(problems) > 20 else ""
+            raise ContractError(f"GitHub's REST description rejects:\n  {shown}{more}")
 
     def _take_failure(self, method: str, path: str) -> Failure | None:
         if self._chaos is not None:
@@ -768,9 +1090,14 @@ class FakeGitHub:
     ) -> None:
         record.status = status
         data = b"" if payload is None else json.dumps(payload).encode()
+        if self.contract is not None:
+            record.violations += self.contract.check_response(
+                h.command, record.path, status, payload, headers, has_body=payload is not None
+            )
         h.send_response(status)
         h.send_header("Content-Type", "application/json; charset=utf-8")
         h.send_header("Content-Length", str(len(data)))
+        h.send_header("X-GitHub-Api-Version-Selected", API_VERSION)
         for k, v in headers.items():
             h.send_header(k, v)
         h.end_headers()
@@ -820,6 +1147,8 @@ class FakeGitHub:
             and identity["installation"] != repo.installation_id
         ):
             raise HTTPError(404, "Not Found")
+        if repo.fork_of is not None and repo.private and identity["login"] != repo.owner:
+            raise HTTPError(404, "Not Found")  # someone's private fork
         return repo
 
     # ------------------------------------------------------------------ routing
@@ -847,15 +1176,40 @@ class FakeGitHub:
         if path == "/user" and method == "GET":
             if identity["installation"] is not None:
                 raise HTTPError(403, "Resource not accessible by integration")
-            return 200, self.users[identity["login"]], {}
+            public = {
+                k: None for k in ("name", "company", "blog", "location", "email", "hireable", "bio")
+            }
+            counts = dict.fromkeys(("followers", "following", "public_gists", "public_repos"), 0)
+            return (
+                200,
+                {
+                    **self.users[identity["login"]],
+                    **public,
+                    **counts,
+                    "created_at": _EPOCH,
+                    "updated_at": _EPOCH,
+                },
+                {},
+            )
         m = re.fullmatch(r"/orgs/([^/]+)/teams/([^/]+)/memberships/([^/]+)", path)
         if m and method == "GET":
             return self._team_membership(*(unquote(g) for g in m.groups()))
         m = re.fullmatch(r"/orgs/([^/]+)/members/([^/]+)", path)
         if m and method == "GET":
             org, login = (unquote(g) for g in m.groups())
-            # an org member is anyone in one of its teams (GitHub: 204, else 404)
-            if any(o == org and login in team for (o, _), team in self.teams.items()):
+            if org in self.forbidden_orgs:
+                raise HTTPError(403, "Resource not accessible by integration")
+            if org in self.outside_orgs:
+                # documented: "Response if requester is not an organization member"
+                where = f"{self.url}/orgs/{m.group(1)}/public_members/{m.group(2)}"
+                return 302, None, {"Location": where}
+            if self.is_org_member(org, login):
+                return 204, None, {}
+            raise HTTPError(404, "Not Found")
+        m = re.fullmatch(r"/orgs/([^/]+)/public_members/([^/]+)", path)
+        if m and method == "GET":
+            org, login = (unquote(g) for g in m.groups())
+            if self.org_members.get(org, {}).get(login) is True:
                 return 204, None, {}
             raise HTTPError(404, "Not Found")
 
@@ -883,6 +1237,8 @@ class FakeGitHub:
             (r"/pulls/(\d+)/comments", "GET", self._list_review_comments),
             (r"/pulls/(\d+)/reviews", "GET", self._list_reviews),
             (r"/pulls/(\d+)/reviews", "POST", self._create_review),
+            (r"/pulls/(\d+)/reviews/(\d+)", "GET", self._get_review),
+            (r"/pulls/(\d+)/reviews/(\d+)/comments", "GET", self._list_comments_for_review),
             (r"/pulls/(\d+)/reviews/(\d+)", "PUT", self._update_review),
             (r"/pulls/(\d+)/reviews/(\d+)/dismissals", "PUT", self._dismiss_review),
             (r"/pulls/(\d+)/commits", "GET", self._list_pull_commits),
@@ -916,6 +1272,50 @@ class FakeGitHub:
         return f"{self.url}/repos/{repo.full_name}"
 
     def _repo_json(self, repo: FakeRepo) -> JSON:
+        """The repository as GitHub shows it (`repository`)."""
+        api = self._repo_url(repo)
+        urls = {
+            f"{name}_url": f"{api}/{path}"
+            for name, path in (
+                ("archive", "{archive_format}{/ref}"),
+                ("assignees", "assignees{/user}"),
+                ("blobs", "git/blobs{/sha}"),
+                ("branches", "branches{/branch}"),
+                ("collaborators", "collaborators{/collaborator}"),
+                ("comments", "comments{/number}"),
+                ("commits", "commits{/sha}"),
+                ("compare", "compare/{base}...{head}"),
+                ("contents", "contents/{+path}"),
+                ("contributors", "contributors"),
+                ("deployments", "deployments"),
+                ("downloads", "downloads"),
+                ("events", "events"),
+                ("forks", "forks"),
+                ("git_commits", "git/commits{/sha}"),
+                ("git_refs", "git/refs{/sha}"),
+                ("git_tags", "git/tags{/sha}"),
+                ("hooks", "hooks"),
+                ("issue_comment", "issues/comments{/number}"),
+                ("issue_events", "issues/events{/number}"),
+                ("issues", "issues{/number}"),
+                ("keys", "keys{/key_id}"),
+                ("labels", "labels{/name}"),
+                ("languages", "languages"),
+                ("merges", "merges"),
+                ("milestones", "milestones{/number}"),
+                ("notifications", "notifications{?since,all,participating}"),
+                ("pulls", "pulls{/number}"),
+                ("releases", "releases{/id}"),
+                ("stargazers", "stargazers"),
+                ("statuses", "statuses/{sha}"),
+                ("subscribers", "subscribers"),
+                ("subscription", "subscription"),
+                ("tags", "tags"),
+                ("teams", "teams"),
+                ("trees", "git/trees{/sha}"),
+            )
+        }
+        web = f"https://github.com/{repo.full_name}"
         return {
             "id": repo.id,
             "node_id": f"R_{repo.id}",
@@ -923,9 +1323,44 @@ class FakeGitHub:
             "full_name": repo.full_name,
             "private": repo.private,
             "owner": self.user(repo.owner, "Organization"),
-            "html_url": f"https://github.com/{repo.full_name}",
-            "url": self._repo_url(repo),
+            "html_url": web,
+            "description": None,
+            "fork": repo.fork_of is not None,
+            "url": api,
+            **urls,
+            "git_url": f"git://github.com/{repo.full_name}.git",
+            "ssh_url": f"git@github.com:{repo.full_name}.git",
+            "clone_url": f"{web}.git",
+            "svn_url": web,
+            "mirror_url": None,
+            "homepage": None,
+            "language": "Shell",
+            "forks": 0,
+            "forks_count": 0,
+            "stargazers_count": 0,
+            "watchers": 0,
+            "watchers_count": 0,
+            "size": 0,
             "default_branch": repo.default_branch,
+            "open_issues": len(repo.pulls),
+            "open_issues_count": len(repo.pulls),
+            "is_template": False,
+            "topics": [],
+            "has_issues": True,
+            "has_projects": True,
+            "has_wiki": False,
+            "has_pages": False,
+            "has_downloads": True,
+            "has_discussions": False,
+            "archived": False,
+            "disabled": False,
+            "visibility": "private" if repo.private else "public",
+            "pushed_at": "2026-01-01T00:00:00Z",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "allow_forking": True,
+            "web_commit_signoff_required": False,
+            "license": None,
         }
 
     def _app_json(self) -> JSON:
@@ -933,28 +1368,38 @@ class FakeGitHub:
             "id": self.app_id,
             "slug": self.app_slug,
             "node_id": f"A_{self.app_id}",
+            "client_id": f"Iv1.{self.app_id:016x}",
             "name": self.app_slug.replace("-", " ").title(),
             "owner": self.user("app-owner", "Organization"),
-            "description": "",
+            "description": None,
             "external_url": "https://example.invalid",
             "html_url": f"https://github.com/apps/{self.app_slug}",
             "created_at": "2026-01-01T00:00:00Z",
             "updated_at": "2026-01-01T00:00:00Z",
-            "permissions": {"pull_requests": "write", "statuses": "write", "contents": "read"},
+            "permissions": dict(APP_PERMISSIONS),
             "events": ["pull_request", "issue_comment"],
         }
 
     def _installation_json(self, repo: FakeRepo) -> JSON:
+        iid = repo.installation_id
         return {
-            "id": repo.installation_id,
+            "id": iid,
+            "account": self.user(repo.owner, "Organization"),
+            "repository_selection": "all",
+            "access_tokens_url": f"{self.url}/app/installations/{iid}/access_tokens",
+            "repositories_url": f"{self.url}/installation/repositories",
+            "html_url": f"https://github.com/organizations/{repo.owner}/settings/installations/{iid}",
             "app_id": self.app_id,
             "app_slug": self.app_slug,
-            "account": self.user(repo.owner, "Organization"),
+            "target_id": self.user(repo.owner, "Organization")["id"],
             "target_type": "Organization",
-            "repository_selection": "all",
-            "permissions": {"pull_requests": "write", "statuses": "write", "contents": "read"},
+            "permissions": dict(APP_PERMISSIONS),
             "events": ["pull_request", "issue_comment"],
-            "access_tokens_url": f"{self.url}/app/installations/{repo.installation_id}/access_tokens",
+            "created_at": "2026-01-01T00:00:00Z",
+            "updated_at": "2026-01-01T00:00:00Z",
+            "single_file_name": None,
+            "suspended_by": None,
+            "suspended_at": None,
         }
 
     def _issue_token(self, installation: int) -> JSON:
@@ -972,41 +1417,93 @@ class FakeGitHub:
         return {
             "token": token,
             "expires_at": datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "permissions": {"pull_requests": "write", "statuses": "write", "contents": "read"},
+            "permissions": dict(APP_PERMISSIONS),
             "repository_selection": "all",
         }
 
     def _pull_json(self, repo: FakeRepo, pull: FakePull) -> JSON:
-        url = f"{self._repo_url(repo)}/pulls/{pull.number}"
+        """The pull request as GitHub shows it (`pull-request`): a head in a fork names the
+        fork, and `repo: null` once the fork is deleted."""
+        api = self._repo_url(repo)
+        url = f"{api}/pulls/{pull.number}"
+        web = f"https://github.com/{repo.full_name}/pull/{pull.number}"
 
-        def side(ref: str, sha: str) -> JSON:
+        def side(where: FakeRepo | None, owner: str, ref: str, sha: str) -> JSON:
             return {
-                "label": f"{repo.owner}:{ref}",
+                "label": f"{owner}:{ref}",
                 "ref": ref,
                 "sha": sha,
-                "user": self.user(repo.owner, "Organization"),
-                "repo": self._repo_json(repo),
+                "user": self.user(owner, "Organization" if where is repo else "User"),
+                "repo": None if where is None else self._repo_json(where),
             }
 
+        if pull.head_repo is None:
+            head = side(repo, repo.owner, pull.head_ref, pull.head_sha)
+        else:
+            fork = self.repos.get(pull.head_repo)
+            head = side(fork, pull.head_repo.split("/")[0], pull.head_ref, pull.head_sha)
+        files = self._all_pull_files(repo, pull)
+        adds = sum(f["additions"] for f in files)
+        dels = sum(f["deletions"] for f in files)
+        issue = f"{api}/issues/{pull.number}"
         return {
             "url": url,
             "id": pull.id,
             "node_id": f"PR_{pull.id}",
-            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}",
-            "issue_url": f"{self._repo_url(repo)}/issues/{pull.number}",
+            "html_url": web,
+            "diff_url": f"{web}.diff",
+            "patch_url": f"{web}.patch",
+            "issue_url": issue,
+            "commits_url": f"{url}/commits",
+            "review_comments_url": f"{url}/comments",
+            "review_comment_url": f"{api}/pulls/comments{{/number}}",
+            "comments_url": f"{issue}/comments",
+            "statuses_url": f"{api}/statuses/{pull.head_sha}",
             "number": pull.number,
             "state": pull.state,
             "locked": False,
             "title": pull.title,
-            "body": pull.body,
             "user": self.user(pull.user),
-            "draft": pull.draft,
-            "merged": pull.merged,
+            "body": pull.body or None,
+            "labels": [],
+            "milestone": None,
+            "active_lock_reason": None,
             "created_at": "2026-01-01T00:00:00Z",
             "updated_at": self._now(),
+            "closed_at": None if pull.state == "open" else self._now(),
+            "merged_at": None,
+            "merge_commit_sha": None,
+            "assignee": None,
+            "assignees": [],
+            "requested_reviewers": [],
+            "requested_teams": [],
+            "head": head,
+            "base": side(repo, repo.owner, pull.base_ref, pull.base_sha),
+            "_links": {
+                "self": {"href": url},
+                "html": {"href": web},
+                "issue": {"href": issue},
+                "comments": {"href": f"{issue}/comments"},
+                "review_comments": {"href": f"{url}/comments"},
+                "review_comment": {"href": f"{api}/pulls/comments{{/number}}"},
+                "commits": {"href": f"{url}/commits"},
+                "statuses": {"href": f"{api}/statuses/{pull.head_sha}"},
+            },
             "author_association": "CONTRIBUTOR",
-            "head": side(pull.head_ref, pull.head_sha),
-            "base": side(pull.base_ref, pull.base_sha),
+            "auto_merge": None,
+            "draft": pull.draft,
+            "merged": pull.merged,
+            "mergeable": None,
+            "rebaseable": None,
+            "mergeable_state": "unknown",
+            "merged_by": None,
+            "comments": len(repo.issue_comments.get(pull.number, [])),
+            "review_comments": len(repo.review_comments.get(pull.number, [])),
+            "maintainer_can_modify": False,
+            "commits": len(self.pull_commits(repo.full_name, pull.number)),
+            "additions": adds,
+            "deletions": dels,
+            "changed_files": len(files),
         }
 
     # ------------------------------------------------------------------ pagination
@@ -1057,9 +1554,12 @@ class FakeGitHub:
     def pull_files(self, full_name: str, number: int) -> list[JSON]:
         """The PR's files as GitHub lists them (merge-base...head), capped at 3,000."""
         repo = self.repos[full_name]
-        pull = repo.pulls[number]
+        return self._all_pull_files(repo, repo.pulls[number])[:MAX_PR_FILES]
+
+    def _all_pull_files(self, repo: FakeRepo, pull: FakePull) -> list[JSON]:
+        """Every changed file of the PR (its `changed_files`), beyond the list's cap."""
         base = repo.merge_base(pull.base_sha, pull.head_sha) or pull.base_sha
-        return self._diff_files(repo, base, pull.head_sha)[:MAX_PR_FILES]
+        return self._diff_files(repo, base, pull.head_sha)
 
     def _diff_files(self, repo: FakeRepo, base: str, head: str) -> list[JSON]:
         key = (repo.full_name, base, head)
@@ -1072,10 +1572,21 @@ class FakeGitHub:
         gone: dict[str, list[str]] = {}  # blob sha -> removed paths holding it
         for p in sorted(p for p in old if p not in new):
             gone.setdefault(old[p].sha, []).append(p)
-        renames: dict[str, str] = {}  # new path -> old path (identical content only)
+        renames: dict[str, str] = {}  # new path -> old path
         for p in sorted(p for p in new if p not in old):
             if gone.get(new[p].sha):
                 renames[p] = gone[new[p].sha].pop(0)
+        # renames with changes: git's rule, at least half of the content kept
+        removed = sorted(p for p in old if p not in new and p not in renames.values())
+        for p in sorted(p for p in new if p not in old and p not in renames):
+            best, score = None, 0.5
+            for q in removed:
+                ratio = _similarity(repo.blobs[old[q].sha], repo.blobs[new[p].sha])
+                if ratio >= score:
+                    best, score = q, ratio
+            if best is not None:
+                renames[p] = best
+                removed.remove(best)
         renamed_from = set(renames.values())
         files: list[JSON] = []
         for path in sorted(set(old) | set(new)):
@@ -1086,11 +1597,7 @@ class FakeGitHub:
                 before
                 and after
                 and path not in renames
-                and (before.sha, before.mode)
-                == (
-                    after.sha,
-                    after.mode,
-                )
+                and (before.sha, before.mode) == (after.sha, after.mode)
             ):
                 continue
             if path in renames:
@@ -1107,6 +1614,8 @@ class FakeGitHub:
             lines = (patch or "").split("\n")
             adds = sum(1 for ln in lines if ln.startswith("+"))
             dels = sum(1 for ln in lines if ln.startswith("-"))
+            if self.patch_limit is not None and adds + dels > self.patch_limit:
+                patch = None  # GitHub leaves out the patch of a diff too large to show
             blob = after or before
             item: JSON = {
                 "sha": blob.sha if blob else None,
@@ -1140,12 +1649,33 @@ class FakeGitHub:
             repo, f"/pulls/{pull.number}/reviews", repo.reviews.get(pull.number, []), q
         )
 
+    def _get_review(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        return 200, self._find_review(repo, g[0], g[1]), {}
+
     def _list_review_comments(
         self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
     ) -> Any:
         pull = self._pull(repo, g[0])
         items = repo.review_comments.get(pull.number, [])
         return self._list(repo, f"/pulls/{pull.number}/comments", items, q)
+
+    def _list_comments_for_review(
+        self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str
+    ) -> Any:
+        review = self._find_review(repo, g[0], g[1])
+        items = [
+            c
+            for c in repo.review_comments.get(int(g[0]), [])
+            if c.get("pull_request_review_id") == review["id"]
+        ]
+        return self._list(repo, f"/pulls/{g[0]}/reviews/{g[1]}/comments", items, q)
+
+    def refuse_lines(self, full_name: str, number: int, path: str, lines: set[int]) -> None:
+        """GitHub cannot place a review comment on these lines of `path` although the
+        listed patch shows them (its own diff of the PR differs: a base retarget, a diff
+        GitHub renders differently); a review that comments on one is refused whole."""
+        with self._lock:
+            self._refused.setdefault((full_name, number, path), set()).update(lines)
 
     def _create_review(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
         pull = self._pull(repo, g[0])
@@ -1163,13 +1693,19 @@ class FakeGitHub:
         text = body.get("body") or ""
         if event in ("COMMENT", "REQUEST_CHANGES") and not text and not comments:
             raise HTTPError(422, "Unprocessable Entity", errors=["Review body is required"])
+        if len(text) > MAX_BODY:
+            raise HTTPError(422, "Unprocessable Entity", errors=["Body is too long"])
         files = {f["filename"]: f for f in self.pull_files(repo.full_name, pull.number)}
+        # GitHub refuses the whole review when any one comment cannot be placed, and does
+        # not say which (documented: "Pull request review thread line must be part of the
+        # diff" / "Line could not be resolved")
         for c in comments:
-            self._check_review_comment(c, files)
+            self._check_review_comment(repo, pull, c, files)
         review_id = next(self._ids)
         state = {None: "PENDING", "COMMENT": "COMMENTED", "APPROVE": "APPROVED"}.get(
             event, "CHANGES_REQUESTED"
         )
+        web = f"https://github.com/{repo.full_name}/pull/{pull.number}"
         review = {
             "id": review_id,
             "node_id": f"PRR_{review_id}",
@@ -1177,17 +1713,24 @@ class FakeGitHub:
             "body": text,
             "state": state,
             "commit_id": commit_id,
-            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}#pullrequestreview-{review_id}",
+            "html_url": f"{web}#pullrequestreview-{review_id}",
             "pull_request_url": f"{self._repo_url(repo)}/pulls/{pull.number}",
-            "submitted_at": self._now() if event else None,
+            "_links": {
+                "html": {"href": f"{web}#pullrequestreview-{review_id}"},
+                "pull_request": {"href": f"{self._repo_url(repo)}/pulls/{pull.number}"},
+            },
             "author_association": "NONE",
         }
+        if event:
+            review["submitted_at"] = self._now()
         repo.reviews.setdefault(pull.number, []).append(review)
         for c in comments:
             self._add_review_comment(repo, pull, actor, c, commit_id, review_id, files)
         return 200, review, {}
 
-    def _check_review_comment(self, c: Any, files: Mapping[str, JSON]) -> None:
+    def _check_review_comment(
+        self, repo: FakeRepo, pull: FakePull, c: Any, files: Mapping[str, JSON]
+    ) -> None:
         if not isinstance(c, dict) or not isinstance(c.get("body"), str):
             raise HTTPError(422, "Unprocessable Entity", errors=["comments need a body"])
         path = c.get("path")
@@ -1200,7 +1743,8 @@ class FakeGitHub:
         if not isinstance(line, int) or side not in ("LEFT", "RIGHT"):
             raise HTTPError(422, "Unprocessable Entity", errors=["Line could not be resolved"])
         lines = commentable_lines(files[path].get("patch"))
-        if line not in lines[side]:
+        refused = self._refused.get((repo.full_name, pull.number, path), set())
+        if line not in lines[side] or line in refused:
             raise HTTPError(
                 422,
                 "Unprocessable Entity",
@@ -1213,6 +1757,8 @@ class FakeGitHub:
                 not isinstance(start, int)
                 or start >= line
                 or start not in lines.get(start_side, set())
+                or hunk_of(files[path].get("patch"), start, start_side)
+                != hunk_of(files[path].get("patch"), line, side)
             ):
                 raise HTTPError(
                     422,
@@ -1232,29 +1778,45 @@ class FakeGitHub:
         in_reply_to: int | None = None,
     ) -> JSON:
         cid = next(self._ids)
+        api = self._repo_url(repo)
+        web = f"https://github.com/{repo.full_name}/pull/{pull.number}#discussion_r{cid}"
+        side = c.get("side") or "RIGHT"
+        line = c.get("line")
+        start = c.get("start_line")
+        patch = (files.get(str(c.get("path"))) or {}).get("patch")
+        position = diff_position(patch, line, side) if isinstance(line, int) else None
+        if position is None and isinstance(c.get("position"), int):
+            position = c["position"]
         comment: JSON = {
             "id": cid,
             "node_id": f"PRRC_{cid}",
-            "url": f"{self._repo_url(repo)}/pulls/comments/{cid}",
+            "url": f"{api}/pulls/comments/{cid}",
             "pull_request_review_id": review_id,
-            "user": self.users[actor],
-            "body": c["body"],
+            "diff_hunk": hunk_text(patch, line, side) if isinstance(line, int) else "",
             "path": c.get("path"),
-            "line": c.get("line"),
-            "original_line": c.get("line"),
-            "side": c.get("side") or "RIGHT",
-            "start_line": c.get("start_line"),
-            "start_side": (c.get("start_side") or c.get("side") or "RIGHT")
-            if c.get("start_line")
-            else None,
+            "position": position,
+            "original_position": position,
             "commit_id": commit_id,
             "original_commit_id": commit_id,
-            "diff_hunk": (files.get(str(c.get("path"))) or {}).get("patch") or "",
+            "user": self.users[actor],
+            "body": c["body"],
             "created_at": self._now(),
             "updated_at": self._now(),
-            "html_url": f"https://github.com/{repo.full_name}/pull/{pull.number}#discussion_r{cid}",
-            "pull_request_url": f"{self._repo_url(repo)}/pulls/{pull.number}",
+            "html_url": web,
+            "pull_request_url": f"{api}/pulls/{pull.number}",
             "author_association": "NONE",
+            "_links": {
+                "self": {"href": f"{api}/pulls/comments/{cid}"},
+                "html": {"href": web},
+                "pull_request": {"href": f"{api}/pulls/{pull.number}"},
+            },
+            "start_line": start,
+            "original_start_line": start,
+            "start_side": (c.get("start_side") or side) if start else None,
+            "line": line,
+            "original_line": line,
+            "side": side,
+            "subject_type": "line",
         }
         if in_reply_to is not None:
             comment["in_reply_to_id"] = in_reply_to
@@ -1274,8 +1836,9 @@ class FakeGitHub:
             "line": parent["line"],
             "side": parent["side"],
         }
+        files = {f["filename"]: f for f in self.pull_files(repo.full_name, pull.number)}
         comment = self._add_review_comment(
-            repo, pull, actor, c, pull.head_sha, None, {}, in_reply_to=parent["id"]
+            repo, pull, actor, c, pull.head_sha, None, files, in_reply_to=parent["id"]
         )
         return 201, comment, {}
 
@@ -1308,7 +1871,7 @@ class FakeGitHub:
 
     def _own(self, c: JSON, actor: str, repo: FakeRepo | None = None) -> None:
         """The author, or (as on GitHub) anyone with write access to the repository."""
-        if c["user"]["login"] == actor:
+        if (c.get("user") or {}).get("login") == actor:
             return
         if repo is not None and repo.permissions.get(actor) in ("admin", "maintain", "write"):
             return
@@ -1317,9 +1880,59 @@ class FakeGitHub:
     def _edit(self, c: JSON, body: Any, actor: str, repo: FakeRepo | None = None) -> None:
         if not isinstance(body, dict) or not isinstance(body.get("body"), str):
             raise HTTPError(422, "Unprocessable Entity", errors=["body is required"])
+        if len(body["body"]) > MAX_BODY:
+            raise HTTPError(422, "Unprocessable Entity", errors=["Body is too long"])
         self._own(c, actor, repo)
         c["body"] = body["body"]
         c["updated_at"] = self._now()
+
+    def _reanchor(self, repo: FakeRepo, pull: FakePull) -> None:
+        """After the PR's head or base moved: each current review comment follows its
+        line to the new head when that line is unchanged and still in the PR's diff
+        (GitHub moves a displaced comment), and otherwise goes outdated: `line` and
+        `position` become null, the `original_*` fields keep where it was made."""
+        files = {f["filename"]: f for f in self._all_pull_files(repo, pull)}
+        for c in repo.review_comments.get(pull.number, []):
+            line = c.get("line")
+            if line is None or c.get("side") != "RIGHT":
+                continue
+            moved = self._follow(repo, c, pull.head_sha, files)
+            if moved is None:
+                c.update(line=None, position=None, start_line=None, start_side=None)
+            elif moved != line or c["commit_id"] != pull.head_sha:
+                delta = moved - line
+                patch = files[c["path"]].get("patch")
+                c.update(
+                    line=moved,
+                    position=diff_position(patch, moved, "RIGHT"),
+                    commit_id=pull.head_sha,
+                    start_line=c["start_line"] + delta if c.get("start_line") else None,
+                )
+
+    def _follow(self, repo: FakeRepo, c: JSON, head: str, files: Mapping[str, JSON]) -> int | None:
+        path = c.get("path")
+        if path not in files or files[path].get("patch") is None:
+            return None
+        old_entry = repo.lookup(c["commit_id"], path)
+        new_entry = repo.lookup(head, path)
+        if old_entry is None or new_entry is None:
+            return None
+        try:
+            old = repo.blobs[old_entry.sha].decode("utf-8").splitlines()
+            new = repo.blobs[new_entry.sha].decode("utf-8").splitlines()
+        except UnicodeDecodeError:
+            return None
+        line = int(c["line"])
+        # the commented line follows the file's changes; changed or gone, it is outdated
+        matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+        moved = None
+        for tag, i1, i2, j1, _ in matcher.get_opcodes():
+            if tag == "equal" and i1 < line <= i2:
+                moved = j1 + (line - i1)
+                break
+        if moved is None or moved not in commentable_lines(files[path]["patch"])["RIGHT"]:
+            return None
+        return moved
 
     # ------------------------------------------------------------------ handlers: issue comments
 
@@ -1337,6 +1950,8 @@ class FakeGitHub:
             raise HTTPError(404, "Not Found")
         if not isinstance(body, dict) or not isinstance(body.get("body"), str) or not body["body"]:
             raise HTTPError(422, "Unprocessable Entity", errors=["body is required"])
+        if len(body["body"]) > MAX_BODY:
+            raise HTTPError(422, "Unprocessable Entity", errors=["Body is too long"])
         cid = next(self._ids)
         comment = {
             "id": cid,
@@ -1393,7 +2008,7 @@ class FakeGitHub:
         review = self._find_review(repo, g[0], g[1])
         if not isinstance(body, dict) or not isinstance(body.get("body"), str):
             raise HTTPError(422, "Unprocessable Entity", errors=["body is required"])
-        if review["user"]["login"] != actor:  # only the author may edit a review's body
+        if (review["user"] or {}).get("login") != actor:  # only its author may edit a review
             raise HTTPError(403, "Resource not accessible by integration")
         review["body"] = body["body"]
         return 200, review, {}
@@ -1409,7 +2024,7 @@ class FakeGitHub:
 
     def _list_pull_commits(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
         pull = self._pull(repo, g[0])
-        shas = self.pull_commits(repo.full_name, pull.number)[:250]
+        shas = self.pull_commits(repo.full_name, pull.number)[:MAX_PR_COMMITS]
         items = [self._commit_json(repo, s) for s in shas]
         return self._list(repo, f"/pulls/{pull.number}/commits", items, q)
 
@@ -1421,7 +2036,16 @@ class FakeGitHub:
             raise HTTPError(404, "Not Found")
         role = repo.permissions.get(login, "none" if repo.private else "read")
         folded = {"maintain": "write", "triage": "read"}.get(role, role)
-        return 200, {"permission": folded, "role_name": role, "user": self.users[login]}, {}
+        rank = ("none", "read", "triage", "write", "maintain", "admin").index(role)
+        flags = {
+            "pull": rank >= 1,
+            "triage": rank >= 2,
+            "push": rank >= 3,
+            "maintain": rank >= 4,
+            "admin": rank >= 5,
+        }
+        user = {**self.users[login], "role_name": role, "permissions": flags}
+        return 200, {"permission": folded, "role_name": role, "user": user}, {}
 
     def _list_check_runs(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
         sha = repo.resolve(g[0])
@@ -1436,7 +2060,7 @@ class FakeGitHub:
             raise HTTPError(403, "Resource not accessible by integration")
         state = self.teams.get((org, slug), {}).get(login)
         if state is None:
-            raise HTTPError(404, "Not Found")
+            raise HTTPError(404, "Not Found")  # GitHub: "if user has no team membership"
         return (
             200,
             {
@@ -1472,7 +2096,9 @@ class FakeGitHub:
             "id": sid,
             "node_id": f"SC_{sid}",
             "url": f"{self._repo_url(repo)}/statuses/{sha}",
+            "avatar_url": self.users[actor]["avatar_url"],
             "state": body["state"],
+            # a status written without a description has `description: null`
             "description": description,
             "target_url": body.get("target_url"),
             "context": body.get("context") or "default",
@@ -1504,13 +2130,18 @@ class FakeGitHub:
             if "pending" in states or not states
             else "success"
         )
+        api = self._repo_url(repo)
+        simple = [{k: v for k, v in st.items() if k != "creator"} for st in latest.values()]
         return (
             200,
             {
                 "state": state,
                 "sha": sha,
                 "total_count": len(latest),
-                "statuses": list(latest.values()),
+                "statuses": simple,
+                "repository": self._repo_json(repo),
+                "commit_url": f"{api}/commits/{sha}",
+                "url": f"{api}/commits/{sha}/status",
             },
             {},
         )
@@ -1518,28 +2149,41 @@ class FakeGitHub:
     # ------------------------------------------------------------------ handlers: git data
 
     def _commit_json(self, repo: FakeRepo, sha: str) -> JSON:
+        """A commit as GitHub lists it (`commit`); its author and committer are people
+        GitHub cannot match to an account (`author: null`), as for most bot commits."""
         c = repo.commits[sha]
+        api = self._repo_url(repo)
+        who = {"name": "A", "email": "a@example.invalid", "date": c.get("date", _EPOCH)}
         return {
             "sha": sha,
             "node_id": f"C_{sha[:12]}",
-            "url": f"{self._repo_url(repo)}/commits/{sha}",
+            "url": f"{api}/commits/{sha}",
             "html_url": f"https://github.com/{repo.full_name}/commit/{sha}",
+            "comments_url": f"{api}/commits/{sha}/comments",
             "commit": {
+                "url": f"{api}/git/commits/{sha}",
                 "message": c["message"],
-                "tree": {"sha": c["tree"], "url": f"{self._repo_url(repo)}/git/trees/{c['tree']}"},
-                "author": {
-                    "name": "A",
-                    "email": "a@example.invalid",
-                    "date": "2026-01-01T00:00:00Z",
-                },
-                "committer": {
-                    "name": "A",
-                    "email": "a@example.invalid",
-                    "date": "2026-01-01T00:00:00Z",
+                "comment_count": 0,
+                "tree": {"sha": c["tree"], "url": f"{api}/git/trees/{c['tree']}"},
+                "author": dict(who),
+                "committer": dict(who),
+                "verification": {
+                    "verified": False,
+                    "reason": "unsigned",
+                    "signature": None,
+                    "payload": None,
+                    "verified_at": None,
                 },
             },
+            "author": None,
+            "committer": None,
             "parents": [
-                {"sha": p, "url": f"{self._repo_url(repo)}/commits/{p}"} for p in c["parents"]
+                {
+                    "sha": p,
+                    "url": f"{api}/commits/{p}",
+                    "html_url": f"https://github.com/{repo.full_name}/commit/{p}",
+                }
+                for p in c["parents"]
             ],
         }
 
@@ -1575,6 +2219,10 @@ class FakeGitHub:
             200,
             {
                 "url": f"{self._repo_url(repo)}/compare/{g[0]}...{g[1]}",
+                "html_url": f"https://github.com/{repo.full_name}/compare/{g[0]}...{g[1]}",
+                "permalink_url": f"https://github.com/{repo.full_name}/compare/{base}...{head}",
+                "diff_url": f"https://github.com/{repo.full_name}/compare/{g[0]}...{g[1]}.diff",
+                "patch_url": f"https://github.com/{repo.full_name}/compare/{g[0]}...{g[1]}.patch",
                 "status": status,
                 "ahead_by": len(ahead),
                 "behind_by": len(behind),
@@ -1663,16 +2311,20 @@ class FakeGitHub:
 
         def describe(p: str, e: TreeEntry) -> JSON:
             kind = "dir" if e.type == "tree" else "symlink" if e.mode == "120000" else "file"
+            url = f"{self._repo_url(repo)}/contents/{p}?ref={ref}"
+            git_url = f"{self._repo_url(repo)}/git/{e.type}s/{e.sha}"
+            html_url = f"https://github.com/{repo.full_name}/blob/{ref}/{p}"
             item: JSON = {
                 "type": kind,
                 "name": p.rsplit("/", 1)[-1],
                 "path": p,
                 "sha": e.sha,
                 "size": len(repo.blobs[e.sha]) if e.type == "blob" else 0,
-                "url": f"{self._repo_url(repo)}/contents/{p}?ref={ref}",
-                "git_url": f"{self._repo_url(repo)}/git/{e.type}s/{e.sha}",
-                "html_url": f"https://github.com/{repo.full_name}/blob/{ref}/{p}",
+                "url": url,
+                "git_url": git_url,
+                "html_url": html_url,
                 "download_url": None,
+                "_links": {"self": url, "git": git_url, "html": html_url},
             }
             return item
 

@@ -4,8 +4,9 @@ module; `tests/test_reliability.py` and `benchmarks/bench_reliability.py` use it
 `open_pulls` opens PRs shaped like the seed case (three findings each); `audit` reads
 back everything the bot wrote and counts what must never happen: a PR whose current
 head has no status of ours (a lost delivery), more than one review per head, more than
-one summary comment, an inline finding posted twice, and the same status written twice
-in a row for one commit and context.
+one summary comment, an inline finding posted twice on the current diff (an outdated
+comment, whose line GitHub nulled after a push, is not on it), and the same status
+written twice in a row for one commit and context.
 """
 
 from __future__ import annotations
@@ -102,7 +103,8 @@ def audit(fake: FakeGitHub, numbers: Sequence[int], bot: str = "recipe-bot") -> 
         out.duplicate_summaries += max(0, len(summaries) - 1)
         prints: Counter[Any] = Counter()
         for c in repo.review_comments.get(n, []):
-            if c["user"]["login"] == bot:
+            # on the current diff: an outdated comment (line null) is not shown there
+            if c["user"]["login"] == bot and c.get("line") is not None:
                 for fp in render.fingerprints_in(c["body"]):
                     prints[fp] += 1
         out.duplicate_inline += sum(c - 1 for c in prints.values())

@@ -105,7 +105,8 @@ def test_signed_webhook_gives_one_bilingual_review(
     fake, server = service
     head = example_files()
     pull = fake.create_pull(REPO, base=base_files(head), head=head, number=1)
-    assert deliver(server, "pull_request", payload(fake, "opened", 1), "d-1") == 202
+    opened = payload(fake, "opened", 1)
+    assert deliver(server, "pull_request", opened, "d-1") == 202
     repo = fake.repo(REPO)
     wait_for(lambda: bool(repo.statuses.get(pull.head_sha)), timeout=20)
 
@@ -128,7 +129,7 @@ def test_signed_webhook_gives_one_bilingual_review(
     assert len(status["description"]) < 140
 
     # the same delivery again, and a second delivery for the same head: nothing new
-    assert deliver(server, "pull_request", payload(fake, "opened", 1), "d-1") in (200, 202)
+    assert deliver(server, "pull_request", opened, "d-1") in (200, 202)
     assert deliver(server, "pull_request", payload(fake, "reopened", 1), "d-2") == 202
     # the second review reads the head's status, finds its own, identical, and writes none
     status_reads = f"/commits/{pull.head_sha}/statuses"

@@ -676,7 +676,11 @@ def test_fake_contents_wraps_base64_like_github(fake_github: FakeGitHub) -> None
 
     r = httpx.get(
         f"{fake_github.url}/repos/{REPO}/contents/a.txt",
-        headers={"Authorization": f"token {TOKEN}"},
+        headers={
+            "Authorization": f"token {TOKEN}",
+            "Accept": "application/vnd.github+json",
+            "X-GitHub-Api-Version": "2022-11-28",
+        },
     )
     body = r.json()
     assert "\n" in body["content"]

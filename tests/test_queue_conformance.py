@@ -564,3 +564,55 @@ def test_advise_jobs_are_one_queued_per_pr_on_the_newest_head(queue: Any) -> Non
     (job,) = [j for j in queue.jobs() if j["kind"] == ADVISE]
     assert job["head_sha"] == sha(2)
     assert queue.ingest(_advise_record("advise-2", sha(2))).duplicate
+
+
+# ----------------------------------------------------------------------------- GitHub's order
+
+
+def test_a_known_delivery_id_with_another_body_is_a_conflict(queue: Any) -> None:
+    first = queue.ingest(dataclasses.replace(record("d1"), body_sha256="a" * 64))
+    again = queue.ingest(dataclasses.replace(record("d1"), body_sha256="a" * 64))
+    other = queue.ingest(dataclasses.replace(record("d1", head=sha(2)), body_sha256="b" * 64))
+    assert (again.outcome, again.duplicate, again.conflict) == ("queued", True, None)
+    assert (other.outcome, other.conflict) == ("conflict", ("a" * 64, "b" * 64))
+    assert other.job_id == first.job_id
+    stored = queue.delivery("d1")
+    assert stored["redeliveries"] == 1 and stored["head_sha"] == sha(1)
+    assert [j["head_sha"] for j in queue.jobs()] == [sha(1)]  # nothing of it stored
+
+
+def test_finish_records_the_head_github_showed(queue: Any) -> None:
+    """A job queued for an older head (deliveries out of order) reviews the head GitHub
+    shows: that head is the reviewed one, and the newest known."""
+    queue.ingest(record("d1", head=sha(2), at=100.0))
+    queue.ingest(record("d2", head=sha(1), at=100.0))  # equal times, arrived last: wins
+    job = claim_soon(queue, "w")
+    assert job.head_sha == sha(1)
+    assert queue.finish(job, reviewed=True, head_sha=sha(2))
+    assert queue.sweep(0.0) == []  # the newest head is reviewed: nothing to sweep
+    again = queue.ingest(record("d3", head=sha(1), at=99.0))
+    assert again.outcome == "superseded"
+
+
+def test_sweep_queues_each_head_left_without_a_review_once(queue: Any) -> None:
+    queue.ingest(record("d1", head=sha(1)))
+    job = claim_soon(queue, "w")
+    assert queue.fail(job, "outage", delay=0, permanent=True) == "dead"
+    time.sleep(0.05)
+    assert queue.sweep(3600.0) == []  # not idle long enough
+    (swept,) = queue.sweep(0.0)
+    assert (swept.repo, swept.number, swept.head_sha, swept.installation_id) == (
+        REPO,
+        7,
+        sha(1),
+        1,
+    )
+    assert queue.sweep(0.0) == []  # a queued job covers it
+    job = claim_soon(queue, "w")
+    assert job.id == swept.id
+    assert queue.fail(job, "still out", delay=0, permanent=True) == "dead"
+    assert queue.sweep(0.0) == []  # each head once
+    queue.ingest(record("d2", head=sha(2), at=200.0))
+    job = claim_soon(queue, "w")
+    assert queue.finish(job, reviewed=True)
+    assert queue.sweep(0.0) == []

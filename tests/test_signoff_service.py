@@ -27,12 +27,13 @@ import pytest
 from bot.github.gateway import PyGithubGateway, from_token
 from bot.github.types import PullInfo, ReviewComment
 from bot.server.app import create_app
-from bot.server.queue import DeliveryRecord, SQLiteQueue
+from bot.server.queue import SCHEMA_VERSION, DeliveryRecord, SQLiteQueue
 from bot.server.settings import load_settings
 from bot.server.webhook import classify, signoff_event
 from bot.signoff.model import VERDICT_MARK
 from bot.signoff.service import RECORD_MARK, SignoffSettings, verify_signoffs
 from tests.fakegithub import FakeGitHub
+from tests.github_contract import GITHUB_HEADERS
 from tests.webhook_fakes import LiveServer, encode, service_env, signed_headers, wait_for
 
 REPO = "octo/bench"
@@ -103,7 +104,10 @@ class Gate:
     number: int
     people: dict[str, PyGithubGateway] = field(default_factory=dict)
     deliveries: int = 0
-    http: httpx.Client = field(default_factory=lambda: httpx.Client(timeout=30))
+    # also what the people around the PR call GitHub with: its API version and media type
+    http: httpx.Client = field(
+        default_factory=lambda: httpx.Client(timeout=30, headers=GITHUB_HEADERS)
+    )
 
     # -- state
 
@@ -716,5 +720,5 @@ def test_a_version_1_queue_file_is_migrated(tmp_path: Path) -> None:
     assert claimed is not None and claimed.kind == "review"
     queue.close()
     check = sqlite3.connect(path)
-    assert check.execute("PRAGMA user_version").fetchone()[0] == 2
+    assert check.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
     check.close()

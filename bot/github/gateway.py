@@ -275,6 +275,7 @@ class PyGithubGateway(GatewayBase):
                 html_url=str(data.get("html_url") or ""),
                 title=str(data.get("title") or ""),
                 body=str(data.get("body") or ""),
+                changed_files=_int_or_none(data.get("changed_files")),
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise GitHubError(
@@ -522,22 +523,32 @@ class PyGithubGateway(GatewayBase):
         return None
 
     def org_membership(self, repo: str, org: str, user: str) -> bool | None:
-        """Is `user` a member of `org`? None when GitHub will not say (a 302 to the public
-        list for a requester outside the org, 403, another permanent error)."""
+        """Is `user` a member of `org`? None when GitHub will not say (403, another
+        permanent error).
+
+        GitHub answers 204 (member) or 404 (not a member) to a requester inside the org,
+        and 302 to one outside it (documented: "Response if requester is not an
+        organization member"), redirecting to the public-membership check. A 302 is
+        therefore never a member by itself: the public check decides (204: a public
+        member; 404: not a member as far as this installation can see)."""
         repo = _check_repo(repo)
         if not _SLUG.fullmatch(org):
             return None
         if not _LOGIN.fullmatch(user):
             return False
+        requester = self._http.requester(repo)
         try:
-            self._get(repo, f"/orgs/{_q(org)}/members/{_q(user)}")
+            url = f"/orgs/{_q(org)}/members/{_q(user)}"
+            status, _, _ = self._http.answer(requester, "GET", url, accept=(404,))
+            if status == 302:
+                url = f"/orgs/{_q(org)}/public_members/{_q(user)}"
+                status, _, _ = self._http.answer(requester, "GET", url, accept=(404,))
+                return status == 204
         except GitHubError as err:
-            if err.status == 404:
-                return False
             if err.transient:
                 raise
             return None
-        return True
+        return {204: True, 404: False}.get(status)
 
     def pull_commits(self, repo: str, number: int) -> list[str]:
         repo = _check_repo(repo)

@@ -20,13 +20,21 @@ is read.
   `Retry-After` seen (`Pacer`, one per `GitHubHttp`: per process and
   credential; the PostgreSQL backend adds a pacer shared by replicas as a call
   hook, `bot.server.pacing`). Sleeping goes through the injectable `sleep`.
-- Every error reaching the caller is a `GitHubError(message, status, retry_after)`.
+- Every error reaching the caller is a `GitHubError(message, status, retry_after)`
+  whose message starts with the request that failed (`POST /app/installations/7/
+  access_tokens: 500 ...` when an installation token could not be had, never the
+  request it was for). A redirect is not an answer: a 3xx is a `GitHubError` too.
+- Every request carries `X-GitHub-Api-Version: 2022-11-28` and
+  `Accept: application/vnd.github+json` (no preview media types). An App's
+  installation tokens are exchanged here (`InstallationToken`), with those headers.
 - Lists are read page by page following `Link: rel="next"`, up to a bound.
 """
 
 from __future__ import annotations
 
+import datetime
 import email.utils
+import json
 import re
 import threading
 import time
@@ -46,6 +54,9 @@ from bot.github.types import GitHubError
 
 DEFAULT_BASE_URL = Consts.DEFAULT_BASE_URL
 USER_AGENT = "recipe-review-bot"
+API_VERSION = "2022-11-28"  # X-GitHub-Api-Version of every request
+MEDIA_TYPE = "application/vnd.github+json"  # Accept of every request
+TOKEN_RENEW_SECONDS = 20.0  # an installation token is renewed this long before it expires
 SECONDARY_RATE_WAIT = 60.0  # GitHub: "wait at least one minute" when no Retry-After
 _NEXT = re.compile(r'<([^>]+)>\s*;\s*rel="next"')
 
@@ -151,6 +162,35 @@ class Pacer:
 # --------------------------------------------------------------------------- requests
 
 
+class InstallationToken(Auth.Auth):
+    """An App installation's access token as PyGithub's `Auth`: exchanged by
+    `GitHubHttp.exchange_token` (with the API version and media type headers, and an
+    error that names the exchange when it fails), renewed `TOKEN_RENEW_SECONDS` before
+    it expires. Thread-safe."""
+
+    def __init__(self, http: GitHubHttp, installation_id: int) -> None:
+        self._http = http
+        self.installation_id = installation_id
+        self._lock = threading.Lock()
+        self._token: str | None = None
+        self._expires = 0.0
+
+    @property
+    def token_type(self) -> str:
+        return "token"
+
+    @property
+    def token(self) -> str:
+        with self._lock:
+            if self._token is None or time.time() >= self._expires - TOKEN_RENEW_SECONDS:
+                self._token, self._expires = self._http.exchange_token(self.installation_id)
+            return self._token
+
+    @property
+    def _masked_token(self) -> str:
+        return "token (installation token removed)"
+
+
 class GitHubHttp:
     """Authenticated JSON requests to one GitHub API: a token's, or a GitHub App's
     (the app's own requests, and one client per installation, looked up per
@@ -190,6 +230,7 @@ class GitHubHttp:
             user_agent=user_agent,
             per_page=100,
             retry=self._retry,
+            api_version=API_VERSION,
             # PyGithub's own pacing sleeps with time.sleep (0.25 s per request,
             # 1 s per write by default); ours is injectable, so switch it off.
             seconds_between_requests=None,
@@ -255,10 +296,21 @@ class GitHubHttp:
             if client is None:
                 auth: Auth.Auth = self.auth
                 if isinstance(self.auth, Auth.AppAuth) and key is not None:
-                    auth = self.auth.get_installation_auth(key)
+                    auth = InstallationToken(self, key)
                 client = Github(auth=auth, **self._client_kwargs)
                 self._clients[key] = client
             return client.requester
+
+    def exchange_token(self, installation_id: int) -> tuple[str, float]:
+        """A new installation access token and its expiry (Unix time):
+        `POST /app/installations/{id}/access_tokens`, signed with the App's JWT."""
+        url = f"/app/installations/{int(installation_id)}/access_tokens"
+        _, data = self.call(self.app_requester(), "POST", url)
+        token = data.get("token") if isinstance(data, dict) else None
+        expires = _iso_time(data.get("expires_at") if isinstance(data, dict) else None)
+        if not isinstance(token, str) or not token or expires is None:
+            raise GitHubError(f"POST {url}: no token in the answer", 0, request=f"POST {url}")
+        return token, expires
 
     # ------------------------------------------------------------------ calls
 
@@ -271,15 +323,48 @@ class GitHubHttp:
         params: Mapping[str, Any] | None = None,
         body: Any = None,
     ) -> tuple[dict[str, Any], Any]:
-        """(headers, JSON) of one request; every failure leaves as `GitHubError`."""
-        try:
-            return requester.requestJsonAndCheck(
-                verb, url, parameters=dict(params) if params else None, input=body
+        """(headers, JSON) of one 2xx answer; every failure leaves as `GitHubError`,
+        a redirect included (see `answer` for a call that reads a 3xx or 404)."""
+        status, headers, data = self.answer(requester, verb, url, params=params, body=body)
+        if status >= 300:
+            what = f"{verb} {urllib.parse.urlsplit(url).path}"
+            location = lower_headers(headers).get("location", "")
+            raise GitHubError(
+                f"{what}: {status} redirect to {location}".rstrip(), status=status, request=what
             )
+        return headers, data
+
+    def answer(
+        self,
+        requester: Requester,
+        verb: str,
+        url: str,
+        *,
+        params: Mapping[str, Any] | None = None,
+        body: Any = None,
+        accept: tuple[int, ...] = (),
+    ) -> tuple[int, dict[str, Any], Any]:
+        """(status, headers, JSON) of one request. A status of 400 and above raises
+        `GitHubError` unless it is in `accept`; a 3xx is returned as it is."""
+        what = f"{verb} {urllib.parse.urlsplit(url).path}"
+        try:
+            status, headers, text = requester.requestJson(
+                verb,
+                url,
+                parameters=dict(params) if params else None,
+                headers={"Accept": MEDIA_TYPE},
+                input=body,
+            )
+            data = json.loads(text) if text else None
+            if status >= 400 and status not in accept:
+                raise requester.createException(status, headers, data or {})
+            return status, headers, data
+        except GitHubError:
+            raise  # already named: an installation token that could not be had
         except Exception as exc:  # mapped: every failure leaves as GitHubError
             if isinstance(exc, (AssertionError, TypeError, AttributeError, KeyError)):
                 raise  # a bug here, not a GitHub failure
-            err = to_github_error(exc, f"{verb} {urllib.parse.urlsplit(url).path}")
+            err = to_github_error(exc, what)
             if err.retry_after is not None and err.status in (403, 429):
                 self.pacer.hold(err.retry_after)
             raise err from exc
@@ -352,6 +437,17 @@ def header_seconds(value: Any, now: Callable[[], float] = time.time) -> float | 
     return max(0.0, when.timestamp() - now())
 
 
+def _iso_time(value: Any) -> float | None:
+    """An ISO 8601 time (GitHub's `expires_at`) as a Unix time, None when unreadable."""
+    if not isinstance(value, str):
+        return None
+    try:
+        when = datetime.datetime.fromisoformat(value.replace("Z", "+00:00"))
+    except ValueError:
+        return None
+    return (when if when.tzinfo else when.replace(tzinfo=datetime.UTC)).timestamp()
+
+
 def lower_headers(headers: Any) -> dict[str, str]:
     if not headers:
         return {}
@@ -401,12 +497,14 @@ def to_github_error(exc: BaseException, what: str = "GitHub request") -> GitHubE
             elif status == 429 or _is_rate_limit_message(message):
                 retry_after = SECONDARY_RATE_WAIT
         text = f"{what}: {status} {message}".rstrip()
-        return GitHubError(text, status=status, retry_after=retry_after)
+        return GitHubError(text, status=status, retry_after=retry_after, request=what)
     if isinstance(exc, (requests.RequestException, urllib3.exceptions.HTTPError, OSError)):
-        return GitHubError(f"{what}: no response ({type(exc).__name__}: {exc})", status=0)
+        return GitHubError(
+            f"{what}: no response ({type(exc).__name__}: {exc})", status=0, request=what
+        )
     if isinstance(exc, ValueError):  # a body that is not JSON
-        return GitHubError(f"{what}: unreadable response ({exc})", status=0)
-    return GitHubError(f"{what}: {type(exc).__name__}: {exc}", status=0)
+        return GitHubError(f"{what}: unreadable response ({exc})", status=0, request=what)
+    return GitHubError(f"{what}: {type(exc).__name__}: {exc}", status=0, request=what)
 
 
 # --------------------------------------------------------------------------- caches

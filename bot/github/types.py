@@ -18,12 +18,25 @@ from typing import Protocol
 
 
 class GitHubError(Exception):
-    """A GitHub call failed. `status` is the HTTP status (0 when no response)."""
+    """A GitHub call failed. `status` is the HTTP status (0 when no response); `request`
+    the request that failed ("POST /app/installations/7/access_tokens"), when known."""
 
-    def __init__(self, message: str, status: int = 0, retry_after: float | None = None) -> None:
+    def __init__(
+        self,
+        message: str,
+        status: int = 0,
+        retry_after: float | None = None,
+        request: str = "",
+    ) -> None:
         super().__init__(message)
         self.status = status
         self.retry_after = retry_after
+        self.request = request
+
+    @property
+    def token_exchange(self) -> bool:
+        """The installation token could not be had (not the request it was for)."""
+        return self.request.startswith("POST /app/installations/")
 
     @property
     def transient(self) -> bool:
@@ -49,6 +62,7 @@ class PullInfo:
     html_url: str = ""
     title: str = ""  # what the author wrote: hostile input (the advisor quotes it as data)
     body: str = ""
+    changed_files: int | None = None  # every file the PR changes (GitHub lists 3,000 at most)
 
 
 @dataclass(frozen=True)
@@ -126,6 +140,10 @@ class Posted:
     resolved: int = 0
     status: Status | None = None
     skipped: list[str] = field(default_factory=list)
+    head_sha: str | None = None  # the head GitHub showed: the one reviewed (or skipped)
+    # inline comments GitHub refused (a 422 on the review): listed in the summary instead
+    refused: int = 0
+    partial: bool = False  # GitHub listed only part of the PR's files
 
 
 class Gateway(Protocol):

@@ -9,20 +9,31 @@ again, so a retry after a crash or a 5xx never duplicates a comment.
 from __future__ import annotations
 
 import datetime
+import logging
 from dataclasses import dataclass
 
 from bot.advisor.render import section_in, with_section
 from bot.core.changeset import build_changeset
 from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
 from bot.core.engine import Context, Report, lint
-from bot.core.model import T
+from bot.core.model import Finding, T
 from bot.core.registry import all_rules
 from bot.docs import RULES_URL
 from bot.github.tree import GitHubTree
-from bot.github.types import Comment, Gateway, Posted, PullFile, PullInfo, Status
+from bot.github.types import (
+    Comment,
+    Gateway,
+    GitHubError,
+    Posted,
+    PullFile,
+    PullInfo,
+    ReviewComment,
+    Status,
+)
 from bot.review import render
 
 DOCS_URL = RULES_URL
+log = logging.getLogger("bot.review")
 
 
 @dataclass(frozen=True)
@@ -92,15 +103,16 @@ def review_pull_request(
     expected_head: str | None = None,
     today: datetime.date | None = None,
 ) -> Posted:
+    """Review the PR's current head. `expected_head` (the newest head a delivery named)
+    is a hint only: deliveries arrive in any order, GitHub's answer decides which head is
+    the newest (`Posted.head_sha` says which one was reviewed)."""
     settings = settings or ReviewSettings()
     gw = gateway
     pull = gw.pull(repo, number)
     if pull.state != "open":
-        return Posted(skipped=[f"pull request is {pull.state}"])
+        return Posted(skipped=[f"pull request is {pull.state}"], head_sha=pull.head_sha)
     if pull.draft and not settings.review_drafts:
-        return Posted(skipped=["draft pull request"])
-    if expected_head is not None and pull.head_sha != expected_head:
-        return Posted(skipped=[f"head moved to {pull.head_sha[:7]}; a newer review covers it"])
+        return Posted(skipped=["draft pull request"], head_sha=pull.head_sha)
     me = settings.bot_login or gw.login()
     files = gw.pull_files(repo, number)
     outcome = lint_pull(gw, pull, files, today or datetime.date.today())
@@ -108,9 +120,14 @@ def review_pull_request(
     rationale: dict[str, T] = {rm.rule.id: rm.rule.rationale for rm in all_rules()}
     findings = outcome.report.findings
     silenced = outcome.report.silenced
+    partial = _partial(pull, files)
     plan = render.plan_review(
         findings, files, mine, pull.head_sha, rationale, settings.docs_url, silenced
     )
+    # findings GitHub refused to place inline on this head (a 422 before) stay in the summary
+    render.keep_refused_outside(plan, mine, pull.head_sha)
+    if partial is not None:
+        plan.summary = render.with_partial_note(plan.summary, *partial)
     if outcome.config_error is not None:
         plan.summary = render.truncate(
             "## recipe-review\n\n"
@@ -122,18 +139,19 @@ def review_pull_request(
         kept = section_in(plan.summary_comment.body)
         if kept is not None and kept[0] == pull.head_sha:
             plan.summary = render.truncate(with_section(plan.summary, kept[1]))
-    posted = Posted()
+    posted = Posted(head_sha=pull.head_sha, partial=partial is not None)
     # re-read the head just before writing: a push during linting makes
     # this review stale, and a newer job will review the new head
-    if gw.pull(repo, number).head_sha != pull.head_sha:
-        return Posted(skipped=["head moved during review"])
+    now = gw.pull(repo, number).head_sha
+    if now != pull.head_sha:
+        return Posted(skipped=["head moved during review"], head_sha=now)
     for comment in plan.resolve:
         gw.edit_review_comment(repo, comment.id, render.resolved_body(comment.body, pull.head_sha))
         posted.resolved += 1
     if plan.review_body is not None:
-        comments = [c for _, c in plan.inline]
-        posted.review_id = gw.create_review(repo, number, pull.head_sha, plan.review_body, comments)
-        posted.inline = len(comments)
+        refused = _post_review(gw, pull, plan, posted)
+        if refused:
+            plan.summary = render.with_refused_note(plan.summary, len(refused))
     if plan.summary_comment is not None:
         if plan.summary_comment.body != plan.summary:
             gw.edit_issue_comment(repo, plan.summary_comment.id, plan.summary)
@@ -145,6 +163,67 @@ def review_pull_request(
         status = Status("error", settings.status_context, "Invalid .recipe-bot.yml", url)
     else:
         status = render.status_for(findings, settings.status_context, url, silenced)
+        if partial is not None:
+            status = render.partial_status(status, *partial)
     gw.set_status(repo, pull.head_sha, status)
     posted.status = status
     return posted
+
+
+def _partial(pull: PullInfo, files: list[PullFile]) -> tuple[int, int] | None:
+    """(files listed, files changed) when GitHub listed only part of the PR's files: its
+    list stops at 3,000 (documented), `changed_files` counts them all."""
+    total = pull.changed_files
+    if total is not None and total > len(files):
+        return len(files), total
+    return None
+
+
+def _post_review(gw: Gateway, pull: PullInfo, plan: render.Plan, posted: Posted) -> list[Finding]:
+    """Post the planned review; returns the findings whose inline comment GitHub refused.
+
+    GitHub refuses a whole review (422) when one of its comments cannot be placed, and
+    does not say which. The comments are placed again against the diff GitHub lists now
+    (it may have changed since the plan: a base retarget, a force-push of the base), the
+    ones that no longer fit move to the review body and the summary, and the review is
+    sent again; when GitHub still refuses it, it is sent without inline comments. When
+    even that is refused, no review is posted this time (logged): the caller still
+    writes the summary, which lists every finding, and the status."""
+    assert plan.review_body is not None
+    repo, number, head = pull.repo, pull.number, pull.head_sha
+    inline = list(plan.inline)
+    attempts: list[list[tuple[Finding, ReviewComment]]] = [inline]
+    try:
+        comments = [c for _, c in inline]
+        posted.review_id = gw.create_review(repo, number, head, plan.review_body, comments)
+        posted.inline = len(inline)
+        return []
+    except GitHubError as err:
+        if err.status != 422:
+            raise
+        log.warning("%s#%d: GitHub refused the review (%s); placing it again", repo, number, err)
+        if not inline:
+            return []
+    lines = {f.path: render.commentable_lines(f.patch) for f in gw.pull_files(repo, number)}
+    placeable = [(f, c) for f, c in inline if render.placeable(c, lines)]
+    if placeable and len(placeable) < len(inline):
+        attempts.append(placeable)
+    attempts.append([])  # the last resort: no inline comment at all
+    refused: list[Finding] = []
+    for keep in attempts[1:]:
+        refused = [f for f, c in inline if (f, c) not in keep]
+        body = render.review_body(len(keep), [*plan.outside, *refused], head, refused=refused)
+        try:
+            posted.review_id = gw.create_review(repo, number, head, body, [c for _, c in keep])
+        except GitHubError as err:
+            if err.status != 422:
+                raise
+            # refused even without inline comments: the summary and the status still say
+            # everything, so they are written; the next run tries the review again
+            log.warning("%s#%d: GitHub refused the review again (%s)", repo, number, err)
+            continue
+        posted.inline = len(keep)
+        break
+    posted.refused = len(refused)
+    plan.outside = [*plan.outside, *refused]
+    return refused

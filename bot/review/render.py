@@ -28,6 +28,9 @@ SUMMARY_MARK = "<!-- recipe-review:summary -->"
 SUMMARY_TITLE = "## recipe-review"
 REVIEW_MARK = "<!-- recipe-review:review sha={sha} -->"
 RESOLVED_MARK = "<!-- recipe-review:resolved -->"
+# a finding whose inline comment GitHub refused on this head (422): kept in the summary
+REFUSED_MARK = "<!-- recipe-review:refused fp={fp} -->"
+_REFUSED_RE = re.compile(r"<!-- recipe-review:refused fp=([0-9a-f]{8,64}) -->")
 _FP_RE = re.compile(r"<!-- recipe-review:fp=([0-9a-f]{8,64}) -->")
 _REVIEW_RE = re.compile(r"<!-- recipe-review:review sha=([0-9a-f]{7,64}) -->")
 _STATE_RE = re.compile(r"<!-- recipe-review:state (\{.*?\}) -->", re.S)
@@ -291,15 +294,94 @@ def summary_body(
     return truncate("\n".join(lines))
 
 
-def review_body(new_inline: int, outside: Sequence[Finding], head_sha: str) -> str:
+def review_body(
+    new_inline: int,
+    outside: Sequence[Finding],
+    head_sha: str,
+    refused: Sequence[Finding] = (),
+) -> str:
+    """The review's own body. `refused`: findings (also in `outside`) whose inline comment
+    GitHub could not place on this head; marked, so a re-run keeps them here."""
     lines = [
         f"**recipe-review** · `{head_sha[:7]}` · {new_inline} new inline comment(s) "
         f"/ {new_inline} 条新的行内评论",
     ]
+    if refused:
+        lines += [
+            "",
+            f"GitHub could not place {len(refused)} comment(s) on the diff; they are listed "
+            f"below. / GitHub 无法将 {len(refused)} 条评论定位到差异中的行，已在下方列出。",
+        ]
     if outside:
         lines += ["", "Outside the diff / 不在本次改动范围内：", "", *_table(outside, limit=50)]
     lines += ["", REVIEW_MARK.format(sha=head_sha)]
+    lines += [REFUSED_MARK.format(fp=f.fingerprint) for f in refused]
     return truncate("\n".join(lines))
+
+
+def refused_in(mine: Sequence[Comment], head_sha: str) -> set[str]:
+    """Fingerprints GitHub refused to place inline on `head_sha` (the bot's own reviews)."""
+    out: set[str] = set()
+    for c in mine:
+        if c.kind == "review_summary" and head_sha in review_shas_in(c.body):
+            out.update(_REFUSED_RE.findall(c.body))
+    return out
+
+
+def keep_refused_outside(plan: Plan, mine: Sequence[Comment], head_sha: str) -> None:
+    """Findings GitHub refused to place inline on this head stay outside the diff: a re-run
+    neither posts them inline again nor posts a second review for them."""
+    refused = refused_in(mine, head_sha)
+    moved = [f for f, _ in plan.inline if f.fingerprint in refused]
+    if not moved:
+        return
+    plan.inline = [(f, c) for f, c in plan.inline if f.fingerprint not in refused]
+    plan.outside = [*plan.outside, *moved]
+    if plan.inline:
+        plan.review_body = review_body(len(plan.inline), plan.outside, head_sha)
+    else:
+        plan.review_body = None  # this head's review, with these findings, is there
+
+
+def placeable(comment: ReviewComment, lines: dict[str, set[int]]) -> bool:
+    """Can GitHub place `comment` on a diff whose commentable lines are `lines`?"""
+    ok = lines.get(comment.path, set())
+    first = comment.start_line if comment.start_line is not None else comment.line
+    return all(n in ok for n in range(first, comment.line + 1))
+
+
+def _with_note(summary: str, note: str) -> str:
+    head = SUMMARY_TITLE + "\n"
+    if summary.startswith(head):
+        return truncate(head + "\n" + note + "\n" + summary[len(head) :])
+    return truncate(note + "\n\n" + summary)
+
+
+def with_refused_note(summary: str, refused: int) -> str:
+    """The summary, saying that GitHub refused `refused` inline comments (listed below)."""
+    return _with_note(
+        summary,
+        f"⚠️ GitHub could not place {refused} inline comment(s) on the diff; their findings "
+        f"are listed here. / GitHub 无法定位 {refused} 条行内评论，相应问题在此列出。",
+    )
+
+
+def with_partial_note(summary: str, listed: int, total: int) -> str:
+    """The summary, saying the review covers only the files GitHub listed."""
+    return _with_note(
+        summary,
+        f"⚠️ **Partial review**: GitHub lists {listed:,} of the {total:,} files this PR "
+        f"changes; the other {total - listed:,} were not reviewed. / **部分审查**：GitHub "
+        f"只列出本 PR 修改的 {total:,} 个文件中的 {listed:,} 个，其余 {total - listed:,} 个未审查。",
+    )
+
+
+def partial_status(status: Status, listed: int, total: int) -> Status:
+    """A partial review never reports `success`: what would pass needs a human."""
+    if status.state != "success":
+        return status
+    desc = f"Needs a human: partial review, GitHub lists {listed} of {total} files"
+    return replace(status, state="pending", description=desc[:139])
 
 
 def status_for(
@@ -362,7 +444,14 @@ def plan_review(
     lines = {f.path: commentable_lines(f.patch) for f in files}
     posted: set[str] = set()
     for c in mine:
-        if c.kind == "review" and c.in_reply_to is None and RESOLVED_MARK not in c.body:
+        # an outdated comment (GitHub nulled its line after a push) no longer shows the
+        # finding on the diff: the finding is posted again on its current line
+        if (
+            c.kind == "review"
+            and c.in_reply_to is None
+            and RESOLVED_MARK not in c.body
+            and c.line is not None
+        ):
             posted.update(fingerprints_in(c.body))
     current = {f.fingerprint for f in findings}
     for f in findings:

@@ -5,7 +5,9 @@
 `X-GitHub-Delivery` id, wakes a worker and answers 202. A ping is answered 200;
 an unknown event or action 202 and ignored; a signed but malformed delivery is
 recorded (outcome `malformed`) and answered 400, so GitHub shows it failed but
-nothing retries it in a loop. Only a failure to persist answers 5xx (503).
+nothing retries it in a loop. A delivery id seen before with another body is logged and
+answered 409 (nothing stored: GitHub redelivers the same body under the same id). Only a
+failure to persist answers 5xx (503).
 
 Everything is configured by the `Settings` passed to `create_app`; nothing is read
 from the environment at import time (`create_app_from_env` is the factory for
@@ -154,6 +156,22 @@ class Service:
             self.metrics.deliveries.inc(event, "error")
             log.exception("delivery %s: could not be persisted", delivery)
             return 503, {"error": "could not persist the delivery; redeliver it"}
+        if ingested.conflict is not None:
+            stored, got = ingested.conflict
+            self.metrics.deliveries.inc(event, "conflict")
+            log.warning(
+                "delivery %s %s: id seen before with another body (stored sha256 %s, this one"
+                " %s): answered 409, nothing stored",
+                delivery,
+                event,
+                stored[:16],
+                got[:16],
+            )
+            return 409, {
+                "delivery": delivery,
+                "outcome": "conflict",
+                "reason": "delivery id seen before with another body",
+            }
         if record.kind == "malformed":
             decision = Decision("malformed", record.reason, decision.action)
         outcome = (
@@ -252,6 +270,7 @@ def create_app(
             retry=RetryPolicy(settings.retry_base_seconds, settings.retry_max_seconds),
             identity=identity,
             retention_seconds=settings.retention_days * 86400,
+            sweep_seconds=settings.sweep_seconds,
             signoffer=signoffer
             or (service_signoffer(settings) if settings.signoff_enabled else None),
             adviser=adviser if adviser is not None else service_adviser(settings),

@@ -37,7 +37,9 @@ class Metered:
         self.metrics.github_calls.inc(name)
 
     def failed(self, name: str, error: GitHubError) -> None:
-        self.metrics.github_errors.inc(name, str(error.status))
+        # a failed token exchange is counted as itself, not as the call it was for
+        method = "installation_token" if error.token_exchange else name
+        self.metrics.github_errors.inc(method, str(error.status))
 
 
 def github_factory(settings: Settings) -> GatewayFactory:

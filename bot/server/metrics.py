@@ -118,7 +118,7 @@ class Metrics:
         self.deliveries = Counter(
             "bot_webhook_deliveries_total",
             "Webhook deliveries by event and outcome (queued, collapsed, superseded, ignored, "
-            "ping, malformed, duplicate, requeued, unauthorized, duplicate_header, too_large, "
+            "ping, malformed, duplicate, conflict, requeued, unauthorized, duplicate_header, too_large, "
             "too_slow, error).",
             ("event", "outcome"),
         )
@@ -130,7 +130,7 @@ class Metrics:
         self.jobs = Counter(
             "bot_jobs_total",
             "Review job attempts by result (done, skipped, retry, dead, superseded, lost, "
-            "timeout).",
+            "timeout; swept: a head left without a review and a job, queued again).",
             ("result",),
         )
         self.review_latency = Histogram(
@@ -148,7 +148,8 @@ class Metrics:
         )
         self.github_errors = Counter(
             "bot_github_errors_total",
-            "GitHub gateway calls that failed, by method and HTTP status (0: no response).",
+            "GitHub gateway calls that failed, by method and HTTP status (0: no response);"
+            " method installation_token: an App installation token could not be had.",
             ("method", "status"),
         )
         self.signoff_verdicts = Counter(

@@ -17,7 +17,8 @@ same transaction as the bot's rows:
 
 What the bot keeps beside them (tables `bot_*`, schema version `SCHEMA_VERSION`):
 `bot_deliveries` (dedupe by `X-GitHub-Delivery`, written in the transaction that defers the
-job), `bot_pulls` (newest head, last reviewed head), `bot_jobs` (the job as workers and
+job; another body under a known id is a `conflict`), `bot_pulls` (newest head, last
+reviewed head, last swept head), `bot_jobs` (the job as workers and
 operators see it: state, attempts, head, sign-off events, the current procrastinate job)
 and `bot_pacing` (GitHub write pacing and rate-limit holds shared by replicas,
 `bot.server.pacing`).
@@ -55,6 +56,7 @@ from psycopg_pool import ConnectionPool
 from bot.server.ingress import check_record
 from bot.server.queue import (
     DEAD,
+    DEFAULT_LEASE_SECONDS,
     FINISHED,
     JOB_STATES,
     MAX_JOB_EVENTS,
@@ -74,8 +76,8 @@ from bot.server.queue import (
     merge_events,
 )
 
-SCHEMA_VERSION = 3  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1;
-# 3: advise jobs)
+SCHEMA_VERSION = 4  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1;
+# 3: advise jobs; 4: delivery conflicts, bot_pulls.swept_head)
 QUEUE_NAME = "recipe-bot"
 
 _BOT_SCHEMA = """
@@ -135,6 +137,7 @@ CREATE UNIQUE INDEX IF NOT EXISTS bot_jobs_one_queued ON bot_jobs(repo, number, 
     WHERE state = 'queued';
 CREATE UNIQUE INDEX IF NOT EXISTS bot_jobs_one_running ON bot_jobs(repo, number, kind)
     WHERE state = 'running';
+ALTER TABLE bot_pulls ADD COLUMN IF NOT EXISTS swept_head text;
 CREATE TABLE IF NOT EXISTS bot_pacing (
     key           text PRIMARY KEY,
     next_write_at double precision NOT NULL DEFAULT 0,
@@ -240,6 +243,7 @@ CREATE OR REPLACE FUNCTION bot_ingest_v1(
 ) RETURNS TABLE(r_outcome text, r_job bigint, r_duplicate boolean, r_requeued boolean)
 LANGUAGE plpgsql AS $$
 DECLARE
+    v_stored text;
     v_outcome text;
     v_job bigint;
     v_detail text := p_reason;
@@ -254,6 +258,13 @@ BEGIN
     VALUES (p_delivery, p_event, p_action, p_now, 'pending', p_body_sha, p_size)
     ON CONFLICT (delivery_id) DO NOTHING;
     IF NOT FOUND THEN  -- seen before (committed by this or another replica)
+        SELECT body_sha256, job_id INTO v_stored, v_job FROM bot_deliveries
+            WHERE delivery_id = p_delivery;
+        IF v_stored <> '' AND p_body_sha <> '' AND v_stored <> p_body_sha THEN
+            -- another body under a known id: not a redelivery; nothing is stored
+            RETURN QUERY SELECT 'conflict'::text, v_job, true, false;
+            RETURN;
+        END IF;
         UPDATE bot_deliveries SET redeliveries = redeliveries + 1 WHERE delivery_id = p_delivery
             RETURNING outcome, job_id INTO v_outcome, v_job;
         RETURN QUERY SELECT v_outcome, v_job, true,
@@ -464,7 +475,7 @@ class PostgresQueue:
         self,
         dsn: str,
         *,
-        lease_seconds: float = 300.0,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
         max_attempts: int = 5,
         clock: Callable[[], float] = time.time,
         pool_size: int = 8,
@@ -652,11 +663,19 @@ class PostgresQueue:
         ).fetchone()
         assert row is not None
         job = row["r_job"]
+        conflict = None
+        if row["r_outcome"] == "conflict":
+            stored = db.execute(
+                "SELECT body_sha256 FROM bot_deliveries WHERE delivery_id = %s",
+                (record.delivery_id,),
+            ).fetchone()
+            conflict = (str(stored["body_sha256"]) if stored else "", record.body_sha256)
         return Ingested(
             row["r_outcome"],
             int(job) if job is not None else None,
             duplicate=bool(row["r_duplicate"]),
             requeued=bool(row["r_requeued"]),
+            conflict=conflict,
         )
 
     def _revive(self, db: psycopg.Connection[Any], job_id: int, now: float) -> bool:
@@ -789,8 +808,12 @@ class PostgresQueue:
             )
             return True
 
-    def finish(self, job: Job, *, reviewed: bool, detail: str = "") -> bool:
+    def finish(
+        self, job: Job, *, reviewed: bool, detail: str = "", head_sha: str | None = None
+    ) -> bool:
+        """As `SQLiteQueue.finish`: `head_sha` is the head GitHub showed the job."""
         now = self.clock()
+        seen = head_sha or job.head_sha
         with self._tx() as db:
             self._lock_pr(db, job.repo, job.number)
             held = self._held(db, job)
@@ -802,13 +825,69 @@ class PostgresQueue:
                 " finished_at = %s, updated_at = %s, detail = %s WHERE id = %s",
                 (now, now, detail[:2000], job.id),
             )
-            if reviewed and job.kind == REVIEW:
-                db.execute(
-                    "UPDATE bot_pulls SET reviewed_head = %s, updated_at = %s"
-                    " WHERE repo = %s AND number = %s",
-                    (job.head_sha, now, job.repo, job.number),
-                )
+            if job.kind == REVIEW:
+                if reviewed:
+                    db.execute(
+                        "UPDATE bot_pulls SET reviewed_head = %s, updated_at = %s"
+                        " WHERE repo = %s AND number = %s",
+                        (seen, now, job.repo, job.number),
+                    )
+                if seen != job.head_sha:
+                    db.execute(
+                        "UPDATE bot_pulls SET head_sha = %s, updated_at = %s"
+                        " WHERE repo = %s AND number = %s AND head_sha = %s",
+                        (seen, now, job.repo, job.number, job.head_sha),
+                    )
             return True
+
+    def sweep(self, idle_seconds: float) -> list[Job]:
+        """As `SQLiteQueue.sweep`: a review job for each PR whose newest head was left
+        without a review and without a job for `idle_seconds` (each head once)."""
+        now = self.clock()
+        queued: list[Job] = []
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT p.repo, p.number, p.head_sha FROM bot_pulls AS p"
+                " WHERE (p.reviewed_head IS NULL OR p.reviewed_head <> p.head_sha)"
+                " AND (p.swept_head IS NULL OR p.swept_head <> p.head_sha)"
+                " AND p.updated_at < %s AND NOT EXISTS (SELECT 1 FROM bot_jobs AS j"
+                " WHERE j.repo = p.repo AND j.number = p.number AND j.kind = 'review'"
+                " AND j.state IN ('queued', 'running'))"
+                ' ORDER BY p.repo COLLATE "C", p.number LIMIT 100',  # ingest's lock order
+                (now - idle_seconds,),
+            ).fetchall()
+            for row in rows:
+                repo, number = row["repo"], row["number"]
+                self._lock_pr(db, repo, number)
+                again = db.execute(  # under the PR's lock: still unreviewed, still no job?
+                    "SELECT head_sha FROM bot_pulls WHERE repo = %s AND number = %s"
+                    " AND head_sha = %s AND (swept_head IS NULL OR swept_head <> head_sha)"
+                    " AND NOT EXISTS (SELECT 1 FROM bot_jobs WHERE repo = %s AND number = %s"
+                    " AND kind = 'review' AND state IN ('queued', 'running')) FOR UPDATE",
+                    (repo, number, row["head_sha"], repo, number),
+                ).fetchone()
+                if again is None:
+                    continue
+                last = db.execute(
+                    "SELECT installation_id FROM bot_jobs WHERE repo = %s AND number = %s"
+                    " ORDER BY id DESC LIMIT 1",
+                    (repo, number),
+                ).fetchone()
+                installation = last["installation_id"] if last is not None else None
+                found = db.execute(
+                    "SELECT bot_insert_job_v1('review', %s, %s, %s, %s, %s, '[]', %s) AS id",
+                    (repo, number, row["head_sha"], installation, now, QUEUE_NAME),
+                ).fetchone()
+                assert found is not None
+                db.execute("UPDATE bot_jobs SET detail = 'swept' WHERE id = %s", (found["id"],))
+                db.execute(
+                    "UPDATE bot_pulls SET swept_head = head_sha WHERE repo = %s AND number = %s",
+                    (repo, number),
+                )
+                queued.append(
+                    Job(int(found["id"]), repo, number, row["head_sha"], installation, 0, "", now)
+                )
+        return queued
 
     def fail(self, job: Job, error: str, *, delay: float, permanent: bool) -> str | None:
         now = self.clock()

@@ -5,7 +5,9 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
 - `deliveries`: one row per `X-GitHub-Delivery` id, whatever the event (the
   idempotency key), with what ingest decided (`outcome`) and the job it fed.
 - `pulls`: per pull request, the newest head seen (ordered by the payload's
-  `pull_request.updated_at`) and the head of the last finished review.
+  `pull_request.updated_at`; a finished review records the head GitHub showed it, which
+  settles a tie), the head of the last finished review, and the head the sweeper last
+  queued (`sweep`: a newest head left without a review and without a job).
 - `jobs`: jobs of three kinds, `review` (the review pipeline), `signoff` (the
   CODEOWNER sign-off gate, `bot.signoff.service`) and `advise` (the optional LLM
   advisor, queued by a worker through `ingest` after a finished review). States: `queued` (due at
@@ -17,6 +19,9 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
   deliveries it stands for (`events`, JSON): collapsing appends to them, and a
   superseded job hands them to the job that took over, so no tampering report
   is lost.
+
+A delivery id seen before is a redelivery (nothing new is stored) when its body is the
+same; with another body it is a `conflict` (nothing stored; the server answers 409).
 
 Ingest collapses: a delivery for a PR that already has a queued job joins it and
 moves its head to the newest one seen, so a burst of `synchronize` events becomes
@@ -47,7 +52,8 @@ from typing import Any, Protocol
 from bot.server.ingress import check_record
 from bot.server.webhook import PullEvent, SignoffRequest
 
-SCHEMA_VERSION = 2
+SCHEMA_VERSION = 3  # 3: pulls.swept_head (the sweeper)
+DEFAULT_LEASE_SECONDS = 30.0  # renewed every third of it: a dead worker's jobs return fast
 REVIEW, SIGNOFF, ADVISE = "review", "signoff", "advise"  # job kinds
 MAX_JOB_EVENTS = 200  # delivery summaries kept per sign-off job (the newest)
 
@@ -55,8 +61,17 @@ QUEUED, RUNNING, DONE, DEAD, SUPERSEDED = "queued", "running", "done", "dead", "
 JOB_STATES = (QUEUED, RUNNING, DONE, DEAD, SUPERSEDED)
 FINISHED = (DONE, DEAD, SUPERSEDED)
 
-# What ingest did with a delivery (also the `outcome` label of the deliveries metric).
-INGEST_OUTCOMES = ("queued", "collapsed", "superseded", "ignored", "ping", "malformed")
+# What ingest did with a delivery (also the `outcome` label of the deliveries metric);
+# `conflict`: a delivery id seen before, with another body (nothing stored, answered 409).
+INGEST_OUTCOMES = (
+    "queued",
+    "collapsed",
+    "superseded",
+    "ignored",
+    "ping",
+    "malformed",
+    "conflict",
+)
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
@@ -82,6 +97,7 @@ CREATE TABLE IF NOT EXISTS pulls (
     head_at       REAL,
     reviewed_head TEXT,
     updated_at    REAL NOT NULL,
+    swept_head    TEXT,
     PRIMARY KEY (repo, number)
 );
 CREATE TABLE IF NOT EXISTS jobs (
@@ -140,6 +156,8 @@ class Ingested:
     job_id: int | None = None
     duplicate: bool = False  # the delivery id was seen before
     requeued: bool = False  # a redelivery revived its dead job
+    # a delivery id seen before with another body: (the stored body's sha256, this one's)
+    conflict: tuple[str, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -172,7 +190,9 @@ class JobQueue(Protocol):
 
     def extend(self, job: Job) -> bool: ...
 
-    def finish(self, job: Job, *, reviewed: bool, detail: str = "") -> bool: ...
+    def finish(
+        self, job: Job, *, reviewed: bool, detail: str = "", head_sha: str | None = None
+    ) -> bool: ...
 
     def fail(self, job: Job, error: str, *, delay: float, permanent: bool) -> str | None: ...
 
@@ -181,6 +201,8 @@ class JobQueue(Protocol):
     def ping(self) -> None: ...
 
     def prune(self, max_age: float) -> int: ...
+
+    def sweep(self, idle_seconds: float) -> list[Job]: ...
 
     def close(self) -> None: ...
 
@@ -253,7 +275,7 @@ class SQLiteQueue:
         self,
         path: str,
         *,
-        lease_seconds: float = 300.0,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
         max_attempts: int = 5,
         clock: Callable[[], float] = time.time,
         busy_timeout_ms: int = 10_000,
@@ -287,6 +309,9 @@ class SQLiteQueue:
                 db.execute("ALTER TABLE jobs ADD COLUMN kind TEXT NOT NULL DEFAULT 'review'")
             if "events" not in columns:
                 db.execute("ALTER TABLE jobs ADD COLUMN events TEXT NOT NULL DEFAULT '[]'")
+            pull_columns = {row["name"] for row in db.execute("PRAGMA table_info(pulls)")}
+            if "swept_head" not in pull_columns:  # version 2
+                db.execute("ALTER TABLE pulls ADD COLUMN swept_head TEXT")
             for statement in _INDEXES.split(";"):
                 if statement.strip():
                     db.execute(statement)
@@ -353,10 +378,17 @@ class SQLiteQueue:
 
     def _ingest_one(self, db: sqlite3.Connection, record: DeliveryRecord, now: float) -> Ingested:
         row = db.execute(
-            "SELECT outcome, job_id FROM deliveries WHERE delivery_id = ?",
+            "SELECT outcome, job_id, body_sha256 FROM deliveries WHERE delivery_id = ?",
             (record.delivery_id,),
         ).fetchone()
         if row is not None:
+            stored = row["body_sha256"]
+            if stored and record.body_sha256 and stored != record.body_sha256:
+                # GitHub redelivers the same body: another body under a known id is not a
+                # redelivery (a replay, or a sender reusing ids); nothing is stored
+                return Ingested(
+                    "conflict", row["job_id"], duplicate=True, conflict=(stored, record.body_sha256)
+                )
             db.execute(
                 "UPDATE deliveries SET redeliveries = redeliveries + 1 WHERE delivery_id = ?",
                 (record.delivery_id,),
@@ -632,9 +664,16 @@ class SQLiteQueue:
             )
             return cur.rowcount == 1
 
-    def finish(self, job: Job, *, reviewed: bool, detail: str = "") -> bool:
-        """Mark the job done; False when its lease was lost (another worker owns it now)."""
+    def finish(
+        self, job: Job, *, reviewed: bool, detail: str = "", head_sha: str | None = None
+    ) -> bool:
+        """Mark the job done; False when its lease was lost (another worker owns it now).
+
+        `head_sha`: the PR's head as GitHub showed it to the job (a review reads it when it
+        starts, whatever head the job was queued for): reviewed when `reviewed`, and the
+        newest head known from now on unless a delivery brought another since the claim."""
         now = self.clock()
+        seen = head_sha or job.head_sha
         with self._tx() as db:
             cur = db.execute(
                 "UPDATE jobs SET state = 'done', lease_owner = NULL, lease_token = NULL,"
@@ -644,11 +683,19 @@ class SQLiteQueue:
             )
             if cur.rowcount != 1:
                 return False
-            if reviewed and job.kind == REVIEW:
-                db.execute(
-                    "UPDATE pulls SET reviewed_head = ?, updated_at = ? WHERE repo = ? AND number = ?",
-                    (job.head_sha, now, job.repo, job.number),
-                )
+            if job.kind == REVIEW:
+                if reviewed:
+                    db.execute(
+                        "UPDATE pulls SET reviewed_head = ?, updated_at = ?"
+                        " WHERE repo = ? AND number = ?",
+                        (seen, now, job.repo, job.number),
+                    )
+                if seen != job.head_sha:
+                    db.execute(
+                        "UPDATE pulls SET head_sha = ?, updated_at = ?"
+                        " WHERE repo = ? AND number = ? AND head_sha = ?",
+                        (seen, now, job.repo, job.number, job.head_sha),
+                    )
             return True
 
     def fail(self, job: Job, error: str, *, delay: float, permanent: bool) -> str | None:
@@ -722,6 +769,55 @@ class SQLiteQueue:
                 (older_than,),
             ).rowcount
             return n
+
+    def sweep(self, idle_seconds: float) -> list[Job]:
+        """Queue a review of each PR whose newest head has no review, no queued or running
+        review job, and no delivery for `idle_seconds` (a job that ended without reviewing
+        it: dead after an outage, skipped, or moved to another head). Each head is swept at
+        most once. Returns the jobs queued (their ids; not leased)."""
+        now = self.clock()
+        queued: list[Job] = []
+        with self._tx() as db:
+            rows = db.execute(
+                "SELECT p.repo, p.number, p.head_sha FROM pulls AS p"
+                " WHERE (p.reviewed_head IS NULL OR p.reviewed_head != p.head_sha)"
+                " AND (p.swept_head IS NULL OR p.swept_head != p.head_sha)"
+                " AND p.updated_at < ? AND NOT EXISTS (SELECT 1 FROM jobs AS j"
+                " WHERE j.repo = p.repo AND j.number = p.number AND j.kind = 'review'"
+                " AND j.state IN ('queued', 'running')) LIMIT 100",
+                (now - idle_seconds,),
+            ).fetchall()
+            for row in rows:
+                last = db.execute(
+                    "SELECT installation_id FROM jobs WHERE repo = ? AND number = ?"
+                    " ORDER BY id DESC LIMIT 1",
+                    (row["repo"], row["number"]),
+                ).fetchone()
+                installation = last["installation_id"] if last is not None else None
+                cur = db.execute(
+                    "INSERT INTO jobs (repo, number, head_sha, installation_id, state,"
+                    " run_after, created_at, updated_at, detail)"
+                    " VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, 'swept')",
+                    (row["repo"], row["number"], row["head_sha"], installation, now, now, now),
+                )
+                db.execute(
+                    "UPDATE pulls SET swept_head = ? WHERE repo = ? AND number = ?",
+                    (row["head_sha"], row["repo"], row["number"]),
+                )
+                assert cur.lastrowid is not None
+                queued.append(
+                    Job(
+                        cur.lastrowid,
+                        row["repo"],
+                        row["number"],
+                        row["head_sha"],
+                        installation,
+                        0,
+                        "",
+                        now,
+                    )
+                )
+        return queued
 
     # ----------------------------------------------------------------- operators
     # (the same as bot.server.pgqueue.PostgresQueue's: `bot queue status|retry`, /readyz)

@@ -78,7 +78,19 @@ OPTIONS: tuple[Option, ...] = (
         "2",
         "review worker threads (0: only acknowledge; another `bot serve` on BOT_DB reviews)",
     ),
-    Option("BOT_LEASE_SECONDS", "float", "300", "a job's lease; renewed while its worker lives"),
+    Option(
+        "BOT_LEASE_SECONDS",
+        "float",
+        "30",
+        "a running job's lease (heartbeat timeout); renewed every third of it while its worker"
+        " lives, so a dead replica's jobs are recovered within it",
+    ),
+    Option(
+        "BOT_SWEEP_SECONDS",
+        "float",
+        "300",
+        "a PR's newest head left without a review and without a job this long is queued again",
+    ),
     Option("BOT_MAX_ATTEMPTS", "int", "5", "attempts before a job is dead-lettered"),
     Option(
         "BOT_JOB_TIMEOUT_SECONDS",
@@ -182,7 +194,8 @@ class Settings:
     host: str = "127.0.0.1"
     port: int = 8080
     workers: int = 2
-    lease_seconds: float = 300.0
+    lease_seconds: float = 30.0
+    sweep_seconds: float = 300.0
     max_attempts: int = 5
     job_timeout: float = 600.0
     retry_base_seconds: float = 10.0
@@ -311,6 +324,7 @@ def load_settings(
         port=values["BOT_PORT"],
         workers=values["BOT_WORKERS"],
         lease_seconds=values["BOT_LEASE_SECONDS"],
+        sweep_seconds=values["BOT_SWEEP_SECONDS"],
         max_attempts=values["BOT_MAX_ATTEMPTS"],
         job_timeout=values["BOT_JOB_TIMEOUT_SECONDS"],
         retry_base_seconds=values["BOT_RETRY_BASE_SECONDS"],
@@ -352,6 +366,7 @@ def _validate(s: Settings) -> None:
         (0 < s.port < 65536, "BOT_PORT must be 1-65535"),
         (0 <= s.workers <= 64, "BOT_WORKERS must be 0-64"),
         (s.lease_seconds >= 1, "BOT_LEASE_SECONDS must be at least 1"),
+        (s.sweep_seconds >= 1, "BOT_SWEEP_SECONDS must be at least 1"),
         (1 <= s.max_attempts <= 100, "BOT_MAX_ATTEMPTS must be 1-100"),
         (s.job_timeout >= 1, "BOT_JOB_TIMEOUT_SECONDS must be at least 1"),
         (s.retry_base_seconds >= 0, "BOT_RETRY_BASE_SECONDS must not be negative"),

@@ -33,7 +33,8 @@ SIGNATURE_PREFIX = "sha256="
 _HEX64 = re.compile(r"[0-9a-f]{64}")
 _SHA = re.compile(r"[0-9a-f]{40}(?:[0-9a-f]{24})?")
 _DELIVERY = re.compile(r"[A-Za-z0-9_.:-]{1,100}")
-_EVENT = re.compile(r"[a-z_]{1,64}")  # event and action names
+# event and action names: GitHub's have digits too (`projects_v2_item`, `projects_v2`)
+_EVENT = re.compile(r"[a-z][a-z0-9_]{0,63}")
 
 # pull_request actions that ask for a review; `edited` only when the base branch changed.
 REVIEW_ACTIONS = frozenset({"opened", "reopened", "synchronize", "ready_for_review"})

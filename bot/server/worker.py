@@ -15,8 +15,11 @@ idempotent, so a retried or re-leased job never duplicates a comment. Outcomes:
 Every error and detail is redacted (`bot.redact`) before it is stored or logged: an
 upstream error body that echoes a token never reaches the database.
 
-A keeper thread renews the leases of running jobs every lease/3 seconds, so only
-a dead process loses its leases; it also prunes old rows once an hour. It also enforces
+A keeper thread renews the leases of running jobs every lease/3 seconds (a heartbeat:
+only a dead process loses its leases, and another replica runs its jobs once the lease
+lapses); it also prunes old rows once an hour, and sweeps (`JobQueue.sweep`, at most once a
+minute): a PR whose newest head has no review and no queued or running job since
+`sweep_seconds` gets a review queued, each head once. It also enforces
 the wall-clock timeout per job (`job_timeout`): a job running longer is failed as a
 transient error (retried, then dead-lettered) and its lease given up, and its gateway
 refuses every further GitHub call, so the stuck attempt can write nothing afterwards.
@@ -45,7 +48,15 @@ from bot.github.types import Gateway, GitHubError, Posted
 from bot.redact import redact
 from bot.server.gateways import ConfigurationError, GatewayFactory, Metered
 from bot.server.metrics import Metrics
-from bot.server.queue import ADVISE, QUEUED, SIGNOFF, DeliveryRecord, Job, JobQueue
+from bot.server.queue import (
+    ADVISE,
+    DEFAULT_LEASE_SECONDS,
+    QUEUED,
+    SIGNOFF,
+    DeliveryRecord,
+    Job,
+    JobQueue,
+)
 from bot.server.settings import Settings
 
 if TYPE_CHECKING:
@@ -229,11 +240,12 @@ class WorkerPool:
         reviewer: Reviewer,
         metrics: Metrics,
         workers: int = 2,
-        lease_seconds: float = 300.0,
+        lease_seconds: float = DEFAULT_LEASE_SECONDS,
         poll_seconds: float = 1.0,
         retry: RetryPolicy | None = None,
         identity: Identity | None = None,
         retention_seconds: float = 30 * 86400.0,
+        sweep_seconds: float = 300.0,
         signoffer: Signoffer | None = None,
         adviser: Adviser | None = None,
         redact: Callable[[str], str] = redact,
@@ -252,6 +264,7 @@ class WorkerPool:
         self.retry = retry or RetryPolicy()
         self.identity = identity or Identity()
         self.retention_seconds = retention_seconds
+        self.sweep_seconds = sweep_seconds
         self._stop = threading.Event()
         self._wake = threading.Event()
         self._threads: list[threading.Thread] = []
@@ -369,7 +382,10 @@ class WorkerPool:
             self._failed(job, where, f"{type(exc).__name__}: {exc}", None, False)
         else:
             skipped = self.redact("; ".join(posted.skipped))
-            if self.queue.finish(job, reviewed=not posted.skipped, detail=skipped):
+            done = self.queue.finish(
+                job, reviewed=not posted.skipped, detail=skipped, head_sha=posted.head_sha
+            )
+            if done:
                 if posted.skipped:
                     self.metrics.jobs.inc("skipped")
                     log.info("%s: skipped (%s)", where, skipped)
@@ -481,6 +497,30 @@ class WorkerPool:
         else:
             log.error("%s: %s; job is now %s", where, error, state or "owned by another worker")
 
+    def _sweep(self) -> None:
+        """Queue a review of every PR head left without a review and without a job for
+        `sweep_seconds` (`JobQueue.sweep`)."""
+        sweep = getattr(self.queue, "sweep", None)
+        if sweep is None:
+            return
+        try:
+            jobs = sweep(self.sweep_seconds)
+        except Exception:
+            log.exception("sweeping the queue failed")
+            return
+        for job in jobs:
+            self.metrics.jobs.inc("swept")
+            log.warning(
+                "job %s %s#%d@%s: head left without a review or a job for %.0f s; queued again",
+                job.id,
+                job.repo,
+                job.number,
+                job.head_sha[:12],
+                self.sweep_seconds,
+            )
+        if jobs:
+            self.wake()
+
     def _time_out(self, job: Job) -> None:
         """Fail a job past its wall-clock timeout (its thread may still be stuck in a call;
         the queue fences whatever it does next)."""
@@ -502,6 +542,7 @@ class WorkerPool:
         if self.job_timeout is not None:
             interval = max(0.05, min(interval, self.job_timeout / 4))
         last_prune = 0.0
+        last_sweep = time.monotonic()
         while not self._stop.wait(interval):
             with self._held_lock:
                 held = list(self._held.values())
@@ -516,10 +557,17 @@ class WorkerPool:
                     self._time_out(job)
                     continue
                 try:
-                    if not self.queue.extend(job):
-                        log.warning("job %s: lease lost while running", job.id)
+                    renewed = self.queue.extend(job)
                 except Exception:
                     log.exception("job %s: could not renew the lease", job.id)
+                    continue
+                with self._held_lock:
+                    running = job.id in self._held
+                if not renewed and running:  # a job that finished meanwhile has no lease
+                    log.warning("job %s: lease lost while running", job.id)
+            if time.monotonic() - last_sweep > min(self.sweep_seconds / 5, 60.0):
+                last_sweep = time.monotonic()
+                self._sweep()
             if time.monotonic() - last_prune > 3600:
                 last_prune = time.monotonic()
                 try:

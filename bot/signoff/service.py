@@ -20,9 +20,12 @@ sign-off that fails; "newest per signer" would give several verdicts for one sta
 The newest one is then judged for the head:
 
 - *stale* ("sign-off is for an older commit") when it was made before the head was
-  pushed (its time is not after the head's push time, `pull_request.updated_at` of the
-  `synchronize` delivery, kept in the head's verdict record), when it is a review on
-  another commit, or when the bot already verified that very version for another head.
+  pushed (its time is not after the head's push time: `pull_request.updated_at` of the
+  `synchronize` delivery that brought the head, kept in the head's verdict record; a
+  head first seen through a reopen or ready_for_review takes that event's time), when it
+  is a review on another commit, or when the bot already verified that very version for
+  another head. A version the bot verified for this very head stays bound to it: a
+  reopen, a ready_for_review or an edit of the PR does not make it stale.
   A new push therefore turns the status to failure on the new head until a CODEOWNER
   signs off again or edits the sign-off (an edit is a new version: re-verification).
 - *withdrawn* when it is not newer than the latest withdrawal: a sign-off deleted, a
@@ -276,7 +279,11 @@ def apply_events(
     for e in events:
         if e.get("event") == "pull_request":
             sha, at = str(e.get("head_sha") or ""), str(e.get("head_at") or "")
-            if sha and at:
+            # only a push (`synchronize`) moves the head: its time is the head's push time
+            # (the latest, should a head be pushed again); a reopen, a ready_for_review or
+            # an edit leaves the head as it was and says nothing of when it was pushed
+            push = sha and at and e.get("action") == "synchronize"
+            if push and (sha not in heads or _after(at, heads[sha])):
                 heads[sha] = at
             continue
         kind, item_id, action = str(e.get("kind") or ""), e.get("id"), e.get("action")
@@ -401,7 +408,9 @@ def _plan(
     seen_before = {(t.get("kind"), t.get("id"), t.get("at")) for t in records.tampered}
     seen_before |= {(w.get("kind"), w.get("id"), w.get("at")) for w in records.withdrawals}
     heads, tamper = apply_events(records, events, me)
-    head_at = heads.get(head) or records.head_at.get(head, "")
+    # the head's push time: a push delivered now, else the one the records keep, else (a
+    # head first seen through a reopen or ready_for_review) that event's time, at the latest
+    head_at = heads.get(head) or records.head_at.get(head, "") or _seen_at(events, head)
     mark = VERDICT_MARK.format(sha=head)
     existing = next((c for c in mine if mark in c.body), None)
 
@@ -478,6 +487,20 @@ def _plan(
     return _Plan(posted, body, existing, _status(verdict, posted.result, settings, records))
 
 
+def _seen_at(events: Sequence[Mapping[str, Any]], head: str) -> str:
+    """The earliest time a pull_request delivery other than a push showed `head`."""
+    times = [
+        str(e.get("head_at") or "")
+        for e in events
+        if e.get("event") == "pull_request" and str(e.get("head_sha") or "") == head
+    ]
+    earliest = ""
+    for t in times:
+        if t and (not earliest or _after(earliest, t)):
+            earliest = t
+    return earliest
+
+
 def _tamper_key(t: Tamper) -> tuple[Any, Any, Any]:
     kind_of = {"comment": "issue", "review": "review_summary", "inline comment": "review"}
     name, _, item_id = t.item.rpartition(" ")
@@ -493,9 +516,11 @@ def _stale(c: Candidate, head: str, head_at: str, records: Records) -> T | None:
     if c.comment.kind == "review_summary" and c.comment.commit_id and c.comment.commit_id != head:
         sha = c.comment.commit_id[:7]  # GitHub pins a review to the commit it was submitted on
         return says("signoff", "review-of-older", what=what, author=author, sha_7=sha)
+    bound = records.verified.get(c.key)
+    if bound == head:
+        return None  # this very version was verified for this very head: it binds to the SHA
     if head_at and not _after(c.at, head_at):
         return says("signoff", "before-push", what=what, author=author, at=c.at, pushed=head_at)
-    bound = records.verified.get(c.key)
     if bound is not None and bound != head:
         return says("signoff", "verified-for-older", what=what, author=author, sha_7=bound[:7])
     return None
@@ -579,7 +604,12 @@ class _ApiSource:
         return True if any(a is True for a in answers) else (None if None in answers else False)
 
     def commits(self) -> tuple[str, ...] | None:
-        return tuple(self.gw.pull_commits(self.repo, self.pull.number))
+        """The PR's commits, oldest first, ending with its head: GitHub lists at most 250
+        (documented), the oldest, so a longer PR's head is added from the PR itself."""
+        listed = tuple(self.gw.pull_commits(self.repo, self.pull.number))
+        if self.head_sha not in listed:
+            listed = (*listed, self.head_sha)
+        return listed
 
     def check_runs(self, commits: tuple[str, ...] | None) -> tuple[CheckRun, ...] | None:
         runs: list[CheckRun] = []
