@@ -554,3 +554,15 @@ def test_actionlint_finds_nothing_in_the_action_and_the_example_workflow(tmp_pat
     assert found[str(workflow)] == [] and found[str(example)] == []
     # the check sees the action's steps: a misspelt input is an error
     assert any("uplod-sarif" in e["message"] for e in found[str(broken)]), found[str(broken)]
+
+
+def test_shellcheck_finds_nothing_in_the_action_steps() -> None:
+    shellcheck = shutil.which("shellcheck")
+    if shellcheck is None:
+        pytest.skip("shellcheck is not installed")
+    for step in _action()["runs"]["steps"]:
+        if "run" in step:
+            proc = subprocess.run(
+                [shellcheck, "--shell=bash", "-"], input=step["run"], capture_output=True, text=True
+            )
+            assert proc.returncode == 0, (step["name"], proc.stdout)
