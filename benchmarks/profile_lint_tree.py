@@ -43,6 +43,7 @@ import hashlib
 import json
 import re
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -310,6 +311,45 @@ def count_work(repo: Path) -> dict[str, Any]:
 
     interp.run = run  # type: ignore[method-assign]
     interp.stmt = stmt  # type: ignore[method-assign]
+    # statement evaluations per script, for the heaviest
+    per_script: Counter = Counter()
+    counting_stmt = interp.stmt
+
+    def stmt_of(self: Any, node: Any, st: Any, depth: int) -> Any:
+        per_script[id(self)] += 1
+        return counting_stmt(self, node, st, depth)
+
+    interp.stmt = stmt_of  # type: ignore[method-assign]
+    script_of: dict[int, str] = {}
+    original_init = interp.__init__
+
+    def init(self: Any, source: bytes, *args: Any, **kwargs: Any) -> None:
+        original_init(self, source, *args, **kwargs)
+        script_of[id(self)] = _digest(source)[:12]
+
+    interp.__init__ = init  # type: ignore[method-assign]
+    # helpers that the profile shows hot: how often they run
+    for owner, name in (
+        (bash.State, "key"),
+        (interp, "_merge"),
+        (interp, "_join_by_value"),
+        (interp, "_prune"),
+    ):
+        original_method = getattr(owner, name)
+
+        def method(*a: Any, _m: Any = original_method, _l: str = name, **k: Any) -> Any:
+            calls[f"bash {_l}"] += 1
+            return _m(*a, **k)
+
+        setattr(owner, name, method)
+    from bot.parse import srt_recipe
+
+    _patch(srt_recipe, "_scalar_str", counted("srt_recipe _scalar_str"))
+    _patch(master_config, "archived_master_configs", counted("archived_master_configs"))
+    import importlib
+
+    cfg004 = importlib.import_module("bot.rules.config.CFG004_other_engine_before_vllm_sglang")
+    _patch(cfg004, "_covers", counted("CFG004 _covers"))
 
     # JSON Schema validations started from the bot (nested descents not counted)
     depth = [0]
@@ -353,6 +393,11 @@ def count_work(repo: Path) -> dict[str, Any]:
     )
     ctx = Context.for_tree(job.tree, job.config, parsers=table)
     report = lint(ctx, paths=job.paths)
+    # which scripts the heaviest interpreter runs were
+    names = {}
+    for path in report.files:
+        if path.endswith(".sh"):
+            names[_digest(job.tree.read(path) or b"")[:12]] = path
 
     parser_by_path = {
         label: {
@@ -376,6 +421,9 @@ def count_work(repo: Path) -> dict[str, Any]:
             "distinct_statements": len(stmt_distinct),
             "paths_per_run": dict(sorted(paths_hist.items())),
             "steps_total": sum(steps_per_run),
+            "heaviest_scripts": [
+                (names.get(script_of.get(k, ""), "?"), n) for k, n in per_script.most_common(6)
+            ],
         },
         "rules": {
             rid: {"calls": rule_calls[rid], "s": rule_time[rid]}
@@ -393,6 +441,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print machine-readable figures")
     ap.add_argument("--top", type=int, default=6, help="functions listed per stage")
     ap.add_argument("--rate", type=int, default=500, help="py-spy samples per second")
+    ap.add_argument(
+        "--repeat", type=int, default=3, help="profiled runs, their samples pooled (default: 3)"
+    )
     ap.add_argument("--profiler", choices=("auto", "py-spy", "pyinstrument"), default="auto")
     ap.add_argument("--child", type=Path, help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
@@ -410,13 +461,16 @@ def main(argv: list[str] | None = None) -> int:
         if not py_spy:
             print("profile_lint_tree: py-spy not found (pip install py-spy)", file=sys.stderr)
             return 2
-        samples, wall = samples_pyspy(py_spy, repo, args.rate)
+        runs = [samples_pyspy(py_spy, repo, args.rate) for _ in range(max(1, args.repeat))]
     else:
         try:
-            samples, wall = samples_pyinstrument(repo)
+            runs = [samples_pyinstrument(repo) for _ in range(max(1, args.repeat))]
         except ImportError:
             print("profile_lint_tree: needs py-spy or pyinstrument", file=sys.stderr)
             return 2
+    # pooled, each run weighing 1/N: the figures are one run's, averaged
+    samples = [(stack, sec / len(runs)) for got, _ in runs for stack, sec in got]
+    wall = statistics.median(w for _, w in runs)
     stage_time, detail_time, functions = attribute(samples)
     total = sum(stage_time.values())
     counts = count_work(repo)
@@ -424,6 +478,7 @@ def main(argv: list[str] | None = None) -> int:
     figures = {
         "repo": str(repo),
         "profiler": use,
+        "runs": len(runs),
         "wall_s": wall,
         "sampled_s": total,
         "stages_s": {s: stage_time.get(s, 0.0) for s in (*STAGES, "other")},
@@ -438,7 +493,8 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     print(
         f"repo: {repo}: {counts['files']} files, {counts['findings']} findings; one process "
-        f"under {use}: wall {wall:.2f} s, {total:.2f} s sampled ('other': interpreter start-up "
+        f"under {use}, {len(runs)} runs: median wall {wall:.2f} s, {total:.2f} s sampled per run "
+        "('other': interpreter start-up "
         "and the CLI's own code)"
     )
     print("stage        seconds   share")
@@ -467,6 +523,8 @@ def main(argv: list[str] | None = None) -> int:
         f"({it['statements_evaluated'] / max(1, it['distinct_statements']):.2f} per statement); "
         f"paths per run {it['paths_per_run']}"
     )
+    for path, n in it["heaviest_scripts"]:
+        print(f"    {n:6d} statement evaluations  {path}")
     print("  rules (calls, seconds, with the counting wrappers on):")
     for rid, row in list(c["rules"].items())[:12]:
         print(f"    {rid}: {row['calls']} calls, {row['s']:.3f} s")
