@@ -342,6 +342,23 @@ def count_work(repo: Path) -> dict[str, Any]:
             return _m(*a, **k)
 
         setattr(owner, name, method)
+    from bot import sources
+
+    names: dict[str, str] = {}  # content digest -> the first path read with it
+
+    for name in ("read", "blob_id"):
+        original_fs = getattr(sources.FsTree, name)
+
+        def fs_method(self: Any, path: str, _m: Any = original_fs, _l: str = name) -> Any:
+            calls[f"FsTree.{_l}"] += 1
+            per_path[f"FsTree.{_l}"][path] += 1
+            got = _m(self, path)
+            if _l == "read" and isinstance(got, bytes):
+                names.setdefault(_digest(got)[:12], path)
+            return got
+
+        setattr(sources.FsTree, name, fs_method)
+    _patch(context_mod, "route", counted("route"))
     from bot.parse import srt_recipe
 
     _patch(srt_recipe, "_scalar_str", counted("srt_recipe _scalar_str"))
@@ -393,11 +410,6 @@ def count_work(repo: Path) -> dict[str, Any]:
     )
     ctx = Context.for_tree(job.tree, job.config, parsers=table)
     report = lint(ctx, paths=job.paths)
-    # which scripts the heaviest interpreter runs were
-    names = {}
-    for path in report.files:
-        if path.endswith(".sh"):
-            names[_digest(job.tree.read(path) or b"")[:12]] = path
 
     parser_by_path = {
         label: {
