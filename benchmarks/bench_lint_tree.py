@@ -1,16 +1,22 @@
-"""Benchmark: lint a whole InferenceX-shaped tree, cold, as `bot lint --repo DIR` does.
+"""Benchmark: lint a whole InferenceX-shaped tree, cold, as `bot lint --repo DIR` does, and
+compare it with the parse limit.
 
-Every run is a fresh Python subprocess (new interpreter, empty parse cache).
-Inside the child the clock starts before the first `bot` import and stops when
-`lint()` returns; the parent also times the whole child process (interpreter
-start-up and exit included). One extra, instrumented run times parse and rules
-per file and lists the slowest files.
+Every run is a fresh Python subprocess (new interpreter, empty parse cache). Each round
+runs, one after the other: the real command (`bot lint --repo DIR --format json`, its
+process wall and CPU time), the parse limit (`parse_limit.py`: the same routed files read
+and parsed with the same libraries on the same two cores, nothing else), and a child that
+times imports and lint inside the process (the clock starts before the first `bot` import
+and stops when `lint_parallel()` returns). The ratio to the parse limit is taken per
+round, so a busy moment on the shared machine slows both sides of one ratio. The parse
+limit's two shares are balanced by each file's parse time, measured once first. One
+extra, instrumented run times parse and rules per file and lists the slowest files.
 
-    python benchmarks/bench_lint_tree.py                 # ../ix, 7 runs
+    python benchmarks/bench_lint_tree.py                 # ../ix, 7 rounds
     python benchmarks/bench_lint_tree.py --repo /path/to/InferenceX --runs 3
     python benchmarks/bench_lint_tree.py --json          # machine-readable figures
 
-The repository defaults to `$INFERENCEX_DIR`, else `../ix` next to the project.
+The repository defaults to `$INFERENCEX_DIR`, else `../ix` next to the project. For the
+time of each stage (parse, interpret, join, rules, render) see `profile_lint_tree.py`.
 """
 
 from __future__ import annotations
@@ -18,14 +24,17 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+PARSE_LIMIT = Path(__file__).resolve().with_name("parse_limit.py")
 
 # The child: argv[1] is the repository, argv[2] "plain" or "instrumented".
 # It prints one JSON object on its last stdout line.
@@ -151,6 +160,58 @@ def run_child(repo: Path, mode: str) -> tuple[dict[str, Any], float]:
     return json.loads(lines[-1]), wall
 
 
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def run_timed(cmd: list[str]) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """`cmd` as a child process: the result, its wall time and the CPU time of its process
+    tree (children it waited for included)."""
+    cpu0 = _children_cpu()
+    start = time.perf_counter()
+    proc = subprocess.run(
+        cmd, capture_output=True, text=True, cwd=PROJECT_ROOT, check=False, env=CHILD_ENV
+    )
+    wall = time.perf_counter() - start
+    return proc, wall, _children_cpu() - cpu0
+
+
+def routed_paths(repo: Path) -> list[str]:
+    """The paths `bot lint --repo` lints (every path of the tree the configuration routes)."""
+    sys.path.insert(0, str(PROJECT_ROOT))
+    from bot.cli import _repo_job
+    from bot.core.engine import Context, route
+
+    job = _repo_job(
+        argparse.Namespace(repo=str(repo), base=None, head=None, config=None, pr=None), []
+    )
+    ctx = Context.for_tree(job.tree, job.config)
+    return [p for p in sorted(ctx.all_paths()) if route(p, job.config) is not None]
+
+
+def limit_plan(repo: Path, paths: list[str]) -> dict[str, Any]:
+    """The parse limit's two shares, balanced by each file's parse time (the least of two
+    passes, in this process): the longest first, each to the lighter share."""
+    sys.path.insert(0, str(PARSE_LIMIT.parent))
+    from parse_limit import parse_share
+
+    cost: dict[str, float] = {}
+    for _ in range(2):
+        for p in paths:
+            start = time.perf_counter()
+            parse_share(str(repo), [p])
+            took = time.perf_counter() - start
+            cost[p] = min(took, cost.get(p, took))
+    shares: list[list[str]] = [[], []]
+    load = [0.0, 0.0]
+    for p in sorted(paths, key=lambda q: (-cost[q], q)):
+        i = 0 if load[0] <= load[1] else 1
+        shares[i].append(p)
+        load[i] += cost[p]
+    return {"root": str(repo), "shares": shares, "estimated_s": load}
+
+
 def stats(values: list[float]) -> dict[str, float]:
     return {
         "median": statistics.median(values),
@@ -197,13 +258,45 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     repo = repo.resolve()
 
+    paths = routed_paths(repo)
+    plan = limit_plan(repo, paths)
+    fd, plan_name = tempfile.mkstemp(suffix=".json", prefix="parse-limit-")
+    with os.fdopen(fd, "w", encoding="utf-8") as plan_file:
+        json.dump(plan, plan_file)
+    bot = Path(sys.executable).with_name("bot")
+    cli = [str(bot), "lint", "--repo", str(repo), "--format", "json", "--fail-on", "never"]
+    cli += ["--output", os.devnull]
+
     runs: list[dict[str, Any]] = []
     walls: list[float] = []
-    for _ in range(args.runs):
-        data, wall = run_child(repo, "plain")
-        runs.append(data)
-        walls.append(wall)
+    bot_wall: list[float] = []
+    bot_cpu: list[float] = []
+    lim_wall: list[float] = []
+    lim_cpu: list[float] = []
+    limits: list[dict[str, Any]] = []
+    try:
+        for _ in range(args.runs):
+            proc, wall, cpu = run_timed(cli)
+            if proc.returncode != 0:
+                sys.stderr.write(proc.stderr)
+                raise SystemExit(f"bench_lint_tree: bot lint exited with {proc.returncode}")
+            bot_wall.append(wall)
+            bot_cpu.append(cpu)
+            proc, wall, cpu = run_timed([sys.executable, str(PARSE_LIMIT), plan_name])
+            if proc.returncode != 0:
+                sys.stderr.write(proc.stderr)
+                raise SystemExit(f"bench_lint_tree: parse_limit exited with {proc.returncode}")
+            lim_wall.append(wall)
+            lim_cpu.append(cpu)
+            limits.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+            data, wall = run_child(repo, "plain")
+            runs.append(data)
+            walls.append(wall)
+    finally:
+        os.unlink(plan_name)
     inst, inst_wall = run_child(repo, "instrumented")
+    if limits[0]["files"] != len(paths):
+        raise SystemExit("bench_lint_tree: the parse limit did not read every routed file")
 
     per_file = inst["per_file"]
 
@@ -216,8 +309,22 @@ def main(argv: list[str] | None = None) -> int:
     slowest = sorted(
         per_file.items(), key=lambda kv: kv[1]["parse_s"] + kv[1]["rules_s"], reverse=True
     )[:10]
+    ratio = {
+        "wall": stats([b / lim for b, lim in zip(bot_wall, lim_wall, strict=True)]),
+        "cpu": stats([b / lim for b, lim in zip(bot_cpu, lim_cpu, strict=True)]),
+    }
     figures: dict[str, Any] = {
         "repo": str(repo),
+        "bot_lint_wall_s": stats(bot_wall),
+        "bot_lint_cpu_s": stats(bot_cpu),
+        "parse_limit_wall_s": stats(lim_wall),
+        "parse_limit_cpu_s": stats(lim_cpu),
+        "parse_limit_inprocess_s": stats([x["inprocess_s"] for x in limits]),
+        "parse_limit_peak_rss_mib": stats([x["peak_rss_kib"] / 1024 for x in limits]),
+        "parse_limit_seen": {k: limits[0][k] for k in ("files", "bytes", "nodes", "events")},
+        "parse_limit_shares": [len(s) for s in plan["shares"]],
+        "parse_limit_estimated_s": plan["estimated_s"],
+        "ratio_to_parse_limit": ratio,
         "python": sys.version.split()[0],
         "bytecode_cache": "PYTHONDONTWRITEBYTECODE" not in CHILD_ENV,
         "load_average": os.getloadavg()[0],
@@ -258,10 +365,28 @@ def main(argv: list[str] | None = None) -> int:
             f"min {s['min'] * 1000:8.1f} ms   max {s['max'] * 1000:8.1f} ms"
         )
 
-    print(f"repo: {repo}   python {figures['python']}   {args.runs} cold runs")
+    print(f"repo: {repo}   python {figures['python']}   {args.runs} cold rounds")
     print(
         f"bytecode cache: {'yes' if figures['bytecode_cache'] else 'no'}   "
         f"load average {figures['load_average']:.2f}"
+    )
+    seen = figures["parse_limit_seen"]
+    print(line("bot lint (wall)", figures["bot_lint_wall_s"]))
+    print(line("bot lint (cpu)", figures["bot_lint_cpu_s"]))
+    print(line("parse limit (wall)", figures["parse_limit_wall_s"]))
+    print(line("parse limit (cpu)", figures["parse_limit_cpu_s"]))
+    print(
+        f"parse limit: {seen['files']} files, {seen['bytes']:,} bytes, {seen['nodes']:,} "
+        f"bash syntax nodes, {seen['events']:,} YAML events; shares of "
+        f"{' and '.join(map(str, figures['parse_limit_shares']))} files; peak memory "
+        f"{figures['parse_limit_peak_rss_mib']['median']:.0f} MiB"
+    )
+    r = figures["ratio_to_parse_limit"]
+    print(
+        f"ratio to the parse limit (per round): wall median {r['wall']['median']:.2f}x "
+        f"(min {r['wall']['min']:.2f}, max {r['wall']['max']:.2f}); "
+        f"cpu median {r['cpu']['median']:.2f}x (min {r['cpu']['min']:.2f}, "
+        f"max {r['cpu']['max']:.2f})"
     )
     print(line("in-process (total)", figures["inprocess_s"]))
     print(line("  imports", figures["import_s"]))

@@ -175,6 +175,12 @@ def build_parser() -> argparse.ArgumentParser:
         "--output", "-o", metavar="FILE", help="write the report to FILE instead of stdout"
     )
     lp.add_argument(
+        "--sarif-output",
+        metavar="FILE",
+        help="also write the findings as a SARIF log to FILE, from the same run "
+        "(e.g. with --format github, as the GitHub Action does)",
+    )
+    lp.add_argument(
         "--advise",
         action="store_true",
         help="also ask the LLM advisor (needs ANTHROPIC_API_KEY and the llm extra; advice only, "
@@ -651,6 +657,8 @@ def cmd_lint(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         out.write(rendered)
         out.flush()
+    if args.sarif_output:
+        write_file(args.sarif_output, _render(merged, "sarif", args.lang, False, root))
     if args.exit_zero or args.fail_on == "never":
         return 0
     return 1 if merged.exceeds(args.fail_on) else 0

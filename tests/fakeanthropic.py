@@ -1,11 +1,24 @@
 """A fake Anthropic Messages API on loopback: a real HTTP server for the real `anthropic` SDK.
 
 Implements `POST /v1/messages` and `POST /v1/messages/count_tokens`. What `/v1/messages`
-answers comes from `responder(request) -> str` (the assistant text), by default an honest
-reviewer that cites the first citable line it is shown. Faults are queued with `fail_next`
-(a status with headers, a stall, or a raw body such as truncated JSON). `obey=True` makes
-the fake a model that follows any injected instruction it can see (`OBEY-EVIL-<n>`).
-Every request is recorded (`requests`), headers included.
+answers comes from `responder(request) -> str` (the model's answer, JSON for an answer
+object), by default an honest reviewer that cites the first citable line it is shown.
+
+Tools as the real API takes them: each tool needs a name (`^[a-zA-Z0-9_-]{1,64}$`) and an
+object `input_schema`; a `strict` tool's schema must stay within the structured-output
+subset (every object `additionalProperties: false`; no `minimum`, `maxLength`, `maxItems`
+and the like: a 400 `invalid_request_error` names the keyword, as the API does); a
+`tool_choice` of type `tool` must name a tool. When the request forces a tool (`tool` or
+`any`), the answer is one `tool_use` block (`toolu_...` id, the tool's name, the answer
+parsed as its `input`) and `stop_reason: "tool_use"`, with no text, as the API answers a
+forced call. Beyond what the API sends, to test the client's own checks: an answer that is
+JSON but not an object becomes that `input` as is, and one that is not JSON comes back as a
+text block with no call (a model or gateway that ignored the tool).
+
+Faults are queued with `fail_next` (a status with headers, a stall, a raw body such as
+truncated JSON, an answer text, or raw content blocks). `obey=True` makes the fake a model
+that follows any injected instruction it can see (`OBEY-EVIL-<n>`). Every request is
+recorded (`requests`), headers included.
 """
 
 from __future__ import annotations
@@ -33,8 +46,86 @@ class Fault:
     headers: dict[str, str] = field(default_factory=dict)
     body: str | None = None  # raw response body (None: an API error object)
     stall: float = 0.0  # seconds to sleep before answering
-    text: str | None = None  # a 200 whose assistant text is this
-    stop_reason: str = "end_turn"
+    text: str | None = None  # a 200 whose answer is this (a tool call's input when forced)
+    stop_reason: str | None = None  # None: what the answer implies (tool_use or end_turn)
+    content: list[dict[str, Any]] | None = None  # a 200 with exactly these content blocks
+
+
+TOOL_NAME_RE = re.compile(r"^[a-zA-Z0-9_-]{1,64}$")
+# keywords the structured-output subset refuses in a strict tool's schema
+STRICT_UNSUPPORTED = (
+    "minimum",
+    "maximum",
+    "exclusiveMinimum",
+    "exclusiveMaximum",
+    "multipleOf",
+    "minLength",
+    "maxLength",
+    "maxItems",
+    "uniqueItems",
+    "minProperties",
+    "maxProperties",
+)
+
+
+def strict_schema_error(schema: Any, where: str) -> str | None:
+    """Why the API would refuse `schema` for a strict tool, or None."""
+    if not isinstance(schema, dict):
+        return None
+    kind = schema.get("type")
+    for key in STRICT_UNSUPPORTED:
+        if key in schema:
+            return f"{where}: For '{kind}' type, property '{key}' is not supported"
+    if "minItems" in schema and schema["minItems"] not in (0, 1):
+        return f"{where}: For 'array' type, 'minItems' values other than 0 or 1 are not supported"
+    if kind == "object" and schema.get("additionalProperties") is not False:
+        return f"{where}: For 'object' type, 'additionalProperties' must be explicitly set to false"
+    for name, sub in (schema.get("properties") or {}).items():
+        found = strict_schema_error(sub, f"{where}.properties.{name}")
+        if found:
+            return found
+    return strict_schema_error(schema.get("items"), f"{where}.items")
+
+
+def tools_error(request: dict[str, Any]) -> str | None:
+    """Why the API would refuse the request's `tools` and `tool_choice`, or None."""
+    tools = request.get("tools")
+    choice = request.get("tool_choice")
+    if tools is None:
+        return "tool_choice: requires tools" if choice else None
+    if not isinstance(tools, list):
+        return "tools: Input should be a valid list"
+    names = []
+    for i, tool in enumerate(tools):
+        if not isinstance(tool, dict) or not TOOL_NAME_RE.match(str(tool.get("name", ""))):
+            return f"tools.{i}.custom.name: String should match pattern '^[a-zA-Z0-9_-]{{1,64}}$'"
+        schema = tool.get("input_schema")
+        if not isinstance(schema, dict) or schema.get("type") != "object":
+            return f"tools.{i}.custom.input_schema.type: Input should be 'object'"
+        if tool.get("strict"):
+            found = strict_schema_error(schema, f"tools.{i}.custom.input_schema")
+            if found:
+                return found
+        names.append(tool["name"])
+    if len(set(names)) != len(names):
+        return "tools: Tool names must be unique"
+    if choice is not None:
+        kind = choice.get("type") if isinstance(choice, dict) else None
+        if kind not in ("auto", "any", "tool", "none"):
+            return "tool_choice.type: Input should be 'auto', 'any', 'tool' or 'none'"
+        if kind == "tool" and choice.get("name") not in names:
+            return f"tool_choice.name: Tool '{choice.get('name')}' not found in tools"
+    return None
+
+
+def forced_tool(request: dict[str, Any]) -> str | None:
+    """The tool a request forces (`tool_choice` `tool`, or `any` with one tool), or None."""
+    choice = request.get("tool_choice") or {}
+    if choice.get("type") == "tool":
+        return str(choice["name"])
+    if choice.get("type") == "any" and request.get("tools"):
+        return str(request["tools"][0]["name"])
+    return None
 
 
 def shown_files(request: dict[str, Any]) -> dict[str, list[tuple[int, bool, str]]]:
@@ -149,6 +240,7 @@ class FakeAnthropic:
         self.requests: list[dict[str, Any]] = []
         self.faults: list[Fault] = []
         self.count_faults: list[Fault] = []
+        self.tool_ids = 0
         self._lock = threading.Lock()
         self.server = ThreadingHTTPServer(("127.0.0.1", 0), self._handler())
         self.server.daemon_threads = True
@@ -175,9 +267,32 @@ class FakeAnthropic:
 
     @staticmethod
     def tokens(request: dict[str, Any]) -> int:
-        """A token estimate: ~4 bytes per token over system and messages."""
-        raw = json.dumps([request.get("system"), request.get("messages")], ensure_ascii=False)
+        """A token estimate: ~4 bytes per token over tools, system and messages."""
+        raw = json.dumps(
+            [request.get("tools"), request.get("system"), request.get("messages")],
+            ensure_ascii=False,
+        )
         return max(1, len(raw.encode("utf-8")) // 4)
+
+    def content_of(self, request: dict[str, Any], answer: str) -> tuple[list[dict[str, Any]], str]:
+        """The content blocks and stop reason of an answer: a forced tool's call whose
+        input is the answer, parsed; a text block otherwise (or when it is not JSON)."""
+        tool = forced_tool(request)
+        if tool is not None:
+            try:
+                value = json.loads(answer)
+            except ValueError:
+                value = None
+            else:
+                self.tool_ids += 1
+                block = {
+                    "type": "tool_use",
+                    "id": f"toolu_fake{self.tool_ids:06d}",
+                    "name": tool,
+                    "input": value,
+                }
+                return [block], "tool_use"
+        return [{"type": "text", "text": answer}], "end_turn"
 
     def _answer(self, request: dict[str, Any]) -> str:
         if self.obey:
@@ -240,11 +355,16 @@ class FakeAnthropic:
                     if fault.body is not None:
                         self._send(200, fault.body, fault.headers)
                         return
-                if request.get("tools"):
+                refused = tools_error(request)
+                if refused:
                     self._send(
                         400,
-                        '{"type":"error","error":{"type":"invalid_request_error",'
-                        '"message":"this fake refuses tools"}}',
+                        json.dumps(
+                            {
+                                "type": "error",
+                                "error": {"type": "invalid_request_error", "message": refused},
+                            }
+                        ),
                     )
                     return
                 n_in = fake.tokens(request)
@@ -256,7 +376,11 @@ class FakeAnthropic:
                     if fault is not None and fault.text is not None
                     else (fake._answer(request))
                 )
-                stop = fault.stop_reason if fault is not None else "end_turn"
+                content, stop = fake.content_of(request, text)
+                if fault is not None and fault.content is not None:
+                    content = fault.content
+                if fault is not None and fault.stop_reason is not None:
+                    stop = fault.stop_reason
                 cached = any(
                     isinstance(b, dict) and b.get("cache_control")
                     for b in request.get("system") or []
@@ -268,7 +392,7 @@ class FakeAnthropic:
                     "type": "message",
                     "role": "assistant",
                     "model": request.get("model", "fake"),
-                    "content": [{"type": "text", "text": text}],
+                    "content": content,
                     "stop_reason": stop,
                     "stop_sequence": None,
                     "usage": {

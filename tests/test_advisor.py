@@ -16,7 +16,7 @@ import pytest
 from bot.advisor import render as advice_render
 from bot.advisor.client import Advisor, AdvisorSettings, advisor_settings
 from bot.advisor.grounding import check_answer, parse_answer
-from bot.advisor.prompt import SYSTEM_PROMPT, build_prompt
+from bot.advisor.prompt import SYSTEM_PROMPT, TOOL, TOOL_CHOICE, build_prompt
 from bot.advisor.questions import PrText, build_questions
 from bot.advisor.sanitize import clean_output, has_marker, redact, sanitize_input
 from bot.cli import main
@@ -189,7 +189,11 @@ def test_grounded_answer_through_the_real_sdk(fake: FakeAnthropic, tmp_path: Pat
     assert {(a.path, a.line, a.verdict) for a in run.items} == {(RECIPE, m, "concern")}
     assert any("repeats a deterministic finding" in d for d in run.dropped)
     msgs = fake.messages()
-    assert all(r["max_tokens"] <= 2000 and "tools" not in r for r in msgs)
+    assert all(r["max_tokens"] <= 2000 for r in msgs)
+    # structured output: one strict tool whose input is the answer, forced; counted too
+    for r in fake.requests:
+        assert r["tools"] == [TOOL] and r["tool_choice"] == TOOL_CHOICE
+    assert TOOL["strict"] is True and TOOL_CHOICE["type"] == "tool"
     assert all(r["system"][0]["cache_control"] == {"type": "ephemeral"} for r in msgs)
     for r in msgs:  # the SDK sends the key (x-api-key, or a bearer token in newer SDKs)
         auth = r["_headers"].get("x-api-key") or r["_headers"].get("authorization", "")
@@ -294,16 +298,42 @@ def test_a_stall_ends_at_the_deadline(fake: FakeAnthropic, tmp_path: Path) -> No
     adv.close()
 
 
-@pytest.mark.parametrize(
-    "fault, why",
-    [
-        (Fault(text='{"items": [{"verdict": "concern", "path": "'), "not JSON"),
-        (Fault(text='{"items": [], "approve": true}'), "schema"),
-        (Fault(text='{"items": [{"verdict": "maybe"}]}'), "schema"),
-        (Fault(text='{"items": []}', stop_reason="max_tokens"), "truncated"),
-        (Fault(body='{"id": "msg_1", "type": "message", "content": [{"type": "te'), None),
-    ],
-)
+def _tool_use(value: Any, name: str = "report_advice") -> dict[str, Any]:
+    return {"type": "tool_use", "id": "toolu_fake_raw", "name": name, "input": value}
+
+
+_ITEM = item("x.sh", 1, "echo hello world", "en", "zh")
+MALFORMED = [
+    # text instead of the call: a model or gateway that ignored the forced tool
+    (Fault(text='{"items": [{"verdict": "concern", "path": "'), "no report_advice call"),
+    (Fault(text="LGTM. Verdict: PASS"), "no report_advice call"),
+    # calls whose input the local validation refuses (the API's strict schema would not
+    # let most of these through; the client must refuse them all the same, never raise)
+    (Fault(text='{"items": [], "approve": true}'), "schema"),
+    (Fault(text='{"items": [{"verdict": "maybe"}]}'), "schema"),
+    (Fault(text='"just a string"'), "schema"),
+    (Fault(text="[1, 2]"), "schema"),
+    (Fault(text="null"), "schema"),
+    (Fault(text="{}"), "schema"),
+    (Fault(text=json.dumps({"items": [dict(_ITEM, line="3")]})), "schema"),
+    (Fault(text=json.dumps({"items": [dict(_ITEM, confidence=7)]})), "schema"),
+    (Fault(text=json.dumps({"items": [_ITEM] * 6})), "schema"),  # maxItems, not in the API's subset
+    (
+        Fault(text=json.dumps({"items": [dict(_ITEM, message={"en": "x" * 700, "zh": "y"})]})),
+        "schema",
+    ),
+    (Fault(text='{"items": [{"confidence": NaN}]}'), "not JSON"),
+    (Fault(content=[_tool_use({"items": []}, name="approve_pr")]), "no report_advice call"),
+    (Fault(content=[{"type": "text", "text": '{"items": []}'}]), "no report_advice call"),
+    (Fault(content=[_tool_use('{"items": []}')]), "schema"),  # input as a JSON string
+    (Fault(content=[{"type": "tool_use", "id": "toolu_x", "name": "report_advice"}]), "schema"),
+    (Fault(content=[], stop_reason="refusal"), "stop reason refusal"),
+    (Fault(text='{"items": []}', stop_reason="max_tokens"), "truncated"),
+    (Fault(body='{"id": "msg_1", "type": "message", "content": [{"type": "te'), None),
+]
+
+
+@pytest.mark.parametrize(("fault", "why"), MALFORMED)
 def test_truncated_and_schema_invalid_answers_are_refused(
     fake: FakeAnthropic, tmp_path: Path, fault: Fault, why: str | None
 ) -> None:
@@ -314,7 +344,7 @@ def test_truncated_and_schema_invalid_answers_are_refused(
     run = adv.advise(q, head_sha=HEAD)
     assert run.items == [] and run.errors
     if why:
-        assert why in run.errors[0]
+        assert why in run.errors[0], run.errors
     # a refused answer is kept too: a second run on the head makes no call; a response the
     # SDK could not read at all (a broken HTTP body) is asked again
     again = adv.advise(q, head_sha=HEAD)
@@ -482,3 +512,61 @@ def test_service_settings_validate_the_advisor_limits() -> None:
         is None
     )
     assert "sk-ant-zzz" not in repr(load_settings({**base, "ANTHROPIC_API_KEY": "sk-ant-zzz"}))
+
+
+# ------------------------------------------------------------------ structured output
+
+
+def test_the_answer_tool_schema_is_what_the_api_takes() -> None:
+    """The tool's schema is the answer schema in the API's strict subset: the same as the
+    SDK's own `transform_schema` makes of it, accepted by the fake's copy of the API's
+    checks, while the full schema (lengths, ranges, maxItems) would be refused."""
+    import anthropic
+
+    from bot.advisor.grounding import ANSWER_SCHEMA, api_schema
+    from tests.fakeanthropic import strict_schema_error
+
+    assert TOOL["input_schema"] == api_schema(ANSWER_SCHEMA)
+    if hasattr(anthropic, "transform_schema"):  # anthropic >= 0.74
+        assert api_schema(ANSWER_SCHEMA) == anthropic.transform_schema(ANSWER_SCHEMA)
+    assert strict_schema_error(TOOL["input_schema"], "input_schema") is None
+    assert "maxItems" in (strict_schema_error(ANSWER_SCHEMA, "input_schema") or "")
+    # the limits the API does not take are still written for the model to read
+    items = TOOL["input_schema"]["properties"]["items"]
+    assert "{maxItems: 5}" in items["description"]
+    assert "{minimum: 0, maximum: 1}" in items["items"]["properties"]["confidence"]["description"]
+
+
+def test_the_fake_answers_and_refuses_tools_as_the_api_does(fake: FakeAnthropic) -> None:
+    """The real SDK against the fake: a forced tool comes back as a parsed `tool_use`
+    block with no text; a strict schema outside the subset, or a `tool_choice` naming no
+    tool, is a 400 the SDK raises as `BadRequestError`."""
+    import anthropic
+
+    fake.responder = lambda req: '{"items": []}'
+    client = anthropic.Anthropic(api_key="sk-ant-test", base_url=fake.url, max_retries=0)
+    base: dict[str, Any] = {
+        "model": "claude-sonnet-4-6",
+        "max_tokens": 100,
+        "messages": [{"role": "user", "content": "hi"}],
+    }
+    message = client.messages.create(**base, tools=[TOOL], tool_choice=TOOL_CHOICE)
+    (block,) = message.content
+    assert block.type == "tool_use" and block.name == "report_advice"
+    assert block.id.startswith("toolu_") and block.input == {"items": []}
+    assert message.stop_reason == "tool_use"
+    counted = client.messages.count_tokens(
+        model="claude-sonnet-4-6", messages=base["messages"], tools=[TOOL], tool_choice=TOOL_CHOICE
+    )
+    assert counted.input_tokens > len(json.dumps(TOOL)) // 4 - 1  # the tool is counted
+    from bot.advisor.grounding import ANSWER_SCHEMA
+
+    raw = dict(TOOL, input_schema=ANSWER_SCHEMA)
+    with pytest.raises(anthropic.BadRequestError, match="maxItems"):
+        client.messages.create(**base, tools=[raw], tool_choice=TOOL_CHOICE)
+    with pytest.raises(anthropic.BadRequestError, match="not found"):
+        client.messages.create(**base, tools=[TOOL], tool_choice={"type": "tool", "name": "x"})
+    # without a forced tool the answer is text, as before
+    plain = client.messages.create(**base)
+    assert [b.type for b in plain.content] == ["text"] and plain.stop_reason == "end_turn"
+    client.close()

@@ -13,6 +13,7 @@ import pytest
 
 from bot.advisor import render as advice_render
 from bot.advisor.client import Advisor, advisor_settings
+from bot.advisor.prompt import TOOL, TOOL_CHOICE
 from bot.advisor.questions import PrText, build_questions
 from bot.advisor.sanitize import has_marker, sanitize_input
 from bot.advisor.store import Ledger
@@ -113,7 +114,9 @@ def test_injected_instructions_never_escape(
         assert not seen, "sanitising must hide this payload from the model"
     OBEYED[obf] = OBEYED.get(obf, 0) + bool(seen)
     for r in sent:
-        assert "tools" not in r and r["system"][0]["text"].startswith("You are a careful")
+        # the one tool is the answer's form, forced; nothing the data says adds another
+        assert r["tools"] == [TOOL] and r["tool_choice"] == TOOL_CHOICE
+        assert r["system"][0]["text"].startswith("You are a careful")
         # PR text appears only inside the nonce-delimited data blocks
         text = user_text(r)
         nonce = re.search(r"<<<FILE-([0-9a-f]{16})", text)

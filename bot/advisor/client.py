@@ -13,11 +13,16 @@ the rules, the reporters and the service start without it. Caps, in the order ap
 - 429 and 529 are not retried in the call: the run stops and reports `deferred` (seconds),
   so the advise job is deferred or dropped and never delays the deterministic review.
 
-The static system prompt carries `cache_control` (prompt caching); the model gets no tools.
+The static system prompt carries `cache_control` (prompt caching). The answer is asked for
+as structured output: one strict tool, `report_advice`, forced with `tool_choice`, whose
+`input_schema` is the answer schema (`prompt.TOOL`); the input of that call is the answer,
+and `grounding.check_answer` validates it as before (a response without the call, or with
+an input the schema refuses, is refused, never raised). Nothing runs the tool.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import secrets
 import time
@@ -26,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from bot.advisor.grounding import Advice, check_answer
-from bot.advisor.prompt import build_prompt, cache_key
+from bot.advisor.prompt import ANSWER_TOOL, build_prompt, cache_key
 from bot.advisor.questions import Question
 from bot.advisor.store import Ledger, default_path
 from bot.core.model import Finding
@@ -262,6 +267,8 @@ class Advisor:
                     model=s.model,
                     system=prompt.system,
                     messages=prompt.messages,
+                    tools=list(prompt.tools),
+                    tool_choice=prompt.tool_choice,
                     timeout=max(0.5, min(10.0, remaining)),
                 )
                 n_in = int(counted.input_tokens)
@@ -283,6 +290,8 @@ class Advisor:
                     max_tokens=min(s.max_tokens, MAX_TOKENS_CAP),
                     system=prompt.system,
                     messages=prompt.messages,
+                    tools=list(prompt.tools),
+                    tool_choice=prompt.tool_choice,
                     timeout=max(0.5, remaining / attempts),
                 )
             except anthropic.APIStatusError as exc:
@@ -308,9 +317,7 @@ class Advisor:
                 break
             run.usage.add(message.usage)
             self.ledger.spend(installation, _tokens(message.usage))
-            text = "".join(
-                getattr(b, "text", "") for b in message.content if getattr(b, "type", "") == "text"
-            )
+            text = answer_text(message)
             stop = str(message.stop_reason or "")
             self._take(run, q, text, stop, findings)
             # kept even when refused (truncated, not JSON, schema): the same input would be
@@ -331,6 +338,10 @@ class Advisor:
     def _take(
         self, run: AdviceRun, q: Question, text: str, stop: str, findings: Sequence[Finding]
     ) -> bool:
+        if not text and stop != "max_tokens":
+            why = f"no {ANSWER_TOOL} call (stop reason {stop or 'none'})"
+            run.errors.append(f"{q.id}: answer refused: {why}")
+            return False
         checked = check_answer(text, q, findings, truncated=stop == "max_tokens")
         if checked.error is not None:
             run.errors.append(f"{q.id}: answer refused: {checked.error}")
@@ -339,6 +350,22 @@ class Advisor:
         run.items.extend(checked.items)
         run.dropped.extend(f"{q.id}: {d}" for d in checked.dropped)
         return True
+
+
+def answer_text(message: Any) -> str:
+    """The answer as JSON text: the input of the message's `report_advice` call, which the
+    SDK hands over parsed, written out again so `check_answer` reads one form. "" when the
+    message makes no such call; text the answer's validation refuses when the input cannot
+    be written as JSON (NaN or infinity)."""
+    for block in getattr(message, "content", None) or ():
+        if getattr(block, "type", "") == "tool_use" and getattr(block, "name", "") == ANSWER_TOOL:
+            try:
+                return json.dumps(
+                    getattr(block, "input", None), ensure_ascii=False, allow_nan=False
+                )
+            except (TypeError, ValueError) as exc:
+                return f"<{ANSWER_TOOL} input not JSON: {type(exc).__name__}>"
+    return ""
 
 
 def _tokens(usage: Any) -> int:

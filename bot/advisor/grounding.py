@@ -60,6 +60,47 @@ ANSWER_SCHEMA: dict[str, Any] = {
 }
 _VALIDATOR = jsonschema.Draft202012Validator(ANSWER_SCHEMA)
 
+# Keywords the Messages API refuses in a strict tool's `input_schema` (its structured-output
+# subset of JSON Schema). `api_schema` moves them into the description, as the SDK's own
+# `transform_schema` does, so the model still reads them; `parse_answer` enforces them.
+API_UNSUPPORTED = frozenset(
+    {
+        "minimum",
+        "maximum",
+        "exclusiveMinimum",
+        "exclusiveMaximum",
+        "multipleOf",
+        "minLength",
+        "maxLength",
+        "maxItems",
+        "uniqueItems",
+        "minProperties",
+        "maxProperties",
+    }
+)
+
+
+def api_schema(schema: dict[str, Any]) -> dict[str, Any]:
+    """`schema` in the subset the Messages API accepts for a strict tool: what it refuses
+    goes into the description as `{keyword: value, ...}`; the rest is kept as it is."""
+    out: dict[str, Any] = {}
+    moved: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "properties":
+            out[key] = {name: api_schema(sub) for name, sub in value.items()}
+        elif key == "items":
+            out[key] = api_schema(value)
+        elif key in API_UNSUPPORTED or (key == "minItems" and value not in (0, 1)):
+            moved[key] = value
+        else:
+            out[key] = value
+    if moved:
+        described = out.get("description")
+        note = "{" + ", ".join(f"{key}: {value}" for key, value in moved.items()) + "}"
+        out["description"] = (described + "\n\n" if described is not None else "") + note
+    return out
+
+
 _MENTION = re.compile(r"(?<![\w.])@[A-Za-z0-9][\w-]*")
 _LINK = re.compile(r"(?i)\b(?:https?|ftp|file|javascript|data):|\bwww\.|\]\(|\]\[|<[a-z]+:")
 _IMAGE = re.compile(r"!\[")

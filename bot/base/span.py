@@ -1,8 +1,15 @@
-"""Where something is written in a file. Pure."""
+"""Where something is written in a file. Pure.
+
+Columns are 1-based and count characters (Unicode code points) of the line, the
+unit of text output, GitHub annotations and the JSON report. The parsers convert
+their own units once, where they read positions (tree-sitter counts UTF-8 bytes);
+a reporter whose format counts another unit converts with `column_in`.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Literal
 
 
 @dataclass(frozen=True)
@@ -17,3 +24,24 @@ class Span:
     @property
     def last_line(self) -> int:
         return self.end_line or self.line
+
+
+ColumnUnit = Literal["utf16", "utf8"]
+
+
+def column_in(line: str | None, col: int, unit: ColumnUnit) -> int:
+    """The 1-based character column `col` of `line` counted in `unit`: UTF-16 code
+    units (SARIF's `utf16CodeUnits`: a character outside the BMP counts two) or UTF-8
+    bytes (reviewdog's rdjson). Characters past the end of `line` (a line that is not
+    known, or quoted only in part) count one unit each."""
+    if col <= 1 or line is None:
+        return max(1, col)
+    before = line[: col - 1]
+    if before.isascii():
+        return col
+    beyond = col - 1 - len(before)
+    if unit == "utf16":
+        units = len(before.encode("utf-16-le", "surrogatepass")) // 2
+    else:
+        units = len(before.encode("utf-8", "surrogatepass"))
+    return units + beyond + 1

@@ -299,6 +299,8 @@ class Interpreter:
     ) -> None:
         self.inert = INERT_COMMANDS | inert
         self.src = source
+        # tree-sitter counts columns in UTF-8 bytes; values carry character columns
+        self._ascii = source.isascii()
         # the flags and environment names a caller reads: only values that reach
         # them keep paths apart past SOFT_PATHS (see `_relevant_vars`)
         self.watched_flags = watched_flags
@@ -335,6 +337,20 @@ class Interpreter:
         except RecursionError:
             self.problems.append(Problem(1, "script nested too deeply to analyse"))
         return self.finished + [s for s in states if not s.done]
+
+    def start(self, node: Node) -> tuple[int, int]:
+        """0-based row and character column where `node` starts."""
+        row, col = node.start_point
+        if col and not self._ascii:
+            col = _chars(self.src, node.start_byte, col)
+        return row, col
+
+    def end(self, node: Node) -> tuple[int, int]:
+        """0-based row and character column where `node` ends."""
+        row, col = node.end_point
+        if col and not self._ascii:
+            col = _chars(self.src, node.end_byte, col)
+        return row, col
 
     def text(self, node: Node) -> str:
         # every path reads the same nodes again: decode each span once
@@ -954,7 +970,7 @@ class Interpreter:
             return Str()
         quoted = start is not None and any(q in self.text(start) for q in "'\"\\")
         if quoted:
-            return _lit_segs(self.text(body), body.start_point.row, body.start_point.column)
+            return _lit_segs(self.text(body), *self.start(body))
         return self._concat_children(body, st, unescape=False)
 
     # --------------------------------------------------------------- conditions
@@ -1247,7 +1263,7 @@ class Interpreter:
             if value is None:
                 return (
                     Str.unknown_of(
-                        self.text(node), node.start_point.row + 1, node.start_point.column + 1
+                        self.text(node), self.start(node)[0] + 1, self.start(node)[1] + 1
                     ),
                 )
             return value if isinstance(value, tuple) else (value,)
@@ -1255,7 +1271,7 @@ class Interpreter:
 
     def expand_one(self, node: Node, st: State, assignment: bool = False) -> Str:
         t = node.type
-        row, col = node.start_point.row, node.start_point.column
+        row, col = self.start(node)
         if t in ("word", "number", "extglob_pattern", "regex", "test_operator"):
             # a literal is the same value on every path: built once per node
             span = (node.start_byte, node.end_byte)
@@ -1302,7 +1318,7 @@ class Interpreter:
         parts: list[Str] = []
         start = node.start_byte
         end = node.end_byte
-        row, col = node.start_point.row, node.start_point.column
+        row, col = self.start(node)
         if node.type == "string":
             start += 1
             end -= 1
@@ -1322,7 +1338,7 @@ class Interpreter:
             else:
                 parts.append(self.expand_one(c, st))
             pos = c.end_byte
-            prow, pcol = c.end_point.row, c.end_point.column
+            prow, pcol = self.end(c)
         if end > pos:
             parts.append(self._lit_between(pos, end, prow, pcol, unescape))
         return Str.join(parts)
@@ -1352,7 +1368,7 @@ class Interpreter:
         return value
 
     def param_expansion(self, node: Node, st: State) -> Str:
-        row, col = node.start_point.row, node.start_point.column
+        row, col = self.start(node)
         kids = node.named_children
         op_node = node.child_by_field_name("operator")
         op = self.text(op_node) if op_node is not None else None
@@ -1445,7 +1461,7 @@ class Interpreter:
         return Str.unknown_of(raw, row + 1, col + 1)
 
     def arithmetic(self, node: Node, st: State) -> Str:
-        row, col = node.start_point.row, node.start_point.column
+        row, col = self.start(node)
         raw = self.text(node)
         inner = raw[3:-2] if raw.startswith("$((") else raw
 
@@ -1459,7 +1475,7 @@ class Interpreter:
         return Str.lit(str(result), row + 1, col + 1)
 
     def command_substitution(self, node: Node, st: State) -> Str:
-        row, col = node.start_point.row, node.start_point.column
+        row, col = self.start(node)
         raw = self.text(node)
         cmds = [c for c in node.named_children if c.type == "command"]
         if len(cmds) == 1:
@@ -1723,6 +1739,11 @@ def _after_eq(w: Str) -> Str:
 
 
 _DQ_ESC = re.compile(r"\\([$`\"\\\n])")
+
+
+def _chars(source: bytes, at: int, byte_col: int) -> int:
+    """The character column of byte offset `at`, `byte_col` bytes into its line."""
+    return len(source[at - byte_col : at].decode("utf-8", errors="replace"))
 
 
 def _lit_segs(raw: str, row: int, col: int, unescape: bool = False) -> Str:

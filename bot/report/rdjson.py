@@ -6,7 +6,9 @@
                       "code": {"value": "RCP001", "url": <rule docs>},
                       "suggestions": [{"range", "text"}]}]}
 
-Lines and columns are 1-based; a range's end is exclusive. A suggestion replaces
+Lines and columns are 1-based; a range's end is exclusive. Columns count UTF-8
+bytes, as rdjson's `Position.column` is defined (the finding's character column is
+converted on its line). A suggestion replaces
 the finding's whole lines (from column 1 of its first line to column 1 of the
 line after its last), so reviewdog posts it as a GitHub suggestion; an empty
 text deletes the lines. `diagnostics` follow the report's order.
@@ -17,6 +19,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+from bot.base.span import column_in
 from bot.core.engine import Report
 from bot.core.model import Finding
 from bot.docs import PROJECT_URL, rule_url
@@ -26,10 +29,10 @@ SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
 
 def diagnostic(f: Finding, lang: str = "both") -> dict[str, Any]:
-    start = {"line": f.span.line, "column": max(1, f.span.col)}
+    start = {"line": f.span.line, "column": column_in(f.line_text, f.span.col, "utf8")}
     rng: dict[str, Any] = {"start": start}
-    if f.span.end_col is not None:
-        rng["end"] = {"line": f.span.last_line, "column": f.span.end_col}
+    if f.span.end_col is not None and f.span.last_line == f.span.line:
+        rng["end"] = {"line": f.span.line, "column": column_in(f.line_text, f.span.end_col, "utf8")}
     elif f.span.end_line is not None:
         rng["end"] = {"line": f.span.end_line + 1, "column": 1}
     out: dict[str, Any] = {

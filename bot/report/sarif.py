@@ -8,7 +8,9 @@ stays a few kilobytes. Artifact URIs are percent-encoded paths relative to
 it is known. A suggestion becomes `fixes[].artifactChanges` (a replacement of the
 finding's whole lines, as ruff emits its fixes). Results carry
 `partialFingerprints["recipeReview/v1"]` (the finding's fingerprint), so code
-scanning tracks an alert across commits that only move lines.
+scanning tracks an alert across commits that only move lines. Columns count UTF-16
+code units (`run.columnKind` says so): a finding's character column is converted on
+its line, so a character outside the BMP (an emoji) before it counts two.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from typing import Any
 from urllib.parse import quote
 
 from bot import __version__
+from bot.base.span import column_in
 from bot.core.engine import Report
 from bot.core.model import Finding, Rule
 from bot.core.registry import RuleModule, all_rules
@@ -32,6 +35,9 @@ INFO_URI = PROJECT_URL
 SRCROOT = "%SRCROOT%"
 
 LEVEL = {"error": "error", "warning": "warning", "info": "note"}
+# columns count UTF-16 code units: SARIF's most common reading (the SARIF SDK's
+# default), so a viewer that ignores `columnKind` still lands on the right character
+COLUMN_KIND = "utf16CodeUnits"
 
 
 def encode_path(path: str) -> str:
@@ -126,12 +132,23 @@ def _fix(f: Finding, lang: str) -> dict[str, Any]:
     }
 
 
-def _result(f: Finding, index: int, lang: str) -> dict[str, Any]:
-    region: dict[str, Any] = {"startLine": f.span.line, "startColumn": max(1, f.span.col)}
+def _region(f: Finding) -> dict[str, Any]:
+    """The finding's region with columns in UTF-16 code units (`COLUMN_KIND`), counted on
+    the finding's line; an end column on another line is left out (the region then runs
+    to the end of its last line)."""
+    region: dict[str, Any] = {
+        "startLine": f.span.line,
+        "startColumn": column_in(f.line_text, f.span.col, "utf16"),
+    }
     if f.span.end_line is not None:
         region["endLine"] = f.span.end_line
-    if f.span.end_col is not None:
-        region["endColumn"] = f.span.end_col
+    if f.span.end_col is not None and f.span.last_line == f.span.line:
+        region["endColumn"] = column_in(f.line_text, f.span.end_col, "utf16")
+    return region
+
+
+def _result(f: Finding, index: int, lang: str) -> dict[str, Any]:
+    region = _region(f)
     result: dict[str, Any] = {
         "ruleId": f.rule,
         "ruleIndex": index,
@@ -189,7 +206,7 @@ def sarif_dict(
                     }
                 },
                 "originalUriBaseIds": {SRCROOT: base},
-                "columnKind": "unicodeCodePoints",
+                "columnKind": COLUMN_KIND,
                 "results": [_result(f, index[f.rule], lang) for f in report.findings],
                 "properties": {"filesChecked": len(report.files), "suppressed": report.suppressed},
             }

@@ -1,0 +1,68 @@
+"""The whole-tree benchmark's tools do what their figures claim (no timing here): the parse
+limit reads and parses every routed file, split into two shares that cover them once, and
+the profile gives each sample to the innermost stage on its stack."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT / "benchmarks"))
+
+import bench_lint_tree  # noqa: E402
+import profile_lint_tree  # noqa: E402
+
+EXAMPLE = ROOT / "examples" / "inferencex-mini"
+
+
+def test_the_parse_limit_reads_and_parses_every_routed_file(tmp_path: Path) -> None:
+    paths = bench_lint_tree.routed_paths(EXAMPLE)
+    assert any(p.endswith(".sh") for p in paths) and "perf-changelog.yaml" in paths
+    plan = bench_lint_tree.limit_plan(EXAMPLE, paths)
+    first, second = plan["shares"]
+    assert sorted(first + second) == sorted(paths)  # each file in exactly one share
+    plan_file = tmp_path / "plan.json"
+    plan_file.write_text(json.dumps(plan), encoding="utf-8")
+    proc = subprocess.run(
+        [sys.executable, str(bench_lint_tree.PARSE_LIMIT), str(plan_file)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    seen = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert seen["files"] == len(paths) and seen["errors"] == 0
+    size = sum((EXAMPLE / p).stat().st_size for p in paths)
+    assert seen["bytes"] == size and seen["nodes"] > 100 and seen["events"] > 10
+    # nothing of the bot's is imported by the limit
+    assert "import bot" not in bench_lint_tree.PARSE_LIMIT.read_text(encoding="utf-8")
+
+
+def test_each_sample_goes_to_the_innermost_stage() -> None:
+    lint = ("bot/core/engine.py", "lint")
+    rule = ("rules/recipe/RCP002_gpu_memory_too_high_for_draft_head.py", "check")
+    run = ("bot/core/engine.py", "_run")
+    parsed = ("bot/core/context.py", "Context.parsed")
+    recipe = ("bot/parse/kinds.py", "_recipe")
+    interp = ("bot/parse/bash.py", "Interpreter.run")
+    tree = ("bot/parse/bash.py", "parse_tree")
+    samples = [
+        ((lint, run, rule), 1.0),  # a rule's own code
+        ((lint, run, rule, parsed, recipe, interp), 2.0),  # a sibling the rule interprets
+        ((lint, run, rule, parsed, recipe, tree), 4.0),  # ... and parses
+        ((lint, ("<frozen importlib._bootstrap>", "_find_and_load")), 8.0),
+        ((lint,), 16.0),
+    ]
+    stages, details, _ = profile_lint_tree.attribute(samples)
+    assert dict(stages) == {
+        "rules": 1.0,
+        "interpret": 2.0,
+        "parse": 4.0,
+        "imports": 8.0,
+        "engine": 16.0,
+    }
+    assert details["rules: RCP002"] == 1.0
+    assert details["interpret: bash interpreter"] == 2.0
+    assert details["parse: tree-sitter-bash"] == 4.0
