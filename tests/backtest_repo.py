@@ -1,8 +1,9 @@
 """A small git repository with pull requests whose history the backtest tests know by heart.
 
-main: M0 (a clean recipe) -> "Add DSR1 recipe (#1)" (squash of PR 1) -> merge of PR 3
-(a merge commit: PR 3's head is on main) -> "Tidy the README" (a squash of PR 5 without
-a PR suffix: its tree is PR 5's head tree).
+main: M0 (a clean recipe, a changelog) -> "Changelog entry" (pushed, not a PR) -> "Add
+DSR1 recipe (#1)" (squash of PR 1) -> merge of PR 3 (a merge commit: PR 3's head is on
+main) -> "Tidy the README" (a squash of PR 5 without a PR suffix: its tree is PR 5's head
+tree).
 
 - PR 1, squash-merged, three commits:
   c1 adds `fixed_seq_len/dsr1_fp8_h200.sh` with the server command on one line (RCP012,
@@ -15,8 +16,11 @@ a PR suffix: its tree is PR 5's head tree).
 - PR 3, merged by a merge commit, one commit: a one-line server command (RCP012), merged.
 - PR 4: its head's new recipe blob is deleted from the object store (a missing object).
 - PR 5: adds a clean recipe; squash-merged under a subject without `(#5)`.
+- PR 6, open: c1 (forked from M0) adds a clean recipe; c2 merges main in. Each commit is
+  linted against its own merge-base: c1 against M0, where the changelog has one entry (linted
+  against the head's merge-base, c1 would seem to delete the pushed entry: CHL005).
 
-Expected with `--commits` (PR 4 skipped):
+Expected with `--commits` (PR 4 skipped; PRs 5 and 6 have no finding):
   RCP012: findings 3 (PRs 1, 2, 3), on head 2 (PRs 2, 3), before head 2 (PRs 1, 2),
           fixed later 1 (PR 1), line edited 1, stayed on a merged head 1 (PR 3);
   RCP008: findings 2 (PR 1: the recipe and the patch script it runs), before head 2,
@@ -62,6 +66,16 @@ QWEN = "benchmarks/single_node/fixed_seq_len/qwen_fp8_b200.sh"
 GLM = "benchmarks/single_node/fixed_seq_len/glm_fp8_h100.sh"
 LOST = "benchmarks/single_node/fixed_seq_len/lost_fp8_h100.sh"
 KIMI = "benchmarks/single_node/fixed_seq_len/kimi_fp8_h200.sh"
+OK5 = "benchmarks/single_node/fixed_seq_len/ok_fp8_h100.sh"
+OK6 = "benchmarks/single_node/fixed_seq_len/fine_fp8_h100.sh"
+ENTRY = (
+    "- config-keys:\n"
+    "    - glm-fp8-h100-vllm\n"
+    "  description:\n"
+    '    - "Entry {n}."\n'
+    "  pr-link: https://github.com/acme/recipes/pull/{n}\n"
+)
+CHANGELOG = ENTRY.format(n=100)
 
 
 class Repo:
@@ -116,7 +130,15 @@ def build(root: Path) -> dict[str, str]:
     r = Repo(root)
     r.git("init", "-q", "-b", "main")
     shas: dict[str, str] = {}
-    shas["m0"] = r.commit("Initial", {"README.md": "hello\n", GLM: CLEAN})
+    shas["m0"] = r.commit(
+        "Initial", {"README.md": "hello\n", GLM: CLEAN, "perf-changelog.yaml": CHANGELOG}
+    )
+    r.git("checkout", "-q", "-b", "pr6", "main")
+    shas["pr6c1"] = r.commit("Add a fine recipe", {OK6: CLEAN})
+    r.git("checkout", "-q", "main")
+    shas["push"] = r.commit(
+        "Changelog entry", {"perf-changelog.yaml": CHANGELOG + "\n" + ENTRY.format(n=101)}
+    )
 
     r.git("checkout", "-q", "-b", "pr1", "main")
     shas["pr1c1"] = r.commit("Add DSR1 and K3", {DSR1: ONE_LINE, K3: K3_TEXT, HELPER: HELPER_TEXT})
@@ -147,14 +169,17 @@ def build(root: Path) -> dict[str, str]:
     shas["merge3"] = r.git("rev-parse", "HEAD")
 
     r.git("checkout", "-q", "-b", "pr5", "main")
-    shas["pr5c1"] = r.commit(
-        "Add a clean recipe", {"benchmarks/single_node/fixed_seq_len/ok_fp8_h100.sh": CLEAN}
-    )
+    shas["pr5c1"] = r.commit("Add a clean recipe", {OK5: CLEAN})
     r.pull(5, shas["pr5c1"])
     r.git("checkout", "-q", "main")
     r.git("checkout", "-q", "pr5", "--", ".")
     shas["squash5"] = r.commit("Tidy the README", {})
-    r.git("checkout", "-q", "--detach")
-    for branch in ("pr1", "pr2", "pr3", "pr4", "pr5"):
+
+    r.git("checkout", "-q", "pr6")
+    r.git("merge", "-q", "--no-ff", "-m", "Merge main", "main")
+    shas["pr6c2"] = r.git("rev-parse", "HEAD")
+    r.pull(6, shas["pr6c2"])
+    r.git("checkout", "-q", "--detach", "main")
+    for branch in ("pr1", "pr2", "pr3", "pr4", "pr5", "pr6"):
         r.git("branch", "-q", "-D", branch)
     return shas

@@ -110,10 +110,19 @@ def test_answer_key_figures_exactly(commits_run: tuple[Path, dict[str, Any]]) ->
     # every other rule that ran found nothing
     assert {r for r, row in rules.items() if row["findings"]} == {"RCP008", "RCP012"}
     totals = data["totals"]
-    assert (totals["pulls"], totals["linted"], totals["with_commits"]) == (5, 4, 4)
+    assert (totals["pulls"], totals["linted"], totals["with_commits"]) == (6, 5, 5)
     assert (totals["skipped_missing"], totals["failed"], totals["merged"]) == (1, 0, 3)
-    assert totals["commits_linted"] == 7
-    assert data["run"]["linted"] == 8 and data["run"]["reused"] == 0
+    assert totals["commits_linted"] == 9
+    assert data["run"]["linted"] == 10 and data["run"]["reused"] == 0
+
+
+def test_each_commit_against_its_own_merge_base(commits_run: tuple[Path, dict[str, Any]]) -> None:
+    """PR 6 merged main in after its first commit: that commit forks from M0, not from
+    the head's merge-base (against which it would seem to delete a changelog entry)."""
+    _, data = commits_run
+    pr6 = next(p for p in data["pulls"] if p["number"] == 6)
+    assert (pr6["status"], pr6["commits_linted"], pr6["commits_known"]) == ("ok", 2, 2)
+    assert [f for f in data["findings"] if f["pr"] == 6] == []
 
 
 def test_each_finding_outcome_and_links(
@@ -139,7 +148,7 @@ def test_each_finding_outcome_and_links(
         "line": f"https://github.com/acme/recipes/blob/{shas['pr3c1']}/{backtest_repo.KIMI}#L2",
     }
     merged = {p["number"]: p["merged"] for p in data["pulls"]}
-    assert merged == {1: "subject", 2: None, 3: "ancestor", 4: None, 5: "tree"}
+    assert merged == {1: "subject", 2: None, 3: "ancestor", 4: None, 5: "tree", 6: None}
     lost = next(p for p in data["pulls"] if p["number"] == 4)
     assert lost["status"] == "missing" and "missing object" in lost["detail"]
 
@@ -172,7 +181,7 @@ def test_second_run_reuses_the_store(
     )
     assert calls == []
     assert again["run"]["linted"] == 0
-    assert again["run"]["reused"] == 8
+    assert again["run"]["reused"] == 10
     assert again["rules"] == first["rules"]
     assert again["findings"] == first["findings"]
 
@@ -194,14 +203,14 @@ def test_heads_only_then_commits_in_one_store(
         "stayed_merged": 1,
         "blocked_pulls": 0,
     }
-    assert heads["run"]["linted"] == 5
+    assert heads["run"]["linted"] == 6
     more = run_json(
         "--repo", str(root), "--prs", "1-2", "--commits", "-j", "1", "--out", str(tmp_path)
     )
     # only the commits before the heads of PRs 1 and 2 are new work
     assert (more["run"]["linted"], more["run"]["reused"]) == (3, 2)
     assert figures(rules_of(more)["RCP012"])["fixed_later"] == 1
-    assert more["totals"]["pulls"] == 5  # the report covers the whole store
+    assert more["totals"]["pulls"] == 6  # the report covers the whole store
 
 
 def test_process_pool_gives_the_same_answer(
@@ -289,7 +298,7 @@ def test_candidate_config_compared_with_the_first_run(
     )
     assert "RCP012" not in {f["rule"] for f in data["findings"]}
     assert data["compare"]["per_rule"] == {"RCP012": {"added": 0, "removed": 3}}
-    assert data["compare"]["commits"] == 7
+    assert data["compare"]["commits"] == 9
     assert data["settings"]["config"] == "rules:\n  disable: [RCP012]\n"
 
 
@@ -344,7 +353,7 @@ def test_missing_blob_raises_instead_of_reading_as_absent(
         with pytest.raises(MissingObject):
             lint_change(
                 root,
-                shas["m0"],
+                shas["push"],
                 shas["pr4c1"],
                 4,
                 datetime.date(2026, 8, 3),
@@ -355,7 +364,7 @@ def test_missing_blob_raises_instead_of_reading_as_absent(
         # the reader keeps working after a missing object
         report = lint_change(
             root,
-            shas["m0"],
+            shas["push"],
             shas["pr2c1"],
             2,
             datetime.date(2026, 8, 3),

@@ -110,28 +110,29 @@ class Totals:
 
 
 def follow(
-    plan: PullPlan, results: Mapping[str, LintResult], line_oracle: LineOracle
+    plan: PullPlan,
+    results: Mapping[tuple[str, str], LintResult],
+    line_oracle: LineOracle,
 ) -> PullOutcome:
-    """The answer key of one PR from its stored results."""
-    head = results.get(plan.head)
-    if head is None or head.status != "ok" or plan.base is None:
+    """The answer key of one PR from its stored results, keyed by (commit, merge-base)."""
+    head = results.get((plan.head, plan.base or ""))
+    if head is None or head.status != "ok":
         status: Literal["missing", "error"] = (
             "error" if head is not None and head.status == "error" else "missing"
         )
         detail = head.detail if head is not None else plan.problem
         return PullOutcome(plan, status, detail, None, 0, 1, 1, [], {})
-    order = list(plan.commits) if plan.commits else [plan.head]
-    if order[-1] != plan.head:
-        order.append(plan.head)
-    seen = [s for s in order if s in results and results[s].status == "ok"]
-    missing = sum(1 for s in order if s in results and results[s].status != "ok")
+    steps = plan.steps()
+    found_at = [results.get((sha, base or "")) for sha, base in steps]
+    seen = [(sha, r) for (sha, _), r in zip(steps, found_at, strict=True) if r and r.status == "ok"]
+    missing = sum(1 for r in found_at if r is not None and r.status != "ok")
     merged = plan.merged is not None
     # fingerprint -> (first sha, last sha, finding as last seen)
     tracks: dict[str, tuple[str, str, FindingRow]] = {}
     absent_after: dict[str, str] = {}  # fingerprint -> first commit without it after a sighting
-    for sha in seen:
+    for sha, result in seen:
         here: dict[str, FindingRow] = {}
-        for f in results[sha].findings:
+        for f in result.findings:
             here.setdefault(f.fingerprint, f)
         for fp, f in here.items():
             first = tracks[fp][0] if fp in tracks else sha
@@ -151,15 +152,7 @@ def follow(
         )
     found.sort(key=lambda t: (t.finding.path, t.finding.line, t.finding.rule))
     return PullOutcome(
-        plan,
-        "ok",
-        None,
-        head.seconds,
-        len(seen),
-        len(order),
-        missing,
-        found,
-        head.rule_ms,
+        plan, "ok", None, head.seconds, len(seen), len(steps), missing, found, head.rule_ms
     )
 
 

@@ -68,11 +68,10 @@ def outcomes(store: Store, key: str, repo: str) -> list[PullOutcome]:
         return changed
 
     out = []
-    for number, base in store.linted_pulls(key):
+    for number in store.linted_pulls(key):
         plan = plans.get(number)
-        if plan is None or (plan.base or "") != base:
-            continue  # results of an older plan (the head moved): not this PR's current state
-        out.append(answer.follow(plan, store.results(key, number, base), oracle))
+        if plan is not None:  # results of commits the plan no longer names are left aside
+            out.append(answer.follow(plan, store.results(key, number), oracle))
     store.commit()
     out.sort(key=lambda o: -o.plan.number)
     return out

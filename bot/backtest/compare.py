@@ -57,12 +57,13 @@ def compare(current: Store, key: str, outcomes: Iterable[PullOutcome], other: St
         return result
     for o in outcomes:
         plan = o.plan
-        if plan.base is None:
-            continue
-        mine = current.results(key, plan.number, plan.base)
-        theirs = other.results(okey, plan.number, plan.base)
+        mine = current.results(key, plan.number)
+        theirs = other.results(okey, plan.number)
+        steps = [(sha, base) for sha, base in plan.steps() if base is not None]
         common = [
-            s for s in mine if mine[s].status == "ok" and s in theirs and theirs[s].status == "ok"
+            s
+            for s in steps
+            if s in mine and mine[s].status == "ok" and s in theirs and theirs[s].status == "ok"
         ]
         if not common:
             continue
@@ -70,11 +71,11 @@ def compare(current: Store, key: str, outcomes: Iterable[PullOutcome], other: St
         result.commits += len(common)
         now: dict[str, tuple[str, FindingRow]] = {}
         before: dict[str, tuple[str, FindingRow]] = {}
-        for sha in common:
-            for f in mine[sha].findings:
-                now.setdefault(f.fingerprint, (sha, f))
-            for f in theirs[sha].findings:
-                before.setdefault(f.fingerprint, (sha, f))
+        for step in common:
+            for f in mine[step].findings:
+                now.setdefault(f.fingerprint, (step[0], f))
+            for f in theirs[step].findings:
+                before.setdefault(f.fingerprint, (step[0], f))
         for fp in sorted(now.keys() - before.keys()):
             result.changes.append(Change("added", plan.number, *now[fp]))
         for fp in sorted(before.keys() - now.keys()):

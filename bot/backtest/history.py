@@ -43,6 +43,10 @@ class Pull:
     date: datetime.date  # the head commit's committer date
 
 
+# a commit of a PR and its own merge-base with the base branch (None: none could be found)
+Step = tuple[str, "str | None"]
+
+
 @dataclass(frozen=True)
 class PullPlan:
     """One PR as the backtest lints it."""
@@ -50,11 +54,16 @@ class PullPlan:
     number: int
     head: str
     date: datetime.date
-    base: str | None  # the merge-base with the base branch; None when it cannot be found
-    commits: tuple[str, ...] | None  # oldest first, ending with `head`; None: not listed
+    base: str | None  # the head's merge-base with the base branch; None when it cannot be found
+    # every commit, oldest first, ending with `head`, each with its own merge-base; None: not listed
+    commits: tuple[Step, ...] | None
     merged: str | None  # how it was found merged ("ancestor", "subject", "tree"), or None
     merge_commit: str | None
     problem: str | None = None  # why it cannot be linted (a missing object, no merge-base)
+
+    def steps(self) -> tuple[Step, ...]:
+        """The commits to follow: every commit when listed, else the head alone."""
+        return self.commits if self.commits is not None else ((self.head, self.base),)
 
 
 def parse_numbers(spec: str) -> set[int]:
@@ -179,20 +188,16 @@ class MainLine:
                 hi = mid - 1
         return chain[lo]
 
-    def fork_point(self, pull: Pull) -> str:
-        """The merge-base a PR was reviewed against. For a head already on the branch, the
-        merge-base with the branch as it was just before the commit that brought it in."""
-        if pull.head in self.commits:
-            merge = self._merging(pull.head)
-            if merge == pull.head:  # fast-forwarded: only its own last commit is known
-                parents = self.parents.get(merge, ())
-                if not parents:
-                    raise SourceError(f"{pull.head[:12]} is a root commit")
-                return parents[0]
-            parents = self.parents.get(merge, ())
-            if parents:
-                return _merge_base(self.repo, parents[0], pull.head)
-        return _merge_base(self.repo, self.tip, pull.head)
+    def against(self, pull: Pull) -> str:
+        """The branch commit a PR's commits are compared with: the tip, or for a head already
+        on the branch, the branch as it was just before the commit that brought it in (for a
+        fast-forward, the head's parent: only its last commit is then known as the PR's)."""
+        if pull.head not in self.commits:
+            return self.tip
+        parents = self.parents.get(self._merging(pull.head), ())
+        if not parents:
+            raise SourceError(f"{pull.head[:12]} is a root commit")
+        return parents[0]
 
 
 def _is_ancestor(repo: str, a: str, b: str) -> bool:
@@ -214,16 +219,25 @@ def _merge_base(repo: str, a: str, b: str) -> str:
 
 
 def plan_pull(main: MainLine, pull: Pull, with_commits: bool) -> PullPlan:
-    """The merge-base, the commits (with `with_commits`) and the merge state of one PR."""
+    """The merge-base, the commits (with `with_commits`) and the merge state of one PR.
+
+    Each commit is paired with its own merge-base with the branch: a commit made before
+    the PR merged the base branch in forks from an older branch commit than its head."""
     how, merge_commit = main.merged(pull.number, pull.head)
     try:
-        base = main.fork_point(pull)
-        commits: tuple[str, ...] | None = None
+        against = main.against(pull)
+        base = _merge_base(main.repo, against, pull.head)
+        commits: tuple[Step, ...] | None = None
         if with_commits:
             listed = git(main.repo, "rev-list", "--reverse", "--topo-order", f"{base}..{pull.head}")
-            commits = tuple(listed.decode().split()) or (pull.head,)
-            if commits[-1] != pull.head:
-                commits = (*(c for c in commits if c != pull.head), pull.head)
+            shas = [c for c in listed.decode().split() if c != pull.head]
+            steps: list[Step] = []
+            for sha in shas:
+                try:
+                    steps.append((sha, _merge_base(main.repo, against, sha)))
+                except SourceError:
+                    steps.append((sha, None))
+            commits = (*steps, (pull.head, base))
     except SourceError as exc:
         return PullPlan(pull.number, pull.head, pull.date, None, None, how, merge_commit, str(exc))
     return PullPlan(pull.number, pull.head, pull.date, base, commits, how, merge_commit)

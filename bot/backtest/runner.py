@@ -111,46 +111,39 @@ def _tasks(
     with_commits: bool,
     make: Callable[..., worker.Task],
 ) -> tuple[list[worker.Task], int, list[LintResult]]:
-    """(tasks, reused commits, results recorded without linting: PRs that cannot be planned)."""
+    """(tasks, reused results, results recorded without linting: commits without a merge-base
+    and PRs that cannot be planned)."""
     tasks: list[worker.Task] = []
     reused = 0
     unplanned: list[LintResult] = []
-    wanted_dates: set[str] = set()
-    todo: list[tuple[PullPlan, list[str]]] = []
+    todo: list[tuple[PullPlan, list[tuple[str, str]]]] = []
     for plan in plans:
-        base = plan.base or ""
-        done = store.done(key, plan.number, base)
-        if plan.base is None:
-            if plan.head not in done:
+        done = store.done(key, plan.number)
+        steps = plan.steps() if with_commits else ((plan.head, plan.base),)
+        left: list[tuple[str, str]] = []
+        for sha, base in steps:
+            if (sha, base or "") in done:
+                reused += 1
+            elif base is None:
+                why = plan.problem or f"no merge-base of {sha[:12]} with the base branch"
                 unplanned.append(
                     LintResult(
-                        plan.number,
-                        plan.head,
-                        "",
-                        plan.date.isoformat(),
-                        "missing",
-                        plan.problem,
-                        0.0,
-                        0,
-                        {},
-                        (),
+                        plan.number, sha, "", plan.date.isoformat(), "missing", why, 0.0, 0, {}, ()
                     )
                 )
             else:
-                reused += 1
-            continue
-        shas = list(plan.commits) if with_commits and plan.commits else [plan.head]
-        left = [s for s in shas if s not in done]
-        reused += len(shas) - len(left)
+                left.append((sha, base))
         if left:
             todo.append((plan, left))
-            wanted_dates.update(left)
-    dates = commit_dates(repo, wanted_dates) if wanted_dates else {}
+    wanted = {sha for _, left in todo for sha, _ in left}
+    dates = commit_dates(repo, wanted) if wanted else {}
     for plan, left in todo:
         for i in range(0, len(left), CHUNK):
-            chunk = left[i : i + CHUNK]
-            commits = tuple((s, (dates.get(s) or plan.date).isoformat()) for s in chunk)
-            tasks.append(make(pr=plan.number, base=plan.base, commits=commits))
+            commits = tuple(
+                (sha, base, (dates.get(sha) or plan.date).isoformat())
+                for sha, base in left[i : i + CHUNK]
+            )
+            tasks.append(make(pr=plan.number, commits=commits))
     return tasks, reused, unplanned
 
 

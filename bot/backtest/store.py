@@ -23,7 +23,7 @@ from __future__ import annotations
 import datetime
 import json
 import sqlite3
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -175,7 +175,7 @@ class Store:
             head,
             datetime.date.fromisoformat(day),
             base,
-            tuple(json.loads(commits)) if commits is not None else None,
+            tuple((c[0], c[1]) for c in json.loads(commits)) if commits is not None else None,
             merged,
             merge_commit,
             problem,
@@ -192,7 +192,7 @@ class Store:
                 plan.merged,
                 plan.merge_commit,
                 plan.date.isoformat(),
-                json.dumps(list(plan.commits)) if plan.commits is not None else None,
+                json.dumps([list(c) for c in plan.commits]) if plan.commits is not None else None,
                 plan.problem,
             ),
         )
@@ -213,12 +213,12 @@ class Store:
 
     # -- lint results ----------------------------------------------------------------
 
-    def done(self, key: str, pr: int, base: str) -> set[str]:
-        """Commits of `pr` already linted against `base` under `key` (whatever the outcome)."""
+    def done(self, key: str, pr: int) -> set[tuple[str, str]]:
+        """(commit, merge-base) pairs of `pr` already linted under `key`, whatever the outcome."""
         rows = self.db.execute(
-            "SELECT sha FROM lints WHERE settings = ? AND pr = ? AND base = ?", (key, pr, base)
+            "SELECT sha, base FROM lints WHERE settings = ? AND pr = ?", (key, pr)
         )
-        return {r[0] for r in rows}
+        return {(r[0], r[1]) for r in rows}
 
     def save(self, key: str, results: Iterable[LintResult]) -> None:
         for r in results:
@@ -265,24 +265,24 @@ class Store:
             )
         self.db.commit()
 
-    def results(self, key: str, pr: int, base: str) -> dict[str, LintResult]:
-        """Every stored result of `pr` against `base` under `key`, by commit."""
+    def results(self, key: str, pr: int) -> dict[tuple[str, str], LintResult]:
+        """Every stored result of `pr` under `key`, by (commit, merge-base)."""
         rows = self.db.execute(
-            "SELECT sha, date, status, detail, seconds, files, rule_ms FROM lints "
-            "WHERE settings = ? AND pr = ? AND base = ?",
-            (key, pr, base),
+            "SELECT sha, base, date, status, detail, seconds, files, rule_ms FROM lints "
+            "WHERE settings = ? AND pr = ?",
+            (key, pr),
         ).fetchall()
-        found: dict[str, list[FindingRow]] = {}
+        found: dict[tuple[str, str], list[FindingRow]] = {}
         for row in self.db.execute(
-            "SELECT sha, rule, severity, path, line, end_line, fingerprint, in_diff, message_en, "
-            "message_zh, line_text FROM findings WHERE settings = ? AND pr = ? AND base = ?",
-            (key, pr, base),
+            "SELECT sha, base, rule, severity, path, line, end_line, fingerprint, in_diff, "
+            "message_en, message_zh, line_text FROM findings WHERE settings = ? AND pr = ?",
+            (key, pr),
         ):
-            sha, *rest = row
+            sha, base, *rest = row
             rest[6] = None if rest[6] is None else bool(rest[6])
-            found.setdefault(sha, []).append(FindingRow(*rest))
+            found.setdefault((sha, base), []).append(FindingRow(*rest))
         return {
-            sha: LintResult(
+            (sha, base): LintResult(
                 pr,
                 sha,
                 base,
@@ -292,9 +292,9 @@ class Store:
                 seconds,
                 files,
                 json.loads(rule_ms),
-                tuple(found.get(sha, ())),
+                tuple(found.get((sha, base), ())),
             )
-            for sha, date, status, detail, seconds, files, rule_ms in rows
+            for sha, base, date, status, detail, seconds, files, rule_ms in rows
         }
 
     def lint_seconds(self, key: str) -> list[float]:
@@ -310,11 +310,12 @@ class Store:
         ).fetchone()
         return row is not None and row[0] is not None
 
-    def linted_pulls(self, key: str) -> Iterator[tuple[int, str]]:
-        """(PR, base) pairs with at least one stored result under `key`."""
-        yield from self.db.execute(
-            "SELECT DISTINCT pr, base FROM lints WHERE settings = ? ORDER BY pr", (key,)
+    def linted_pulls(self, key: str) -> list[int]:
+        """PRs with at least one stored result under `key`."""
+        rows = self.db.execute(
+            "SELECT DISTINCT pr FROM lints WHERE settings = ? ORDER BY pr", (key,)
         )
+        return [r[0] for r in rows]
 
     # -- the answer key's diffs ------------------------------------------------------
 
@@ -342,7 +343,3 @@ def open_other(path: str | Path) -> Store:
     if not Path(path).is_file():
         raise StoreError(f"{path}: no such store")
     return Store(path)
-
-
-def fingerprints(rows: Sequence[FindingRow]) -> set[str]:
-    return {f.fingerprint for f in rows}

@@ -1,7 +1,7 @@
 """A worker's share of a backtest: lint some commits of one PR. Runs in a pool process.
 
-A task names its commits; the worker lints each against the PR's merge-base
-through `lint_change`, keeping one `git cat-file` process per repository for
+A task names commits of one PR; the worker lints each against its own
+merge-base with the base branch through `lint_change`, keeping one `git cat-file` process per repository for
 its lifetime and one parse cache per task (the commits of one PR share most
 blobs). Whatever happens to one commit is its result (`ok`, `missing`,
 `error`); a task never raises.
@@ -25,8 +25,7 @@ from bot.sources import SourceError
 class Task:
     repo: str
     pr: int
-    base: str
-    commits: tuple[tuple[str, str], ...]  # (sha, committer date YYYY-MM-DD)
+    commits: tuple[tuple[str, str, str], ...]  # (sha, its merge-base, committer date YYYY-MM-DD)
     config: str | None  # a candidate configuration's text
     rules: tuple[str, ...] | None  # rule ids; None: every rule
     repository: str | None
@@ -54,7 +53,7 @@ def run_task(task: Task) -> list[LintResult]:
     selection = _selection(task.rules)
     cache = ParseCache()
     out = []
-    for sha, day in task.commits:
+    for sha, base, day in task.commits:
         clock = RuleClock()
         start = time.perf_counter()
         status, detail, files = "ok", None, 0
@@ -62,7 +61,7 @@ def run_task(task: Task) -> list[LintResult]:
         try:
             report = lint_change(
                 task.repo,
-                task.base,
+                base,
                 sha,
                 task.pr,
                 datetime.date.fromisoformat(day),
@@ -104,7 +103,7 @@ def run_task(task: Task) -> list[LintResult]:
             LintResult(
                 pr=task.pr,
                 sha=sha,
-                base=task.base,
+                base=base,
                 date=day,
                 status=status,
                 detail=detail,
