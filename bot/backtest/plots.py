@@ -46,6 +46,7 @@ def findings_per_week(weeks: Mapping[datetime.date, Mapping[str, int]]) -> str:
             values = [weeks[d].get(severity, 0) for d in weeks_sorted]
             ax.bar(days, values, width=5, bottom=bottom, color=_COLORS[severity], label=severity)
             bottom = [b + v for b, v in zip(bottom, values, strict=True)]
+        ax.set_ylim(0, max(1, *bottom) * 1.08)
         ax.set_ylabel("findings on PR heads")
         ax.set_title("Findings per week (by the PR head's commit date)")
         prs = ax.twinx()
