@@ -217,7 +217,15 @@ def build_parser() -> argparse.ArgumentParser:
     _add_signoff_commands(sub)
     _add_review_commands(sub)
     _add_queue_commands(sub)
+    _add_backtest_command(sub)
     return parser
+
+
+def _add_backtest_command(sub: argparse._SubParsersAction[Any]) -> None:
+    """`bot backtest` (bot.backtest.cli)."""
+    from bot.backtest.cli import add_parser
+
+    add_parser(sub, _Parser)
 
 
 def _add_lint_selection(lp: argparse.ArgumentParser) -> None:
@@ -1389,6 +1397,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             return cmd_signoff(args, out, err)
         if args.command == "review":
             return cmd_review(args, out)
+        if args.command == "backtest":
+            from bot.backtest.cli import main as run_backtest
+
+            return run_backtest(args, out, err)
         if args.command in ("db", "queue"):
             from bot.server.admin import run as run_admin
 
