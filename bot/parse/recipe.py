@@ -357,6 +357,12 @@ def _eval_only(assumptions: tuple[Assumption, ...], var: str = "EVAL_ONLY") -> b
                 return bool(a.value == "true")
             if a.op == "ne" and a.value == "true":
                 return False
+            if a.op == "in":  # `${EVAL_ONLY:-x}` tests leave a set of values
+                values = a.value.split("|")
+                if "true" not in values:
+                    return False
+                if values == ["true"]:
+                    return True
     return None
 
 
