@@ -236,6 +236,16 @@ TABLE = [
         (("off",), ("KV!=on", "KV=off")),
         (("other",), ("KV!=off", "KV!=on")),
     ),
+    case(
+        "arithmetic-command-tests",
+        # `(( TP == 4 ))` binds TP as `[ "$TP" -eq 4 ]` does (InferenceX #2426: a memory
+        # fraction of 0.98 only when TP == 4)
+        "if (( TP == 4 )); then X=a; else X=b; fi\n"
+        'if [ "$TP" -eq 4 ]; then probe "$X"; fi\n'
+        '(( TP != 4 )) && probe other "$X"\n',
+        (("a",), ("TP=4",)),
+        (("other", "b"), ("TP!=4",)),
+    ),
     # ------------------------------------------------------------------ tests through expansions
     # A test of `${V:-d}`, `${V-d}`, `${V:=d}`, `${V:+x}` (quoted or not, in `[`, `[[` and
     # `test`) binds V as a test of `$V` does: each arm keeps only the values of V that lead

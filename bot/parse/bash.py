@@ -42,6 +42,8 @@ SOFT_PATHS = 6
 # Above this many distinct-valued paths, paths that agree on the variant variables
 # are joined: values on which they disagree become unknown instead of multiplying.
 VALUE_PATHS = 6
+# ... but paths that only a value a watched flag reads tells apart are kept up to this many
+SEED_PATHS = 16
 MAX_ARRAY = 4096
 MAX_TRIM = 4096  # ${X%pat} and friends on longer strings stay unknown
 VARIANT_VARS = frozenset({"EVAL_ONLY"})
@@ -304,6 +306,9 @@ class Interpreter:
         self.watched_flags = watched_flags
         self.watched_env = watched_env
         self._relevant: frozenset[str] | None = None
+        # the variables a watched flag or name reads directly (`--gpu-memory-utilization
+        # "$MEM"`): each of their values stays its own path as long as it can
+        self._seeds: frozenset[str] = frozenset()
         self._root: Node | None = None
         # the values an environment input can take ("" = unset or empty), from the
         # knowledge data: a test needing another value is false on every path
@@ -393,10 +398,10 @@ class Interpreter:
         """Too many paths: forget the values no rule reads, join paths that then
         hold the same values, and above VALUE_PATHS forget more (`_forget_until`)."""
         if self._relevant is None:
-            self._relevant = (
+            self._relevant, self._seeds = (
                 _relevant_vars(self.src, self._root, self.watched_flags, self.watched_env)
                 if self._root is not None
-                else frozenset()
+                else (frozenset(), frozenset())
             )
         relevant = self._relevant
         live = [s for s in states if not s.done]
@@ -416,7 +421,7 @@ class Interpreter:
             groups.setdefault(key, []).append(st)
         out = done + [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
         if len(out) > VALUE_PATHS:
-            out = _forget_until(out, VALUE_PATHS)
+            out = _forget_until(out, VALUE_PATHS, self._seeds)
         return out
 
     def _join_by_variant(self, states: list[State]) -> list[State]:
@@ -1090,8 +1095,8 @@ class Interpreter:
                 yield from self.assumptions_for(named[1], truth, st)
 
     def _is_test(self, node: Node) -> bool:
-        """`[ ... ]`, `[[ ... ]]` or a `test ...` command."""
-        if node.type == "test_command":
+        """`[ ... ]`, `[[ ... ]]`, `(( ... ))` or a `test ...` command."""
+        if node.type == "test_command" or _is_arith_command(node):
             return True
         if node.type != "command":
             return False
@@ -1107,6 +1112,9 @@ class Interpreter:
                 kids = [c for c in node.named_children if c.type != "comment"]
                 return self._double_test(kids[0], line) if len(kids) == 1 else None
             return _parse_test_words(self._bracket_words(node), line)
+        if _is_arith_command(node):
+            kids = [c for c in node.named_children if c.type != "comment"]
+            return self._arith_test(kids[0], line) if len(kids) == 1 else None
         if not self._is_test(node):
             return None
         words: list[_TestWord] = []
@@ -1175,6 +1183,34 @@ class Interpreter:
             return _Test(op, words=(left, right), double=True, line=line)
         return _Test("", words=(node,), double=True, line=line)
 
+    def _arith_test(self, node: Node, line: int) -> _Test | None:
+        """The `_Test` of an arithmetic command's comparisons (`(( TP == 4 ))`, joined
+        by `&&`/`||`, negated by `!`); None for any other arithmetic."""
+        t = node.type
+        kids = [c for c in node.named_children if c.type != "comment"]
+        if t == "parenthesized_expression":
+            return self._arith_test(kids[0], line) if len(kids) == 1 else None
+        if t == "unary_expression" and node.children and node.children[0].type == "!":
+            inner = self._arith_test(kids[0], line) if len(kids) == 1 else None
+            return _Test("!", parts=(inner,), line=line) if inner is not None else None
+        if t != "binary_expression":
+            return None
+        op_n = node.child_by_field_name("operator")
+        left = node.child_by_field_name("left")
+        right = node.child_by_field_name("right")
+        if op_n is None or left is None or right is None:
+            return None
+        op = self.text(op_n)
+        if op in ("&&", "||"):
+            a, b = self._arith_test(left, line), self._arith_test(right, line)
+            if a is None or b is None:
+                return None
+            return _Test(op, parts=(a, b), line=line)
+        simple = ("variable_name", "simple_expansion", "expansion", "number")
+        if op not in _ARITH_TESTS or left.type not in simple or right.type not in simple:
+            return None
+        return _Test(_ARITH_TESTS[op], words=(left, right), double=True, line=line)
+
     def _truth(self, t: _Test, st: State) -> bool | None:
         if t.op == "const":
             return t.value
@@ -1199,7 +1235,11 @@ class Interpreter:
             yield from self._judge(t, st, truth)[1]
 
     def _word_value(self, w: Node | str, st: State) -> Str:
-        return Str.lit(w) if isinstance(w, str) else self.expand_one(w, st)
+        if isinstance(w, str):
+            return Str.lit(w)
+        if w.type == "variable_name":  # `TP` inside `(( ... ))`
+            return self.lookup(self.text(w), st, w.start_point.row, w.start_point.column)
+        return self.expand_one(w, st)
 
     def _judge(
         self, t: _Test, st: State, want: bool | None
@@ -1244,7 +1284,9 @@ class Interpreter:
                 return None  # `"x$V"`: more than the expansion
             n, quoted = kids[0], True
         op, arg = "", ""
-        if n.type == "simple_expansion":
+        if n.type == "variable_name":  # `TP` inside `(( ... ))`: no word splitting
+            name, quoted = self.text(n), True
+        elif n.type == "simple_expansion":
             name = self.text(n)[1:]
         elif n.type == "expansion":
             kids = n.named_children
@@ -1812,8 +1854,9 @@ def _variant_key(st: State) -> tuple[Any, ...]:
 
 def _relevant_vars(
     source: bytes, root: Node, flags: frozenset[str], env: frozenset[str]
-) -> frozenset[str]:
-    """Variables whose values the rules read: they keep paths apart past SOFT_PATHS.
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Variables whose values the rules read: they keep paths apart past SOFT_PATHS;
+    and the seeds among them, which a watched flag or name reads directly.
 
     Static and by name: a variable written right after a watched flag
     (`--gpu-memory-utilization "$MEM"`, `--spec-decode-acceptance-rate=$R`), a
@@ -1854,7 +1897,7 @@ def _relevant_vars(
         if var not in relevant:
             relevant.add(var)
             todo.extend(deps.get(var, ()))
-    return frozenset(relevant)
+    return frozenset(relevant), frozenset(seeds | carriers)
 
 
 _AFTER_FLAG = re.compile(r"(--[\w-]+)(?:=|[\s\\]+)[\"']?\$\{?([A-Za-z_]\w*)")
@@ -1891,7 +1934,9 @@ def _path_key(st: State, drop: set[str]) -> tuple[Any, ...]:
     )
 
 
-def _forget_until(states: list[State], cap: int) -> list[State]:
+def _forget_until(
+    states: list[State], cap: int, seeds: frozenset[str] = frozenset()
+) -> list[State]:
     """Join paths until at most `cap` are left, forgetting as few values as possible.
 
     Values that always change together (one `case` arm sets `AL` and `K`) form a
@@ -1899,7 +1944,10 @@ def _forget_until(states: list[State], cap: int) -> list[State]:
     together. Groups that hold no known value on any path (`MODEL_PATH` unset or
     `$MODEL`, an exported `$ROCR_VISIBLE_DEVICES`) go first, then the group whose
     forgetting joins the most paths. Paths of different variants (`EVAL_ONLY`)
-    are never joined here.
+    are never joined here. A value a watched flag reads directly (`seeds`: a
+    memory fraction set per branch, `0.98` when `TP == 4`) is forgotten last, and
+    the paths it alone tells apart are kept beyond `cap` (up to SEED_PATHS), so
+    a rule sees every branch's value with its condition.
     """
     live = [s for s in states if not s.done]
     done = [s for s in states if s.done]
@@ -1927,16 +1975,23 @@ def _forget_until(states: list[State], cap: int) -> list[State]:
             groups.setdefault(col, []).append(name)
     cols = list(groups)
     known = [any(_holds_known(s.vars.get(n)) for n in groups[c] for s in live) for c in cols]
+    seeded = [known[i] and any(n in seeds for n in groups[c]) for i, c in enumerate(cols)]
     kept = list(range(len(cols)))
     forgotten: set[str] = set()
 
     def count(keep: list[int]) -> int:
         return len({(base[i], *(cols[k][i] for k in keep)) for i in range(len(live))})
 
-    while count(kept) > cap and kept:
-        best: tuple[tuple[int, int, int], int] | None = None
+    limit = min(max(cap, count([k for k in kept if seeded[k]])), SEED_PATHS)
+    while count(kept) > limit and kept:
+        best: tuple[tuple[int, int, int, int], int] | None = None
         for k in kept:
-            cost = (int(known[k]), count([j for j in kept if j != k]), len(groups[cols[k]]))
+            cost = (
+                int(seeded[k]),
+                int(known[k]),
+                count([j for j in kept if j != k]),
+                len(groups[cols[k]]),
+            )
             if best is None or cost < best[0]:
                 best = (cost, k)
         assert best is not None
@@ -1947,7 +2002,7 @@ def _forget_until(states: list[State], cap: int) -> list[State]:
         key = (base[i], *(cols[k][i] for k in kept))
         by_key.setdefault(key, []).append(s)
     live = [_join(g) if len(g) > 1 else g[0] for g in by_key.values()]
-    if len(live) > cap:
+    if len(live) > limit:
         # what is left differs in files, positional words or control flow only
         by_variant: dict[tuple[Any, ...], list[State]] = {}
         for s in live:
@@ -2083,6 +2138,8 @@ _UNARY_TESTS = frozenset({
 # fmt: on
 _NUMERIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
 _BINARY_TESTS = frozenset({"=", "==", "!=", "<", ">", "-nt", "-ot", "-ef"}) | _NUMERIC_TESTS
+# `(( a op b ))` comparisons as test operators
+_ARITH_TESTS = {"==": "-eq", "!=": "-ne", "<": "-lt", "<=": "-le", ">": "-gt", ">=": "-ge"}
 # `a op b` read as `b op' a`
 _FLIP = {"-eq": "-eq", "-ne": "-ne", "-lt": "-gt", "-le": "-ge", "-gt": "-lt", "-ge": "-le"}
 # the expansions an operand may go through: none, a default, an assigned default,
@@ -2129,6 +2186,13 @@ class _Operand:
         for op, arg in self.ops or (("", ""),):
             vals = {_apply_op(op, arg, v) for v in vals}
         return frozenset("" if v is None else v for v in vals)
+
+
+def _is_arith_command(node: Node) -> bool:
+    """`(( ... ))` as a command or condition."""
+    return (
+        node.type == "compound_statement" and node.child_count > 0 and node.children[0].type == "(("
+    )
 
 
 def _apply_op(op: str, arg: str, v: str | None) -> str:
