@@ -56,7 +56,8 @@ def test_a_change_to_the_library_lints_the_recipes_that_source_it() -> None:
         "benchmarks/single_node/agentic/x_fp4_mi355x_sglang_mtp.sh",
         "benchmarks/single_node/fixed_seq_len/y_fp8_h100.sh",
     )
-    assert check.introduced == 0
+    # they only source it: no check of theirs reads it, so none is linted twice
+    assert (check.linted, check.introduced) == ((), 0)
 
 
 # InferenceX's AMD launcher loads its per-model flags from a table and, since #2649,
@@ -97,7 +98,12 @@ def test_what_the_change_introduces_lands_on_the_shared_files_changed_line() -> 
     assert TABLE in f.message.zh and LAUNCHER in f.message.zh
     assert f.severity == "error"
     (check,) = report.shared
-    assert (check.path, check.dependents, check.introduced) == (LAUNCHER, (TABLE,), 1)
+    assert (check.path, check.dependents, check.linted, check.introduced) == (
+        LAUNCHER,
+        (TABLE,),
+        (TABLE,),
+        1,
+    )
     # the reverse change fixes it: nothing introduced
     back = lint_pr(base, head)
     assert [f for f in back.findings if f.rule == "RCP005"] == []
@@ -131,6 +137,7 @@ def test_a_runner_reaches_the_recipes_it_runs() -> None:
         "benchmarks/single_node/agentic/y_fp8_h100_mtp.sh",
         "benchmarks/single_node/fixed_seq_len/y_fp8_h100.sh",
     )
+    assert report.shared[0].linted == ()  # no recipe check reads the runner
 
 
 def test_job_slurm_reaches_the_server_scripts_it_sources() -> None:
@@ -148,6 +155,25 @@ def test_job_slurm_reaches_the_server_scripts_it_sources() -> None:
     head = {**base, job: text + "echo done\n"}
     report = lint_pr(head, base)
     assert report.shared[0].dependents == ("benchmarks/multi_node/amd_utils/server_sglang.sh",)
+
+
+def test_a_patch_added_to_a_helper_recipes_run_is_reported_on_the_helper() -> None:
+    """RCP008 follows the scripts a recipe runs: a patch the PR adds to a shared helper is
+    an unwaived patch of every recipe that runs it, shown on the helper's new line."""
+    recipe = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_vllm_mtp.sh"
+    helper = "benchmarks/single_node/agentic/helpers/apply_patches.sh"
+    runs = '#!/usr/bin/env bash\nbash "$(dirname "$0")/helpers/apply_patches.sh"\nvllm serve m &\n'
+    before = "#!/usr/bin/env bash\necho nothing to patch\n"
+    after = before + "cd /usr/local/lib/python3.12/dist-packages/vllm && git apply /tmp/fix.patch\n"
+    report = lint_pr({recipe: runs, helper: after}, {recipe: runs, helper: before})
+    assert [(f.rule, f.severity, f.path, f.line, f.in_diff) for f in report.findings] == [
+        ("RCP008", "error", helper, 3, True)
+    ]
+    assert f"in `{recipe}` line 2, which uses `{helper}`" in report.findings[0].message.en
+    assert report.shared[0].linted == (recipe,)
+    # the same patch on the base too: nothing new
+    same = lint_pr({recipe: runs, helper: after + "# x\n"}, {recipe: runs, helper: after})
+    assert same.findings == []
 
 
 def test_a_recipe_the_pr_changes_is_linted_once() -> None:

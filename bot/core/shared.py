@@ -6,9 +6,10 @@ every recipe that uses it, although none of their own lines change. For each suc
 file the PR changes (`knowledge.shared_launch.paths`, not itself a linted kind, or
 a launcher of a model table) this module finds the recipes it reaches
 (`bot.parse.deps`: the recipes that source or run it, through up to
-`MAX_DEPTH` other shared files, and the recipes it runs), lints them on the PR's
-base and on its head with the same rules, and keeps what the change introduces:
-the head's findings whose fingerprint the base does not have. Each is reported on
+`MAX_DEPTH` other shared files, and the recipes it runs), lints those whose checks
+can read it (`_readers`) on the PR's base and on its head with the same rules, and
+keeps what the change introduces: the head's findings whose fingerprint the base
+does not have. Each is reported on
 the first changed line of the shared file, naming the recipe and line it holds
 on; when the shared file has no changed line on the head (it was deleted), it
 stays on the recipe's own line, which the PR does not change (the summary).
@@ -27,8 +28,9 @@ from typing import TYPE_CHECKING, Any
 from bot.base.glob import glob_match
 from bot.base.span import Span
 from bot.base.tree import Tree
+from bot.core.changeset import ChangeSet
 from bot.core.model import Finding, T
-from bot.parse.deps import Layout, references, resolve
+from bot.parse.deps import Layout, resolve, uses
 
 if TYPE_CHECKING:
     from bot.core.context import Context
@@ -49,12 +51,14 @@ VIA = T(
 
 @dataclass(frozen=True)
 class SharedCheck:
-    """One changed shared file: the recipes that use it, linted on base and head."""
+    """One changed shared file: the recipes it reaches, and those of them linted on base
+    and head (the ones whose checks can read it: see `_readers`)."""
 
     path: str
     dependents: tuple[str, ...]
+    linted: tuple[str, ...]
     introduced: int  # findings the head has and the base does not
-    truncated: bool = False  # more than MAX_DEPENDENTS dependents; the rest not linted
+    truncated: bool = False  # more than MAX_DEPENDENTS to lint; the rest not linted
 
 
 LintFn = Callable[["Context", list[str], list["RuleModule"]], Any]
@@ -93,22 +97,30 @@ def review_shared(
     from bot.core.context import Context as _Context  # the class itself, at run time
 
     reach = {s: _dependents(ctx, s) - set(skip) - {s} for s in shared}
-    everyone = sorted(set().union(*reach.values()))
+    readers = {s: _readers(ctx, s) & reach[s] for s in shared}
+    everyone = sorted(set().union(*readers.values()))
     truncated = len(everyone) > MAX_DEPENDENTS
     everyone = everyone[:MAX_DEPENDENTS]
     per_file = [rm for rm in rules if rm.rule.target not in ("change", "suppression")]
     found: list[Finding] = []
     if everyone:
+        # both sides as this pull request sees them: the head with its change, the base
+        # as a change that changes nothing, so each rule judges both the same way
+        still = ChangeSet(
+            base=change.base, head=change.base, files=(), pr=change.pr, author=change.author
+        )
         sides = {}
-        for name, tree in (("head", change.head), ("base", change.base)):
-            side = _Context.for_tree(
-                tree,
+        for name, side_change in (("head", change), ("base", still)):
+            side = _Context.for_change(
+                side_change,
                 ctx.config,
                 review_date=ctx.review_date,
                 repository=ctx.repository,
+                base_tip=ctx.base_tip,
                 parsers=ctx.parsers,
                 cache=ctx.cache,
             )
+            tree = side_change.head
             present = [p for p in everyone if tree.blob_id(p) is not None]
             sides[name] = lint(side, present, per_file).findings
         before = {f.fingerprint for f in sides["base"]}
@@ -117,12 +129,12 @@ def review_shared(
     checks: list[SharedCheck] = []
     taken: set[int] = set()
     for s in shared:
-        mine = [i for i, f in enumerate(found) if i not in taken and f.path in reach[s]]
+        mine = [i for i, f in enumerate(found) if i not in taken and f.path in readers[s]]
         taken.update(mine)
         anchor = _anchor(ctx, s)
         out.extend(_on_shared(found[i], s, anchor) for i in mine)
-        users = tuple(sorted(p for p in reach[s] if p in everyone))
-        checks.append(SharedCheck(s, users, len(mine), truncated))
+        linted = tuple(sorted(p for p in readers[s] if p in everyone))
+        checks.append(SharedCheck(s, tuple(sorted(reach[s])), linted, len(mine), truncated))
     return out, checks
 
 
@@ -198,11 +210,30 @@ def _dependents(ctx: Context, shared: str) -> set[str]:
     return out
 
 
+def _readers(ctx: Context, shared: str) -> set[str]:
+    """The reached recipes whose checks can read `shared`: those that run it (a rule
+    follows a script a recipe runs, RCP008) and the model tables it launches (RCP005
+    reads the launcher). A recipe rule reads no other file of another kind than the
+    ones it is tied to by name or knowledge (siblings, golden curves, master configs,
+    the changelog, waivers): a recipe that only sources the file (`source
+    benchmark_lib.sh`: the interpreter does not follow it) or that the file runs (a
+    runner) lints the same on base and head, so it is not linted twice for nothing."""
+    tree = ctx.change.head if ctx.change is not None else ctx.tree
+    graph = _graph(ctx, tree)
+    if shared not in graph.forward and ctx.change is not None:
+        graph = _graph(ctx, ctx.change.base)
+    out = {r for r, targets in graph.runs.items() if shared in targets and r in graph.routed}
+    out.update(graph.tables.get(shared, ()))
+    return out
+
+
 @dataclass
 class _Graph:
     forward: dict[str, set[str]]  # file -> the files it references
     backward: dict[str, set[str]]  # file -> the files that reference it
     routed: frozenset[str]
+    runs: dict[str, set[str]]  # file -> the files it runs (not only sources)
+    tables: dict[str, set[str]]  # launcher -> the model tables it loads (knowledge)
 
 
 def _graph(ctx: Context, tree: Tree) -> _Graph:
@@ -224,20 +255,28 @@ def _graph(ctx: Context, tree: Tree) -> _Graph:
         for p in nodes:
             by_name.setdefault(posixpath.basename(p), []).append(p)
         forward: dict[str, set[str]] = {}
+        runs: dict[str, set[str]] = {}
         for node in nodes:
             text = ctx.text(node, tree)
             if text is None or "\x00" in text[:8192]:
                 continue
-            pats = references(node, text, layout)
-            forward[node] = resolve(pats, posixpath.dirname(node), nodes, by_name) - {node}
+            here = posixpath.dirname(node)
+            found = uses(node, text, layout)
+            forward[node] = resolve((p for p, _ in found), here, nodes, by_name) - {node}
+            ran = [p for p, sourced in found if not sourced]
+            if ran:
+                runs[node] = resolve(ran, here, nodes, by_name) - {node}
         # a model table's launcher runs it with the table's flags
+        tables: dict[str, set[str]] = {}
         for table_path, entry in (ctx.knowledge.section("model_tables") or {}).items():
             if isinstance(entry, Mapping) and entry.get("launcher") and table_path in routed:
-                forward.setdefault(str(entry["launcher"]), set()).add(str(table_path))
+                launcher = str(entry["launcher"])
+                forward.setdefault(launcher, set()).add(str(table_path))
+                tables.setdefault(launcher, set()).add(str(table_path))
         backward: dict[str, set[str]] = {}
         for src, dsts in forward.items():
             for dst in dsts:
                 backward.setdefault(dst, set()).add(src)
-        return _Graph(forward, backward, routed)
+        return _Graph(forward, backward, routed, runs, tables)
 
     return ctx.memo(f"shared-graph:{id(tree)}", build)

@@ -47,21 +47,34 @@ class Layout:
 
 def references(path: str, text: str, layout: Layout) -> tuple[str, ...]:
     """The repository paths (as glob patterns) `path`'s text sources, runs or copies."""
+    return tuple(dict.fromkeys(p for p, _ in uses(path, text, layout)))
+
+
+def uses(path: str, text: str, layout: Layout) -> list[tuple[str, bool]]:
+    """`references`, each with whether the file only sources it (`source x.sh`,
+    `. x.sh`) rather than running, copying or naming it."""
     here = posixpath.dirname(path)
-    out: list[str] = []
+    out: list[tuple[str, bool]] = []
+    # only a line that names a script or a top directory can hold a reference
+    marks = (".sh", ".slurm", ".env", *layout.top)
     for raw_line in text.splitlines():
+        if not any(m in raw_line for m in marks):
+            continue
         line = raw_line.strip()
         if not line or line.startswith("#"):
             continue
+        before = ""
         for word, assigned in _words(_unquote(line)):
+            sourced = before in ("source", ".")
+            before = word
             if len(word) > 300:
                 continue
             if assigned and not _SCRIPT.search(word):
                 continue  # `DIR=.../amd_utils`: a value, not a file the script runs
             pattern = _resolve(word, here, layout)
-            if pattern is not None and pattern not in out:
-                out.append(pattern)
-    return tuple(out)
+            if pattern is not None and (pattern, sourced) not in out:
+                out.append((pattern, sourced))
+    return out
 
 
 def _unquote(line: str) -> str:
