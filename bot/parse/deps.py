@@ -26,7 +26,6 @@ import posixpath
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 _SCRIPT = re.compile(r"\.(?:sh|slurm|env)$")
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?]")
@@ -188,7 +187,6 @@ def _matches(pattern: str, paths: tuple[str, ...]) -> list[str]:
     return [p for p in paths if rx.match(p)][:MAX_MATCHES]
 
 
-@lru_cache(maxsize=4096)
 def _glob(pattern: str) -> re.Pattern[str]:
     """`*` matches any text (an expansion may hold a subdirectory: `${SCENARIO_SUBDIR}`);
     a pattern that names a directory matches the files under it too."""
