@@ -105,7 +105,10 @@ def lint_parallel(
             code = 1
         os._exit(code)
     os.close(write_fd)
-    mine = lint(ctx, paths=parent_paths, rules=rules)
+    # paths no parser takes stay with the parent: a changed shared launch file is
+    # reviewed through the recipes it reaches (bot.core.shared)
+    unrouted = [p for p in selected if route(p, ctx.config) is None]
+    mine = lint(ctx, paths=parent_paths + unrouted, rules=rules)
     with os.fdopen(read_fd, "rb") as pipe:
         data = pipe.read()
     _, status = os.waitpid(pid, 0)
@@ -127,6 +130,7 @@ def lint_parallel(
             {(m.path, m.line, m.col): m for m in [*mine.suppressions, *got[4]]}.values(),
             key=lambda m: (m.path, m.line, m.col),
         ),
+        shared=[*mine.shared, *got[5]],
     )
 
 
@@ -138,6 +142,7 @@ def _parts(report: Report) -> tuple[Any, ...]:
         report.suppressed,
         report.silenced,
         report.suppressions,
+        report.shared,
     )
 
 

@@ -61,6 +61,10 @@ def case(
     return pytest.param(Case(id, script, frozenset(norm), dom, problems, env or {}), id=id)
 
 
+# the values the runner gives EVAL_ONLY (knowledge `env_domains`)
+_EVAL_ONLY = {"", "true", "false"}
+
+
 TABLE = [
     # ------------------------------------------------------------------ values and expansions
     case("assignment-and-interpolation", 'A=1\nB="$A-x"\nprobe "$B"\n', ("1-x",)),
@@ -232,6 +236,149 @@ TABLE = [
         (("off",), ("KV!=on", "KV=off")),
         (("other",), ("KV!=off", "KV!=on")),
     ),
+    case(
+        "arithmetic-command-tests",
+        # `(( TP == 4 ))` binds TP as `[ "$TP" -eq 4 ]` does (InferenceX #2426: a memory
+        # fraction of 0.98 only when TP == 4)
+        "if (( TP == 4 )); then X=a; else X=b; fi\n"
+        'if [ "$TP" -eq 4 ]; then probe "$X"; fi\n'
+        '(( TP != 4 )) && probe other "$X"\n',
+        (("a",), ("TP=4",)),
+        (("other", "b"), ("TP!=4",)),
+    ),
+    # ------------------------------------------------------------------ tests through expansions
+    # A test of `${V:-d}`, `${V-d}`, `${V:=d}`, `${V:+x}` (quoted or not, in `[`, `[[` and
+    # `test`) binds V as a test of `$V` does: each arm keeps only the values of V that lead
+    # to it, so a later test of V agrees with it (InferenceX issue 19: a guard written
+    # `[ "${EVAL_ONLY:-false}" = "false" ]` left a throughput path without simulation).
+    case(
+        "a-default-guard-binds-the-variable-to-its-domain",
+        'if [ "${EVAL_ONLY:-false}" = "false" ]; then S=sim; fi\n'
+        'if [ "${EVAL_ONLY}" = "true" ]; then probe eval "$S"; else probe bench "$S"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-default-guard-unquoted",
+        "if [ ${EVAL_ONLY:-false} = false ]; then S=sim; fi\n"
+        'if [ "$EVAL_ONLY" = true ]; then probe eval "$S"; else probe bench "$S"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-default-guard-in-double-brackets",
+        "if [[ ${EVAL_ONLY:-false} == false ]]; then S=sim; fi\n"
+        'if [[ "${EVAL_ONLY:-}" != "true" ]]; then probe bench "$S"; else probe eval "$S"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-default-guard-through-the-test-command",
+        'if test "${EVAL_ONLY:-false}" = false; then S=sim; fi\n'
+        'if test "$EVAL_ONLY" = true; then probe eval "$S"; else probe bench "$S"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-default-guard-in-an-and-list",
+        '[ "${EVAL_ONLY:-false}" != "true" ] && S=sim\n'
+        'test "${EVAL_ONLY}" = true && probe eval "$S"\n'
+        '[[ "${EVAL_ONLY}" == true ]] || probe bench "$S"\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-negated-default-guard",
+        'if [ ! "${EVAL_ONLY:-false}" = "false" ]; then probe eval; else S=sim; fi\n'
+        'if ! [ "$EVAL_ONLY" = "true" ]; then probe bench "$S"; fi\n',
+        (("eval",), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-default-without-colon-keeps-an-empty-value",
+        # `${V-d}` replaces only an unset V: set and empty, it stays empty
+        'if [ "${EVAL_ONLY-false}" = "false" ]; then S=sim; fi\n'
+        'if [ "$EVAL_ONLY" = "true" ]; then probe eval "$S"; else probe bench "$S"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY!=false", "EVAL_ONLY=true")),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        (("bench", "?"), ("EVAL_ONLY!=false", "EVAL_ONLY!=true")),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+        env={"EVAL_ONLY": "false"},
+    ),
+    case(
+        "an-assigned-default-in-the-test",
+        'if [ "${EVAL_ONLY:=false}" = "false" ]; then S=sim; fi\n'
+        'if [ "$EVAL_ONLY" = "true" ]; then probe eval "$S"; else probe bench "$S" "$EVAL_ONLY"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim", "?false"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "an-assigned-default-before-the-test",
+        ': "${EVAL_ONLY:=false}"\n'
+        'if [ "$EVAL_ONLY" = "false" ]; then S=sim; fi\n'
+        'if [ "$EVAL_ONLY" = "true" ]; then probe eval "$S"; else probe bench "$S"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-variable-holding-a-default",
+        'export EVAL_ONLY="${EVAL_ONLY:-false}"\nMODE="${EVAL_ONLY:-false}"\n'
+        'if [ "$MODE" = "false" ]; then S=sim; fi\n'
+        'if [ "$EVAL_ONLY" != "true" ]; then probe bench "$S"; else probe eval "$S"; fi\n',
+        (("eval", "?"), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-default-guard-of-a-case",
+        'case "${EVAL_ONLY:-false}" in true) probe eval ;; *) S=sim ;; esac\n'
+        'if [ "$EVAL_ONLY" != "true" ]; then probe bench "$S"; fi\n',
+        (("eval",), ("EVAL_ONLY=true",)),
+        (("bench", "sim"), ("EVAL_ONLY!=true",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "an-alternative-value-binds-the-variable",
+        'if [ "${KV:+on}" = "on" ]; then probe on; fi\nif [ -z "$KV" ]; then probe empty; fi\n',
+        (("on",), ("KV!=",)),
+        (("empty",), ("KV=",)),
+    ),
+    case(
+        "an-unquoted-alternative-that-expands-to-nothing",
+        # `[ ${KV:+on} = on ]` with KV empty is `[ = on ]`: bash errs, the test is false
+        "if [ ${KV:+on} = on ]; then probe on; else probe off; fi\n"
+        'if [ "${KV:+x}" != x ]; then probe empty; fi\n',
+        (("on",), ("KV!=",)),
+        (("off",), ("KV=",)),
+        (("empty",), ("KV=",)),
+    ),
+    case(
+        "an-unquoted-empty-word-in-a-test",
+        "if [ $EVAL_ONLY != true ]; then probe a; else probe b; fi\nif [ -n $EVAL_ONLY ]; then probe n; fi\n",
+        (("a",), ("EVAL_ONLY=false",)),
+        (("b",), ("EVAL_ONLY!=false",)),
+        # `[ -n $V ]` with V empty is `[ -n ]`: true
+        (("n",), ("EVAL_ONLY=false",)),
+        (("n",), ("EVAL_ONLY!=false",)),
+        domains={"EVAL_ONLY": _EVAL_ONLY},
+    ),
+    case(
+        "a-numeric-test-of-a-default",
+        'if [[ "${EP:-1}" -eq 1 ]]; then probe one; else probe many; fi\n'
+        'if [ "${EP:-1}" -gt 1 ]; then probe big "$EP"; fi\n',
+        (("one",), ("EP in |1",)),
+        (("many",), ("EP!=", "EP!=1")),
+        (("big", "?"), ("EP!=", "EP!=1")),
+        env={"EP": "8"},
+    ),
 ]
 
 
@@ -241,18 +388,17 @@ def interpret(c: Case) -> tuple[set[Row], list[str]]:
     def on_command(cmd: Command) -> None:
         if cmd.words and cmd.words[0].text == "probe":
             words = tuple(w.value if w.known else "?" for w in cmd.words[1:])
-            conds = tuple(
-                sorted(
-                    f"{a.var}{'=' if a.op == 'eq' else '!='}{a.value}"
-                    for a in cmd.state.assumptions
-                )
-            )
+            conds = tuple(sorted(_cond(a.var, a.op, a.value) for a in cmd.state.assumptions))
             rows.add((words, conds))
 
     src = c.script.encode()
     interp = Interpreter(src, on_command, domains=c.domains)
     interp.run(parse_tree(src).root_node)
     return rows, [p.message for p in interp.problems]
+
+
+def _cond(var: str, op: str, value: str) -> str:
+    return f"{var}{ {'eq': '=', 'ne': '!=', 'in': ' in '}[op] }{value}"
 
 
 def _shown(expected: str) -> str:
@@ -316,7 +462,10 @@ def _env_for(conds: tuple[str, ...], c: Case) -> dict[str, str]:
     """An environment in which a path with these assumptions is the one bash takes."""
     env: dict[str, str] = dict(c.env)
     for cond in conds:
-        if "!=" in cond:
+        if " in " in cond:  # the first of its values
+            var, _, values = cond.partition(" in ")
+            env[var] = values.split("|")[0]
+        elif "!=" in cond:
             var, _, value = cond.partition("!=")
             env.setdefault(var, "")
             if env[var] == value:

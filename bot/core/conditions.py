@@ -24,6 +24,10 @@ CLAUSES: dict[str, T] = {
     "cond-eq": T(en="`{var}={value}`", zh="`{var}={value}`"),
     "cond-ne": T(en="`{var}` is not `{value}`", zh="`{var}` 不为 `{value}`"),
     "cond-in": T(en="`{var}` is {values}", zh="`{var}` 为 {values}"),
+    # a default expansion's test (`[ "${V:-1}" = 1 ]`) also holds for an unset V
+    "cond-in-unset": T(
+        en="`{var}` is unset, empty or {values}", zh="`{var}` 未设置、为空或为 {values}"
+    ),
     "cond-ge": T(en="`{var}` ≥ {value}", zh="`{var}` ≥ {value}"),
     "cond-le": T(en="`{var}` ≤ {value}", zh="`{var}` ≤ {value}"),
     "cond-unset": T(en="`{var}` is unset or empty", zh="`{var}` 未设置或为空"),
@@ -156,8 +160,14 @@ def when(conditions: Iterable[Any], skip: Iterable[str] = ()) -> Part | str:
                 part("cond-set", var=var) if value == "" else part("cond-ne", var=var, value=value)
             )
         elif op == "in":
-            values = Join(tuple(f"`{v}`" for v in value.split("|")), "or")
-            clauses.append(part("cond-in", var=var, values=values))
+            shown = [v for v in value.split("|") if v]
+            values = Join(tuple(f"`{v}`" for v in shown), "or")
+            if len(shown) == len(value.split("|")):
+                clauses.append(part("cond-in", var=var, values=values))
+            elif shown:
+                clauses.append(part("cond-in-unset", var=var, values=values))
+            else:
+                clauses.append(part("cond-unset", var=var))
         elif op in ("ge", "le"):
             clauses.append(part(f"cond-{op}", var=var, value=value))
     if not clauses:

@@ -16,6 +16,7 @@ from bot.core.context import RuleContext as RuleContext
 from bot.core.context import route as route
 from bot.core.model import SEVERITY_RANK, Finding
 from bot.core.registry import RuleModule, all_rules, resolve_rule
+from bot.core.shared import SharedCheck, review_shared, shared_paths
 from bot.core.suppress import (
     UNSUPPRESSIBLE,
     Silenced,
@@ -35,6 +36,9 @@ class Report:
     # but the gate (bot.core.gate) still counts them
     silenced: list[Silenced] = field(default_factory=list)
     suppressions: list[Suppression] = field(default_factory=list)
+    # PR mode: each changed shared launch file and the recipes it reaches, linted on
+    # base and head (bot.core.shared); what it introduces is in `findings`
+    shared: list[SharedCheck] = field(default_factory=list)
 
     def counts(self) -> dict[str, int]:
         out = {"error": 0, "warning": 0, "info": 0}
@@ -76,6 +80,15 @@ def lint(
         for rm in rules:
             if rm.rule.target == "change" and rm.rule.id not in config.disabled:
                 raw.extend(_run(rm, ctx.change, ctx))
+    # a changed file recipes source or run: the recipes it reaches, base against head
+    shared = shared_paths(ctx, selected)
+    shared_checks: list[SharedCheck] = []
+    if shared:
+        introduced, shared_checks = review_shared(
+            ctx, shared, selected, [rm for rm in rules if rm.rule.id not in config.disabled], lint
+        )
+        raw.extend(introduced)
+        files.extend(p for p in {*shared, *(f.path for f in introduced)} if p not in files)
     findings: list[Finding] = []
     suppressed = 0
     silenced: list[Silenced] = []
@@ -126,6 +139,7 @@ def lint(
         suppressed=suppressed,
         silenced=silenced,
         suppressions=everything,
+        shared=shared_checks,
     )
 
 

@@ -42,6 +42,8 @@ SOFT_PATHS = 6
 # Above this many distinct-valued paths, paths that agree on the variant variables
 # are joined: values on which they disagree become unknown instead of multiplying.
 VALUE_PATHS = 6
+# ... but paths that only a value a watched flag reads tells apart are kept up to this many
+SEED_PATHS = 16
 MAX_ARRAY = 4096
 MAX_TRIM = 4096  # ${X%pat} and friends on longer strings stay unknown
 VARIANT_VARS = frozenset({"EVAL_ONLY"})
@@ -306,6 +308,9 @@ class Interpreter:
         self.watched_flags = watched_flags
         self.watched_env = watched_env
         self._relevant: frozenset[str] | None = None
+        # the variables a watched flag or name reads directly (`--gpu-memory-utilization
+        # "$MEM"`): each of their values stays its own path as long as it can
+        self._seeds: frozenset[str] = frozenset()
         self._root: Node | None = None
         # the values an environment input can take ("" = unset or empty), from the
         # knowledge data: a test needing another value is false on every path
@@ -394,21 +399,25 @@ class Interpreter:
             dead = [k for k in st.vars if last.get(k, -1) < pos and k not in st.exported]
             for k in dead:
                 del st.vars[k]
-            if st.assumptions and any(last.get(a.var, -1) < pos for a in st.assumptions):
-                st.history += tuple(a for a in st.assumptions if last.get(a.var, -1) < pos)
-                st.assumptions = tuple(a for a in st.assumptions if last.get(a.var, -1) >= pos)
-            if st.bounds and any(last.get(a.var, -1) < pos for a in st.bounds):
-                st.history += tuple(a for a in st.bounds if last.get(a.var, -1) < pos)
-                st.bounds = tuple(a for a in st.bounds if last.get(a.var, -1) >= pos)
+            if not any(last.get(a.var, -1) < pos for a in (*st.assumptions, *st.bounds)):
+                continue
+            # a variable that holds an input's default (`M=${V:-d}`) reads V later
+            held = _held_inputs(st)
+            gone = [a for a in (*st.assumptions, *st.bounds) if last.get(a.var, -1) < pos]
+            gone = [a for a in gone if a.var not in held]
+            if gone:
+                st.history += tuple(gone)
+                st.assumptions = tuple(a for a in st.assumptions if a not in gone)
+                st.bounds = tuple(a for a in st.bounds if a not in gone)
 
     def _join_by_value(self, states: list[State]) -> list[State]:
         """Too many paths: forget the values no rule reads, join paths that then
         hold the same values, and above VALUE_PATHS forget more (`_forget_until`)."""
         if self._relevant is None:
-            self._relevant = (
+            self._relevant, self._seeds = (
                 _relevant_vars(self.src, self._root, self.watched_flags, self.watched_env)
                 if self._root is not None
-                else frozenset()
+                else (frozenset(), frozenset())
             )
         relevant = self._relevant
         live = [s for s in states if not s.done]
@@ -428,7 +437,7 @@ class Interpreter:
             groups.setdefault(key, []).append(st)
         out = done + [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
         if len(out) > VALUE_PATHS:
-            out = _forget_until(out, VALUE_PATHS)
+            out = _forget_until(out, VALUE_PATHS, self._seeds)
         return out
 
     def _join_by_variant(self, states: list[State]) -> list[State]:
@@ -535,8 +544,9 @@ class Interpreter:
         named = [c for c in kids if c.is_named]
         if len(named) == 2 and ops in (["&&"], ["||"]):
             left, right = named
-            truth = self.condition(left, st) if left.type in ("test_command",) else None
-            if left.type == "test_command" or ops == ["||"]:
+            is_test = self._is_test(left)
+            truth = self.condition(left, st) if is_test else None
+            if is_test or ops == ["||"]:
                 want = ops == ["&&"]
                 if truth is None:
                     if not self._has_effect(right):
@@ -666,8 +676,10 @@ class Interpreter:
                         break
                 i += 1
             return states
-        var = self._single_var(value_node) if value_node is not None else None
-        return self._unknown_arms(items, 0, st, var, depth)
+        opnd = self._operand(value_node, st) if value_node is not None else None
+        if opnd is not None and opnd.ops:
+            return self._default_arms(items, 0, st, opnd, depth)
+        return self._unknown_arms(items, 0, st, opnd.var if opnd else None, depth)
 
     def _unknown_arms(
         self, items: list[Any], start: int, st: State, var: str | None, depth: int
@@ -710,6 +722,50 @@ class Interpreter:
                 return out
         if not has_default:
             out.append(st)
+        return out
+
+    def _default_arms(
+        self, items: list[Any], start: int, st: State, opnd: _Operand, depth: int
+    ) -> list[State]:
+        """`_unknown_arms` for a subject that is an input's default or alternative
+        (`case "${V:-d}" in`): an arm is taken for the values of V whose expansion its
+        patterns may match, and records them; the path no arm takes, the rest."""
+        out: list[State] = []
+        literals = {
+            p
+            for pats, _, _, _ in items[start:]
+            for p in pats
+            if p and not any(ch in p for ch in "*?[")
+        }
+        classes, finite = self._classes(opnd, literals | {""}, st)
+        left = set(classes)
+        for i in range(start, len(items)):
+            pat_texts, _, _, item = items[i]
+            maybe: set[str] = set()
+            sure: set[str] = set()
+            for k in left:
+                got = {_case_match(o, pat_texts) for o in opnd.outputs(k)}
+                if got != {False}:
+                    maybe.add(k)
+                if got == {True}:
+                    sure.add(k)
+            if not maybe or not self._fork_allowed(len(out) + 2):
+                continue
+            branch = st.copy()
+            line = item.start_point.row + 1
+            branch.assume(self._class_facts(opnd.var, classes, frozenset(maybe), finite, line))
+            nodes, end = self._case_run(items, i)
+            ran = self.block(nodes, [branch], depth)
+            if items[end][2] == ";;&" and end + 1 < len(items):
+                ran = [t for r in ran for t in self._default_arms(items, end + 1, r, opnd, depth)]
+            out.extend(ran)
+            left -= sure
+            if not left:
+                return out
+        rest = st.copy()
+        line = items[-1][3].end_point.row + 1 if items else 0
+        rest.assume(self._class_facts(opnd.var, classes, frozenset(left), finite, line))
+        out.append(rest)
         return out
 
     @staticmethod
@@ -831,6 +887,13 @@ class Interpreter:
                 and head_text in self.inert
                 and head_text not in self.report
             ):
+                if head_text == ":" and any(
+                    c.type in ("string", "expansion") for c in node.named_children
+                ):
+                    # `: "${V:=d}"` assigns V: expand its words for that, run nothing
+                    for c in node.named_children:
+                        if c.type != "command_name":
+                            self.expand(c, st)
                 return [st]
         for c in node.named_children:
             if c.type == "variable_assignment" and name_node is None:
@@ -974,6 +1037,18 @@ class Interpreter:
         return self._concat_children(body, st, unescape=False)
 
     # --------------------------------------------------------------- conditions
+    # `[ ... ]`, `[[ ... ]]` and `test ...` are read into one small tree (`_Test`)
+    # and decided, and the facts each arm tells recorded, the same way for all three.
+    # `[` and `test` are read from their words as bash reads them (tree-sitter's tree
+    # of `[ "$A" = a -a "$B" = b ]` or `[ ! "$A" = a ]` is not bash's); `[[` from the
+    # syntax tree. An operand that is one variable's expansion -- `$V`, `${V:-d}`,
+    # `${V-d}`, `${V:=d}`, `${V=d}`, `${V:+x}`, `${V+x}`, quoted or not, or a variable
+    # that holds such an expansion of an input (`M=${V:-d}`) -- is decided over the
+    # values V can take (`_Operand`, `_classes`): its domain (`env_domains`), or the
+    # literals the test names plus "any other value". An arm is taken only for the
+    # values that lead to it, and it records what that says about V, so a later test
+    # of V (in any form) stays consistent with it.
+
     def _condition_commands(self, cond: Node, st: State, depth: int) -> None:
         """Report the commands an `if`/`elif` condition runs (`if patch ...; then`). They
         run on a copy: what a condition assigns is not followed, only its commands seen."""
@@ -991,9 +1066,11 @@ class Interpreter:
 
     def condition(self, node: Node, st: State) -> bool | None:
         t = node.type
+        test = self._test_of(node)
+        if test is not None:
+            return self._truth(test, st)
         if t == "test_command":
-            kids = node.named_children
-            return self.test_expr(kids[0], st) if kids else None
+            return None
         if t == "negated_command":
             kids = node.named_children
             inner = self.condition(kids[0], st) if kids else None
@@ -1016,119 +1093,14 @@ class Interpreter:
             return None
         if t in ("compound_statement", "subshell") and node.named_children:
             return self.condition(node.named_children[-1], st)
-        if t == "arithmetic_expansion" or t == "arith":
-            return None
         return None
-
-    def test_expr(self, node: Node, st: State) -> bool | None:
-        t = node.type
-        if t == "parenthesized_expression":
-            kids = node.named_children
-            return self.test_expr(kids[0], st) if kids else None
-        if t == "unary_expression":
-            op_n = node.child_by_field_name("operator")
-            kids = [c for c in node.named_children if c.type != "test_operator"]
-            optext = (
-                self.text(op_n)
-                if op_n is not None
-                else (node.children[0].type if node.children else "")
-            )
-            if optext == "!" and kids:
-                inner = self.test_expr(kids[0], st)
-                return None if inner is None else not inner
-            if optext in ("-z", "-n") and kids:
-                v = self.expand_one(kids[0], st)
-                if v.known:
-                    return (v.text == "") == (optext == "-z")
-                remaining = self._remaining(kids[0], st)
-                if remaining is not None and (remaining == {""} or "" not in remaining):
-                    return (remaining == {""}) == (optext == "-z")
-                if v.text and any(s.unknown is None and s.text for s in v.segs):
-                    return optext == "-n"
-            return None
-        if t == "binary_expression":
-            op_node = node.child_by_field_name("operator")
-            op = self.text(op_node) if op_node is not None else ""
-            left = node.child_by_field_name("left")
-            right = node.child_by_field_name("right")
-            if left is None or right is None:
-                kids = node.named_children
-                if len(kids) >= 2:
-                    left, right = kids[0], kids[-1]
-                else:
-                    return None
-            if op in ("&&", "-a"):
-                return _and(self.test_expr(left, st), self.test_expr(right, st))
-            if op in ("||", "-o"):
-                return _or(self.test_expr(left, st), self.test_expr(right, st))
-            lv = self.expand_one(left, st)
-            rv = (
-                self.expand_one(right, st)
-                if right.type not in ("regex", "extglob_pattern")
-                else Str.lit(self.text(right))
-            )
-            if op in ("=", "==", "!="):
-                same = self._equal(lv, rv, left, st, glob=op == "==")
-                if same is None:
-                    return None
-                return same if op != "!=" else not same
-            if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
-                a, b = _to_int(lv.value), _to_int(rv.value)
-                if a is None and b is not None:
-                    var = self._single_var(left)
-                    return _within(st, var, op, b) if var else None
-                if a is None or b is None:
-                    return None
-                return {
-                    "-eq": a == b,
-                    "-ne": a != b,
-                    "-lt": a < b,
-                    "-le": a <= b,
-                    "-gt": a > b,
-                    "-ge": a >= b,
-                }[op]
-            return None
-        if t in ("string", "word", "simple_expansion", "expansion", "concatenation"):
-            v = self.expand_one(node, st)
-            return (v.text != "") if v.known else None
-        return None
-
-    def _equal(self, lv: Str, rv: Str, left: Node, st: State, glob: bool) -> bool | None:
-        if lv.known and rv.known:
-            if glob and any(ch in rv.text for ch in "*?["):
-                return fnmatch.fnmatchcase(lv.text, rv.text)
-            return lv.text == rv.text
-        var = self._single_var(left)
-        if var and rv.known:
-            eq = st.eq_value(var)
-            if eq is not None:
-                return eq == rv.text
-            if rv.text in st.ne_values(var):
-                return False
-            remaining = self._remaining(left, st)
-            if remaining is not None and not (glob and any(ch in rv.text for ch in "*?[")):
-                if rv.text not in remaining:
-                    return False
-                if remaining == {rv.text}:
-                    return True
-        return None
-
-    def _remaining(self, node: Node, st: State) -> frozenset[str] | None:
-        """The values of a plain `$X` the domain of X leaves on this path, or None."""
-        var = _plain_var(self.text(node))
-        if var is None:
-            return None
-        domain = self.domains.get(var)
-        if domain is None:
-            return None
-        return domain - st.ne_values(var)
 
     def assumptions_for(self, node: Node, truth: bool, st: State) -> Iterator[Assumption]:
         """What taking this arm of `node` tells about environment variables."""
         t = node.type
-        if t == "test_command":
-            if node.named_children:
-                yield from self._test_assumptions(node.named_children[0], truth, st)
+        test = self._test_of(node)
+        if test is not None:
+            yield from self._test_facts(test, truth, st)
         elif t == "negated_command" and node.named_children:
             yield from self.assumptions_for(node.named_children[0], not truth, st)
         elif t == "list":
@@ -1138,82 +1110,426 @@ class Interpreter:
                 yield from self.assumptions_for(named[0], truth, st)
                 yield from self.assumptions_for(named[1], truth, st)
 
-    def _test_assumptions(self, node: Node, truth: bool, st: State) -> Iterator[Assumption]:
+    def _is_test(self, node: Node) -> bool:
+        """`[ ... ]`, `[[ ... ]]`, `(( ... ))` or a `test ...` command."""
+        if node.type == "test_command" or _is_arith_command(node):
+            return True
+        if node.type != "command":
+            return False
+        name = node.child_by_field_name("name")
+        return name is not None and self.text(name) == "test"
+
+    def _test_of(self, node: Node) -> _Test | None:
+        """The `_Test` of a `[`, `[[` or `test` node (None: another node, or a test
+        this reading does not follow)."""
+        line = node.start_point.row + 1
+        if node.type == "test_command":
+            if node.children and node.children[0].type == "[[":
+                kids = [c for c in node.named_children if c.type != "comment"]
+                return self._double_test(kids[0], line) if len(kids) == 1 else None
+            return _parse_test_words(self._bracket_words(node), line)
+        if _is_arith_command(node):
+            kids = [c for c in node.named_children if c.type != "comment"]
+            return self._arith_test(kids[0], line) if len(kids) == 1 else None
+        if not self._is_test(node):
+            return None
+        words: list[_TestWord] = []
+        for c in node.named_children:
+            if c.type in ("command_name", "comment", "variable_assignment"):
+                continue
+            if c.type in ("file_redirect", "herestring_redirect"):
+                continue
+            words.append((self.text(c) if c.type == "word" else None, c))
+        return _parse_test_words(words, line)
+
+    def _bracket_words(self, node: Node) -> list[_TestWord]:
+        """The words of `[ ... ]` in order, as `test` would get them."""
+        out: list[_TestWord] = []
+        stack = list(reversed(node.children[1:-1] if node.child_count >= 2 else []))
+        while stack:
+            n = stack.pop()
+            if n.type in ("binary_expression", "unary_expression", "parenthesized_expression"):
+                stack.extend(reversed(n.children))
+            elif n.type == "comment":
+                continue
+            elif n.type == "test_operator" or not n.is_named:
+                out.append((self.text(n), None))
+            else:
+                out.append((self.text(n) if n.type == "word" else None, n))
+        return out
+
+    def _double_test(self, node: Node, line: int) -> _Test | None:
+        """The `_Test` of the expression inside `[[ ... ]]`."""
         t = node.type
-        if t == "parenthesized_expression" and node.named_children:
-            yield from self._test_assumptions(node.named_children[0], truth, st)
-            return
+        kids = [c for c in node.named_children if c.type != "comment"]
+        if t == "parenthesized_expression":
+            return self._double_test(kids[0], line) if kids else None
         if t == "unary_expression":
-            kids = [c for c in node.named_children if c.type != "test_operator"]
-            if node.children and node.children[0].type == "!" and kids:
-                yield from self._test_assumptions(kids[0], not truth, st)
-                return
+            if node.children and node.children[0].type == "!":
+                inner = self._double_test(kids[0], line) if kids else None
+                return _Test("!", parts=(inner,), line=line) if inner is not None else None
             op_n = node.child_by_field_name("operator")
-            optext = self.text(op_n) if op_n is not None else ""
-            var = _plain_var(self.text(kids[0])) if kids else None
-            if optext in ("-z", "-n") and var is not None and var in self.domains:
-                # `-z "$X"` of an input with a known domain: X is "" (unset or empty) or not
-                empty = truth if optext == "-z" else not truth
-                yield Assumption(var, "eq" if empty else "ne", "", node.start_point.row + 1)
-            return
+            operands = [c for c in kids if c.type != "test_operator"]
+            if op_n is None or len(operands) != 1:
+                return None
+            return _Test(self.text(op_n), words=(operands[0],), double=True, line=line)
+        if t == "binary_expression":
+            op_n = node.child_by_field_name("operator")
+            left = node.child_by_field_name("left")
+            right = node.child_by_field_name("right")
+            if op_n is None or left is None or right is None:
+                return None
+            op = self.text(op_n)
+            if op in ("&&", "||", "-a", "-o"):
+                a, b = self._double_test(left, line), self._double_test(right, line)
+                if a is None or b is None:
+                    return None
+                return _Test("&&" if op in ("&&", "-a") else "||", parts=(a, b), line=line)
+            if op not in _BINARY_TESTS:
+                return None
+            if (
+                left.type == "unary_expression"
+                and left.children
+                and left.children[0].type == "!"
+                and left.named_children
+            ):
+                # `[[ ! $V == x ]]` is `! ($V == x)`; tree-sitter reads `(! $V) == x`
+                inner = _Test(op, words=(left.named_children[0], right), double=True, line=line)
+                return _Test("!", parts=(inner,), line=line)
+            return _Test(op, words=(left, right), double=True, line=line)
+        return _Test("", words=(node,), double=True, line=line)
+
+    def _arith_test(self, node: Node, line: int) -> _Test | None:
+        """The `_Test` of an arithmetic command's comparisons (`(( TP == 4 ))`, joined
+        by `&&`/`||`, negated by `!`); None for any other arithmetic."""
+        t = node.type
+        kids = [c for c in node.named_children if c.type != "comment"]
+        if t == "parenthesized_expression":
+            return self._arith_test(kids[0], line) if len(kids) == 1 else None
+        if t == "unary_expression" and node.children and node.children[0].type == "!":
+            inner = self._arith_test(kids[0], line) if len(kids) == 1 else None
+            return _Test("!", parts=(inner,), line=line) if inner is not None else None
         if t != "binary_expression":
-            return
-        op_node = node.child_by_field_name("operator")
-        op = self.text(op_node) if op_node is not None else ""
+            return None
+        op_n = node.child_by_field_name("operator")
         left = node.child_by_field_name("left")
         right = node.child_by_field_name("right")
-        if left is None or right is None:
-            return
-        if op in ("&&", "-a") and truth:
-            yield from self._test_assumptions(left, True, st)
-            yield from self._test_assumptions(right, True, st)
-            return
-        if op in ("||", "-o") and not truth:
-            yield from self._test_assumptions(left, False, st)
-            yield from self._test_assumptions(right, False, st)
-            return
-        if op in ("-eq", "-ne", "-lt", "-le", "-gt", "-ge"):
-            # a numeric test of one variable against a literal: `[ "$TP" -eq 4 ]`
-            var = self._single_var(left)
-            rv = self.expand_one(right, st)
-            if not var or not rv.known or not re.fullmatch(r"-?\d+", rv.text.strip()):
-                return
-            n = int(rv.text.strip())
-            line = node.start_point.row + 1
-            if op in ("-eq", "-ne"):
-                positive = truth if op == "-eq" else not truth
-                yield Assumption(var, "eq" if positive else "ne", str(n), line)
-                return
-            # as an inclusive bound: `-gt 8` taken is `>= 9`, not taken `<= 8`
-            bound, value = _RANGE[op][truth]
-            yield Assumption(var, bound, str(n + value), line)
-            return
-        if op not in ("=", "==", "!="):
-            return
-        var = self._single_var(left)
-        rv = self.expand_one(right, st)
-        if not var or not rv.known or any(ch in rv.text for ch in "*?["):
-            return
-        positive = truth if op != "!=" else not truth
-        yield Assumption(var, "eq" if positive else "ne", rv.text, node.start_point.row + 1)
+        if op_n is None or left is None or right is None:
+            return None
+        op = self.text(op_n)
+        if op in ("&&", "||"):
+            a, b = self._arith_test(left, line), self._arith_test(right, line)
+            if a is None or b is None:
+                return None
+            return _Test(op, parts=(a, b), line=line)
+        simple = ("variable_name", "simple_expansion", "expansion", "number")
+        if op not in _ARITH_TESTS or left.type not in simple or right.type not in simple:
+            return None
+        return _Test(_ARITH_TESTS[op], words=(left, right), double=True, line=line)
 
-    def _single_var(self, node: Node) -> str | None:
-        """`"$X"`, `$X`, `${X}`, `${X:-d}` -> "X"; anything else -> None."""
-        n = node
+    def _truth(self, t: _Test, st: State) -> bool | None:
+        if t.op == "const":
+            return t.value
+        if t.op == "!":
+            inner = self._truth(t.parts[0], st)
+            return None if inner is None else not inner
+        if t.op == "&&":
+            return _and(self._truth(t.parts[0], st), self._truth(t.parts[1], st))
+        if t.op == "||":
+            return _or(self._truth(t.parts[0], st), self._truth(t.parts[1], st))
+        return self._judge(t, st, None)[0]
+
+    def _test_facts(self, t: _Test, truth: bool, st: State) -> Iterator[Assumption]:
+        if t.op == "!":
+            yield from self._test_facts(t.parts[0], not truth, st)
+        elif t.op in ("&&", "||"):
+            # both sides are known only when `&&` holds or `||` fails
+            if truth == (t.op == "&&"):
+                yield from self._test_facts(t.parts[0], truth, st)
+                yield from self._test_facts(t.parts[1], truth, st)
+        elif t.op != "const":
+            yield from self._judge(t, st, truth)[1]
+
+    def _word_value(self, w: Node | str, st: State) -> Str:
+        if isinstance(w, str):
+            return Str.lit(w)
+        if w.type == "variable_name":  # `TP` inside `(( ... ))`
+            return self.lookup(self.text(w), st, w.start_point.row, w.start_point.column)
+        return self.expand_one(w, st)
+
+    def _judge(
+        self, t: _Test, st: State, want: bool | None
+    ) -> tuple[bool | None, list[Assumption]]:
+        """A primary test (a word, a unary or a binary operator) on this path: its
+        truth, and, for `want`, the facts on an input that taking that arm tells."""
+        # every word is expanded first, as bash does (`${V:=d}` assigns V here)
+        values = [self._word_value(w, st) for w in t.words]
+        side, opnd = -1, None
+        for i, w in enumerate(t.words):
+            if isinstance(w, str):
+                continue
+            o = self._operand(w, st)
+            if o is not None and (len(values) == 1 or values[1 - i].known):
+                side, opnd = i, o
+                break
+        if opnd is None:
+            return self._judge_values(t, values), []
+        other = values[1 - side] if len(values) == 2 else None
+        literals = {""} | ({other.text} if other is not None else set())
+        classes, finite = self._classes(opnd, literals, st)
+        if t.op in _NUMERIC_TESTS and not opnd.ops and len(classes) > 1:
+            # a numeric test of an empty `$V` is an error bash only reports (and
+            # `check_env_vars` rejects): it is decided, and recorded, by the numbers
+            classes = classes - {""}
+        truths = {k: self._class_truth(t, opnd, side, k, other, st) for k in classes}
+        found = set(truths.values())
+        truth = found.pop() if len(found) == 1 else None
+        if want is None or not classes:
+            return truth, []
+        taken = frozenset(k for k, v in truths.items() if v is None or v == want)
+        return truth, self._arm_facts(t, opnd, side, other, classes, taken, finite, want)
+
+    def _operand(self, node: Node, st: State) -> _Operand | None:
+        """The input whose value this word is, through which expansions; else None."""
+        n, quoted = node, False
         if n.type == "string":
             kids = n.named_children
-            if len(kids) != 1:
+            if len(kids) != 1 or kids[0].type not in ("simple_expansion", "expansion"):
                 return None
-            n = kids[0]
-        if n.type == "simple_expansion":
-            vn = next((c for c in n.named_children if c.type == "variable_name"), None)
-            return self.text(vn) if vn is not None else None
-        if n.type == "expansion":
+            if n.end_byte - n.start_byte != kids[0].end_byte - kids[0].start_byte + 2:
+                return None  # `"x$V"`: more than the expansion
+            n, quoted = kids[0], True
+        op, arg = "", ""
+        if n.type == "variable_name":  # `TP` inside `(( ... ))`: no word splitting
+            name, quoted = self.text(n), True
+        elif n.type == "simple_expansion":
+            name = self.text(n)[1:]
+        elif n.type == "expansion":
             kids = n.named_children
-            if kids and kids[0].type == "variable_name":
-                op = n.child_by_field_name("operator")
-                if op is None or self.text(op) in (":-", "-"):
-                    return self.text(kids[0])
+            if not kids or kids[0].type != "variable_name":
+                return None
+            if any(c.type in ("!", "#") for c in n.children):
+                return None  # `${!V}`, `${#V}`
+            op_n = n.child_by_field_name("operator")
+            op = self.text(op_n) if op_n is not None else ""
+            if op not in _DEFAULT_OPS or (not op and len(kids) > 1):
+                return None
+            name = self.text(kids[0])
+            value = Str.join([self.expand_one(c, st) for c in kids[1:]])
+            if not value.known:
+                return None
+            arg = value.text
+        else:
+            return None
+        if not _IDENT_RE.fullmatch(name):
+            return None
+        held = self._input_of(name, st)
+        if held is None:
+            return None
+        var, ops = held
+        return _Operand(var, _normal_ops((*ops, (op, arg))), quoted)
+
+    def _input_of(self, name: str, st: State) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+        """The input `$name` reads, and the expansions applied to it: the input `V` when
+        `name` holds `${V:-d}` and the like (`M=${V:-d}`, `export V=${V:-d}`); `name`
+        itself when it is not assigned or holds one unknown value (the facts of a test
+        of it are on its own name, as they always were); None when it holds a known
+        value or one with known parts (the test then reads the value itself)."""
+        value = st.vars.get(name)
+        if value is None:
+            return name, ()
+        if isinstance(value, tuple):
+            value = value[0] if value else Str()
+        if len(value.segs) != 1 or value.segs[0].unknown is None:
+            return None
+        return _held_input(value.segs[0]) or (name, ())
+
+    def _classes(
+        self, opnd: _Operand, literals: set[str], st: State
+    ) -> tuple[frozenset[str], bool]:
+        """The classes of values the input can take on this path, and whether they are
+        all its values (its domain or an `eq`/`in` fact) or `_OTHER` stands for the
+        rest. A range a test put on the input leaves only the numbers inside it."""
+        var = opnd.var
+        ne = st.ne_values(var)
+        allowed = st.allowed(var)
+        domain = self.domains.get(var)
+        finite = domain is not None or allowed is not None
+        if domain is not None:
+            values = (domain if allowed is None else domain & allowed) - ne
+        elif allowed is not None:
+            values = allowed
+        else:
+            values = frozenset(literals - ne) | {_OTHER}
+        lo, hi = st.interval(var)
+        if lo is not None or hi is not None:
+            values = frozenset(
+                k
+                for k in values
+                if (n := _to_int(k)) is None
+                or k == _OTHER
+                or ((lo is None or n >= lo) and (hi is None or n <= hi))
+            )
+        return frozenset(values), finite
+
+    def _class_truth(
+        self, t: _Test, opnd: _Operand, side: int, cls: str, other: Str | None, st: State
+    ) -> bool | None:
+        got = {self._output_truth(t, opnd, side, o, other, st) for o in opnd.outputs(cls)}
+        return got.pop() if len(got) == 1 else None
+
+    def _output_truth(
+        self, t: _Test, opnd: _Operand, side: int, out: str, other: Str | None, st: State
+    ) -> bool | None:
+        """The test when the operand expands to `out` (`_OTHER`: a value no literal names)."""
+        if out == "" and not opnd.quoted and not t.double:
+            # `[ $V = x ]` with V empty is `[ = x ]`: the word is gone and bash errs
+            # (false); `[ -n $V ]` is `[ -n ]`, true; `[ $V ]` is `[ ]`, false
+            if not t.top:
+                return None
+            return t.op in _UNARY_TESTS
+        if t.op in ("", "-n"):
+            return out != ""
+        if t.op == "-z":
+            return out == ""
+        if other is None:
+            return None
+        c = other.text
+        if t.op in ("=", "==", "!="):
+            # in `[[`, an unquoted right side is a pattern
+            pattern = t.double and side == 0 and _unquoted(t.words[1])
+            if side == 1 and t.double and not opnd.quoted:
+                # the operand itself is the pattern
+                if out == _OTHER:
+                    return None
+                same = fnmatch.fnmatchcase(c, out)
+            elif out == _OTHER:
+                if pattern and any(ch in c for ch in "*?["):
+                    return None
+                same = False
+            else:
+                glob = pattern and any(ch in c for ch in "*?[")
+                same = fnmatch.fnmatchcase(out, c) if glob else out == c
+            return same if t.op != "!=" else not same
+        if t.op in _NUMERIC_TESTS:
+            n = _to_int(c)
+            if n is None:
+                return None
+            op = t.op if side == 0 else _FLIP[t.op]
+            if out == _OTHER:
+                within = _within(st, opnd.var, op, n)
+                if within is None and op in ("-eq", "-ne"):
+                    return op == "-ne"  # a value no literal names is not n
+                return within
+            v = 0 if out == "" and t.double else _to_int(out)
+            if v is None:
+                # `[ "" -eq 1 ]`, `[ abc -eq 1 ]`: bash errs (false); `[[` evaluates it
+                return False if not t.double else None
+            return _compare(op, v, n)
+        return None
+
+    def _arm_facts(
+        self,
+        t: _Test,
+        opnd: _Operand,
+        side: int,
+        other: Str | None,
+        classes: frozenset[str],
+        taken: frozenset[str],
+        finite: bool,
+        want: bool,
+    ) -> list[Assumption]:
+        """The facts of taking the `want` arm: the input is one of `taken`. A plain
+        `$V` says it as it always has (`V=x` / `V!=x`, a bound for a range) when that
+        covers every value of `taken`; else the facts name `taken` itself."""
+        var, line = opnd.var, t.line
+        if not taken:
+            return []
+        numeric = t.op in _NUMERIC_TESTS and other is not None and _to_int(other.text) is not None
+        if numeric and t.op not in ("-eq", "-ne"):
+            n = _to_int(other.text) if other is not None else None
+            assert n is not None
+            op = t.op if side == 0 else _FLIP[t.op]
+            bound, offset = _RANGE[op][want]
+            facts = [Assumption(var, bound, str(n + offset), line)] if _OTHER in taken else []
+            if opnd.ops and "" in classes and "" not in taken:
+                facts.append(Assumption(var, "ne", "", line))
+            return facts
+        if taken == classes:
+            return []
+        if not opnd.ops:
+            # no facts (`-n "$V"` of an input without a domain) is a choice that keeps
+            # launch conditions short; facts that say more than `taken` are not used
+            natural = self._natural_facts(t, opnd, other, want)
+            if natural is not None and (not natural or _implied(natural, classes) == taken):
+                return natural
+        return self._class_facts(var, classes, taken, finite, line)
+
+    @staticmethod
+    def _class_facts(
+        var: str, classes: frozenset[str], taken: frozenset[str], finite: bool, line: int
+    ) -> list[Assumption]:
+        """Facts that leave `var` only the classes `taken` of `classes`: `V!=x` for each
+        value left out when those say it (the rest is `_OTHER` or the domain), else
+        `V=x` for one value, `V` in `x|y` for several."""
+        if taken == classes or not taken:
+            return []
+        if _OTHER in taken or (finite and len(taken) > 1):
+            return [Assumption(var, "ne", k, line) for k in sorted(classes - taken)]
+        if len(taken) == 1:
+            return [Assumption(var, "eq", next(iter(taken)), line)]
+        return [Assumption(var, "in", "|".join(sorted(taken)), line)]
+
+    def _natural_facts(
+        self, t: _Test, opnd: _Operand, other: Str | None, want: bool
+    ) -> list[Assumption] | None:
+        """The facts a plain `$V` test has always recorded: `V=c` / `V!=c`; `V` empty
+        or not for `-z`/`-n` of an input with a domain (none without one)."""
+        var, line = opnd.var, t.line
+        if t.op in ("=", "==", "!=", "-eq", "-ne") and other is not None:
+            c = other.text
+            if t.op in ("-eq", "-ne"):
+                n = _to_int(c)
+                if n is None:
+                    return None
+                c = str(n)
+            elif t.double and any(ch in c for ch in "*?["):
+                return []  # a pattern: no single value
+            positive = want if t.op in ("=", "==", "-eq") else not want
+            return [Assumption(var, "eq" if positive else "ne", c, line)]
+        if t.op in ("-z", "-n", ""):
+            if var not in self.domains:
+                return []
+            empty = want if t.op == "-z" else not want
+            return [Assumption(var, "eq" if empty else "ne", "", line)]
+        return None
+
+    def _judge_values(self, t: _Test, values: list[Str]) -> bool | None:
+        """A primary test over its expanded words, none of them an input's expansion."""
+        for w, v in zip(t.words, values, strict=True):
+            if v.known and v.text == "" and not t.double and _unquoted(w):
+                return t.op in _UNARY_TESTS if t.top else None
+        if t.op in ("", "-n", "-z"):
+            v = values[0]
+            if v.known:
+                return (v.text == "") == (t.op == "-z")
+            if v.text and any(s.unknown is None and s.text for s in v.segs):
+                return t.op != "-z"
+            return None
+        if len(values) != 2:
+            return None
+        lv, rv = values
+        if t.op in ("=", "==", "!="):
+            if not (lv.known and rv.known):
+                return None
+            glob = t.double and _unquoted(t.words[1]) and any(ch in rv.text for ch in "*?[")
+            same = fnmatch.fnmatchcase(lv.text, rv.text) if glob else lv.text == rv.text
+            return same if t.op != "!=" else not same
+        if t.op in _NUMERIC_TESTS:
+            a, b = _to_int(lv.value), _to_int(rv.value)
+            if a is None or b is None:
+                return None
+            return _compare(t.op, a, b)
         return None
 
     # -------------------------------------------------------------- expansions
@@ -1408,14 +1724,16 @@ class Interpreter:
             return value
         rest = [c for c in kids[1:]]
         arg = Str.join([self.expand_one(c, st) for c in rest]) if rest else Str()
-        is_set = name in st.vars or st.eq_value(name) is not None
+        # an input with an `eq ""` fact is unset or empty: `${V-d}` may be either
+        eq = st.eq_value(name)
+        is_set = name in st.vars or (eq is not None and (eq != "" or op.startswith(":")))
         if op in (":-", "-", ":=", "="):
             if is_set:
                 if op.startswith(":") and value.known and value.text == "":
                     chosen = arg
                 else:
                     return value
-            elif (name in st.vars) is False and value.known is False:
+            elif name not in st.vars:
                 # an environment variable: its default is what the script shows
                 # but the real value may differ; keep it symbolic, with the default
                 # recorded so rules can still read the script's intent.
@@ -1430,7 +1748,8 @@ class Interpreter:
                         )
                     )
                     if arg.known
-                    else Str.unknown_of("$" + name, row + 1, col + 1)
+                    # the whole expansion: `$name` would read as the input's own value
+                    else Str.unknown_of(raw, row + 1, col + 1)
                 )
                 if op in (":=", "="):
                     st.vars[name] = chosen
@@ -1441,7 +1760,7 @@ class Interpreter:
                 st.vars[name] = chosen
             return chosen
         if op in (":+", "+"):
-            if not value.known:
+            if not value.known or (op == "+" and not is_set):
                 return Str.unknown_of(raw, row + 1, col + 1)
             return arg if (value.text or op == "+") else Str()
         if not value.known:
@@ -1551,8 +1870,9 @@ def _variant_key(st: State) -> tuple[Any, ...]:
 
 def _relevant_vars(
     source: bytes, root: Node, flags: frozenset[str], env: frozenset[str]
-) -> frozenset[str]:
-    """Variables whose values the rules read: they keep paths apart past SOFT_PATHS.
+) -> tuple[frozenset[str], frozenset[str]]:
+    """Variables whose values the rules read: they keep paths apart past SOFT_PATHS;
+    and the seeds among them, which a watched flag or name reads directly.
 
     Static and by name: a variable written right after a watched flag
     (`--gpu-memory-utilization "$MEM"`, `--spec-decode-acceptance-rate=$R`), a
@@ -1593,7 +1913,7 @@ def _relevant_vars(
         if var not in relevant:
             relevant.add(var)
             todo.extend(deps.get(var, ()))
-    return frozenset(relevant)
+    return frozenset(relevant), frozenset(seeds | carriers)
 
 
 _AFTER_FLAG = re.compile(r"(--[\w-]+)(?:=|[\s\\]+)[\"']?\$\{?([A-Za-z_]\w*)")
@@ -1630,7 +1950,9 @@ def _path_key(st: State, drop: set[str]) -> tuple[Any, ...]:
     )
 
 
-def _forget_until(states: list[State], cap: int) -> list[State]:
+def _forget_until(
+    states: list[State], cap: int, seeds: frozenset[str] = frozenset()
+) -> list[State]:
     """Join paths until at most `cap` are left, forgetting as few values as possible.
 
     Values that always change together (one `case` arm sets `AL` and `K`) form a
@@ -1638,7 +1960,10 @@ def _forget_until(states: list[State], cap: int) -> list[State]:
     together. Groups that hold no known value on any path (`MODEL_PATH` unset or
     `$MODEL`, an exported `$ROCR_VISIBLE_DEVICES`) go first, then the group whose
     forgetting joins the most paths. Paths of different variants (`EVAL_ONLY`)
-    are never joined here.
+    are never joined here. A value a watched flag reads directly (`seeds`: a
+    memory fraction set per branch, `0.98` when `TP == 4`) is forgotten last, and
+    the paths it alone tells apart are kept beyond `cap` (up to SEED_PATHS), so
+    a rule sees every branch's value with its condition.
     """
     live = [s for s in states if not s.done]
     done = [s for s in states if s.done]
@@ -1666,16 +1991,23 @@ def _forget_until(states: list[State], cap: int) -> list[State]:
             groups.setdefault(col, []).append(name)
     cols = list(groups)
     known = [any(_holds_known(s.vars.get(n)) for n in groups[c] for s in live) for c in cols]
+    seeded = [known[i] and any(n in seeds for n in groups[c]) for i, c in enumerate(cols)]
     kept = list(range(len(cols)))
     forgotten: set[str] = set()
 
     def count(keep: list[int]) -> int:
         return len({(base[i], *(cols[k][i] for k in keep)) for i in range(len(live))})
 
-    while count(kept) > cap and kept:
-        best: tuple[tuple[int, int, int], int] | None = None
+    limit = min(max(cap, count([k for k in kept if seeded[k]])), SEED_PATHS)
+    while count(kept) > limit and kept:
+        best: tuple[tuple[int, int, int, int], int] | None = None
         for k in kept:
-            cost = (int(known[k]), count([j for j in kept if j != k]), len(groups[cols[k]]))
+            cost = (
+                int(seeded[k]),
+                int(known[k]),
+                count([j for j in kept if j != k]),
+                len(groups[cols[k]]),
+            )
             if best is None or cost < best[0]:
                 best = (cost, k)
         assert best is not None
@@ -1686,7 +2018,7 @@ def _forget_until(states: list[State], cap: int) -> list[State]:
         key = (base[i], *(cols[k][i] for k in kept))
         by_key.setdefault(key, []).append(s)
     live = [_join(g) if len(g) > 1 else g[0] for g in by_key.values()]
-    if len(live) > cap:
+    if len(live) > limit:
         # what is left differs in files, positional words or control flow only
         by_variant: dict[tuple[Any, ...], list[State]] = {}
         for s in live:
@@ -1759,15 +2091,6 @@ def _lit_segs(raw: str, row: int, col: int, unescape: bool = False) -> Str:
     return Str(tuple(segs))
 
 
-# `$X`, `"$X"`, `${X}`, `"${X}"`: the variable itself, no default or other operator
-_PLAIN_VAR = re.compile(r'("?)\$(?:\{([A-Za-z_][A-Za-z0-9_]*)\}|([A-Za-z_][A-Za-z0-9_]*))\1')
-
-
-def _plain_var(text: str) -> str | None:
-    m = _PLAIN_VAR.fullmatch(text)
-    return (m.group(2) or m.group(3)) if m else None
-
-
 # op -> truth -> (bound, offset): the inclusive bound an arm of `[ "$X" op N ]` puts on X
 _RANGE: dict[str, dict[bool, tuple[str, int]]] = {
     "-gt": {True: ("ge", 1), False: ("le", 0)},
@@ -1821,6 +2144,294 @@ def _or(a: bool | None, b: bool | None) -> bool | None:
     if a is False and b is False:
         return False
     return None
+
+
+# ---------------------------------------------------------- test expressions
+# (see "conditions" in `Interpreter`) A word of `[`/`test`: its literal text when it
+# is a plain word or an operator, and its node when it is an operand.
+_TestWord = tuple[str | None, Node | None]
+
+# fmt: off
+_UNARY_TESTS = frozenset({
+    "-a", "-b", "-c", "-d", "-e", "-f", "-g", "-h", "-k", "-n", "-o", "-p", "-r",
+    "-s", "-t", "-u", "-v", "-w", "-x", "-z", "-G", "-L", "-N", "-O", "-R", "-S",
+})
+# fmt: on
+_NUMERIC_TESTS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_BINARY_TESTS = frozenset({"=", "==", "!=", "<", ">", "-nt", "-ot", "-ef"}) | _NUMERIC_TESTS
+# `(( a op b ))` comparisons as test operators
+_ARITH_TESTS = {"==": "-eq", "!=": "-ne", "<": "-lt", "<=": "-le", ">": "-gt", ">=": "-ge"}
+# `a op b` read as `b op' a`
+_FLIP = {"-eq": "-eq", "-ne": "-ne", "-lt": "-gt", "-le": "-ge", "-gt": "-lt", "-ge": "-le"}
+# the expansions an operand may go through: none, a default, an assigned default,
+# an alternative (each with `:`: also when the value is empty)
+_DEFAULT_OPS = frozenset({"", ":-", "-", ":=", "=", ":+", "+"})
+_IDENT_RE = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+# a class of values standing for every value of an input that no literal of the
+# test names (so never "", and equal to none of them)
+_OTHER = "\x00other"
+
+
+@dataclass(frozen=True)
+class _Test:
+    """One test of `[`, `[[` or `test`, as bash reads it.
+
+    `op` is "!", "&&", "||", "const" (`[ ]`), "" (a lone word: true when not
+    empty), or a unary or binary operator over `words` (operand nodes, or literal
+    text where an operator word stands as an operand)."""
+
+    op: str
+    words: tuple[Node | str, ...] = ()
+    parts: tuple[_Test, ...] = ()
+    double: bool = False  # `[[`: no word splitting; an unquoted right side is a pattern
+    # `[`/`test` with this test as all of it: a word that expands to nothing unquoted
+    # leaves a shorter test bash still reads (`[ -n $V ]` is `[ -n ]`, true)
+    top: bool = False
+    value: bool = False  # of "const"
+    line: int = 0
+
+
+@dataclass(frozen=True)
+class _Operand:
+    """A test word that is the value of input `var` through `ops`, innermost first:
+    `("", "")` reads it, `(":-", "d")` defaults it, ... (`_DEFAULT_OPS`)."""
+
+    var: str
+    ops: tuple[tuple[str, str], ...]
+    quoted: bool
+
+    def outputs(self, value: str) -> frozenset[str]:
+        """What the word expands to when `var` is `value` ("" stands for unset or
+        empty, as in `env_domains`; `_OTHER` for any value no literal names)."""
+        vals: set[str | None] = {None, ""} if value == "" else {value}
+        for op, arg in self.ops or (("", ""),):
+            vals = {_apply_op(op, arg, v) for v in vals}
+        return frozenset("" if v is None else v for v in vals)
+
+
+def _is_arith_command(node: Node) -> bool:
+    """`(( ... ))` as a command or condition."""
+    return (
+        node.type == "compound_statement" and node.child_count > 0 and node.children[0].type == "(("
+    )
+
+
+def _apply_op(op: str, arg: str, v: str | None) -> str:
+    """`${V<op>arg}` when V is `v` (None: unset). The result is a set value."""
+    if op in (":-", ":="):
+        return v or arg
+    if op in ("-", "="):
+        return arg if v is None else v
+    if op == ":+":
+        return arg if v else ""
+    if op == "+":
+        return "" if v is None else arg
+    return v or ""
+
+
+def _normal_ops(ops: tuple[tuple[str, str], ...]) -> tuple[tuple[str, str], ...]:
+    """Drop the expansions that leave every value as it is (`$V`, `${V:-}`)."""
+    return tuple((op, arg) for op, arg in ops if op not in ("", ":-", "-", ":=", "=") or arg)
+
+
+# what the interpreter stores for an input's default (`param_expansion`): text `d`,
+# unknown `${V:-d}`; for an alternative, unknown and text `${V:+x}`; for `$V`, `$V`
+_HELD = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-=+])(.*)\}", re.S)
+
+
+def _held_input(seg: Seg) -> tuple[str, tuple[tuple[str, str], ...]] | None:
+    """The input and expansion an unknown value stands for, when it is one of an input's
+    defaults or alternatives (`M=${V:-d}` holds `${V:-d}`); else None."""
+    m = _HELD.fullmatch(seg.unknown or "")
+    if m is None:
+        return None
+    name, op, arg = m.group(1), m.group(2), m.group(3)
+    if op in (":+", "+"):
+        # stored as written: only a literal alternative is known
+        if seg.text != seg.unknown or any(ch in arg for ch in "$`\"'\\"):
+            return None
+    elif seg.text != arg:
+        return None
+    return name, ((op, arg),)
+
+
+def _unquoted(w: Node | str) -> bool:
+    return not isinstance(w, str) and w.type not in (
+        "string",
+        "raw_string",
+        "ansi_c_string",
+        "translated_string",
+    )
+
+
+def _compare(op: str, a: int, b: int) -> bool:
+    return {
+        "-eq": a == b,
+        "-ne": a != b,
+        "-lt": a < b,
+        "-le": a <= b,
+        "-gt": a > b,
+        "-ge": a >= b,
+    }[op]
+
+
+def _implied(facts: list[Assumption], classes: frozenset[str]) -> frozenset[str]:
+    """The classes `facts` leave (`_OTHER` stays unless an `eq`/`in` fact pins the value)."""
+    out = set(classes)
+    for a in facts:
+        if a.op == "eq":
+            out &= {a.value}
+        elif a.op == "ne":
+            out.discard(a.value)
+        elif a.op == "in":
+            out &= set(a.value.split("|"))
+        elif a.op in ("ge", "le"):
+            n = int(a.value)
+            out = {
+                k
+                for k in out
+                if (v := _to_int(k)) is None or k == _OTHER or (v >= n if a.op == "ge" else v <= n)
+            }
+    return frozenset(out)
+
+
+def _held_inputs(st: State) -> set[str]:
+    """The inputs whose defaults or alternatives the path's variables hold."""
+    out: set[str] = set()
+    for v in st.vars.values():
+        if isinstance(v, Str) and len(v.segs) == 1 and v.segs[0].unknown is not None:
+            held = _held_input(v.segs[0])
+            if held is not None:
+                out.add(held[0])
+    return out
+
+
+def _case_match(out: str, patterns: list[str | None]) -> bool | None:
+    """Whether a `case` arm's patterns match the subject `out` (None: may or may not)."""
+    got: bool | None = False
+    for p in patterns:
+        if p is None:
+            got = None
+        elif out == _OTHER:
+            if p == "*":
+                return True
+            if any(ch in p for ch in "*?["):
+                got = None
+        elif fnmatch.fnmatchcase(out, p):
+            return True
+    return got
+
+
+class _Unread(Exception):
+    pass
+
+
+def _parse_test_words(words: list[_TestWord], line: int) -> _Test | None:
+    """The `_Test` of the words of `[ ... ]` or `test ...`, as bash's `test` reads them:
+    by the number of words up to four (POSIX), by precedence (`-o` < `-a` < `!`)
+    beyond. None: a test bash would reject, or one this reading does not follow."""
+
+    def lit(i: int) -> str | None:
+        return words[i][0]
+
+    def word(i: int) -> Node | str:
+        text, node = words[i]
+        return node if node is not None else (text or "")
+
+    def positional(lo: int, hi: int, top: bool) -> _Test | None:
+        n = hi - lo
+        if n == 0:
+            return _Test("const", value=False, line=line)
+        if n == 1:
+            return _Test("", words=(word(lo),), top=top, line=line)
+        if n == 2:
+            if lit(lo) == "!":
+                inner = positional(lo + 1, hi, False)
+                return _Test("!", parts=(inner,), line=line) if inner is not None else None
+            if lit(lo) in _UNARY_TESTS:
+                return _Test(str(lit(lo)), words=(word(lo + 1),), top=top, line=line)
+            return None
+        if n == 3:
+            mid = lit(lo + 1)
+            if mid in _BINARY_TESTS:
+                return _Test(mid, words=(word(lo), word(lo + 2)), top=top, line=line)
+            if mid in ("-a", "-o"):
+                a = _Test("", words=(word(lo),), line=line)
+                b = _Test("", words=(word(lo + 2),), line=line)
+                return _Test("&&" if mid == "-a" else "||", parts=(a, b), line=line)
+            if lit(lo) == "!":
+                inner = positional(lo + 1, hi, False)
+                return _Test("!", parts=(inner,), line=line) if inner is not None else None
+            if lit(lo) == "(" and lit(hi - 1) == ")":
+                return _Test("", words=(word(lo + 1),), line=line)
+            return None
+        if n == 4:
+            if lit(lo) == "!":
+                inner = positional(lo + 1, hi, False)
+                return _Test("!", parts=(inner,), line=line) if inner is not None else None
+            if lit(lo) == "(" and lit(hi - 1) == ")":
+                return positional(lo + 1, hi - 1, False)
+        return None
+
+    fixed = positional(0, len(words), True)
+    if fixed is not None or len(words) <= 3:
+        return fixed
+    pos = 0
+
+    def peek() -> str | None:
+        return lit(pos) if pos < len(words) else None
+
+    def disjunction() -> _Test:
+        nonlocal pos
+        left = conjunction()
+        while peek() == "-o":
+            pos += 1
+            left = _Test("||", parts=(left, conjunction()), line=line)
+        return left
+
+    def conjunction() -> _Test:
+        nonlocal pos
+        left = negation()
+        while peek() == "-a":
+            pos += 1
+            left = _Test("&&", parts=(left, negation()), line=line)
+        return left
+
+    def negation() -> _Test:
+        nonlocal pos
+        if peek() == "!":
+            pos += 1
+            return _Test("!", parts=(negation(),), line=line)
+        return primary()
+
+    def primary() -> _Test:
+        nonlocal pos
+        if pos >= len(words):
+            raise _Unread()
+        if peek() == "(":
+            pos += 1
+            inner = disjunction()
+            if peek() != ")":
+                raise _Unread()
+            pos += 1
+            return inner
+        if pos + 2 < len(words) and lit(pos + 1) in _BINARY_TESTS:
+            t = _Test(str(lit(pos + 1)), words=(word(pos), word(pos + 2)), line=line)
+            pos += 3
+            return t
+        if peek() in _UNARY_TESTS and pos + 1 < len(words):
+            t = _Test(str(peek()), words=(word(pos + 1),), line=line)
+            pos += 2
+            return t
+        t = _Test("", words=(word(pos),), line=line)
+        pos += 1
+        return t
+
+    try:
+        out = disjunction()
+    except _Unread:
+        return None
+    return out if pos == len(words) else None
 
 
 def _trim(text: str, pat: str, op: str) -> str:

@@ -132,6 +132,63 @@ def thinking(launch: Launch, recipe: Recipe, knowledge: Knowledge) -> Thinking:
     return Thinking(None, False, "unknown", None)
 
 
+@dataclass(frozen=True)
+class Effort:
+    """The reasoning effort a launch serves thinking requests at, and where it is set."""
+
+    value: str  # lower case: "high", "max", ...
+    source: str  # what set it, for messages
+    setting: str  # the knob to edit: an env name or `<flag> <kwarg>`
+    span: Span | None
+
+
+def effort(launch: Launch, knowledge: Knowledge) -> Effort | None:
+    """The reasoning effort the launch's requests get: the client's request inputs,
+    else the server's chat-template kwargs, else its environment default; None when
+    nothing sets it (the model's own default, not known here)."""
+    table = knowledge.section("reasoning_effort") or {}
+    keys = [str(k) for k in table.get("kwargs", []) or []]
+    if not keys:
+        return None
+    pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in keys) + r")\s*:\s*\"?([\w-]+)")
+    for var in ("AIPERF_EXTRA_INPUTS",):
+        value = launch.client_env.get(var) or launch.env.get(var)
+        if value is not None and value.known and (m := pattern.search(value.text)):
+            span = value.span_at(m.start(2)) or value.span or launch.span
+            return Effort(m.group(2).lower(), f"{var} {m.group(0)}", var, span)
+    for name in ("--default-chat-template-kwargs", "--chat-template-kwargs"):
+        node, flag = launch.flag_json(name)
+        if flag is None or flag.value is None or node is None or not isinstance(node.value, dict):
+            continue
+        for key in keys:
+            child = node.value.get(key)
+            if child is not None and isinstance(child.value, str):
+                span = flag.value.span_at(child.start) or flag.value_span
+                text = child.value.lower()
+                return Effort(text, f"{name} {key}={text}", f"{name} {key}", span)
+    for var in table.get("env", []) or []:
+        env = launch.env_setting(str(var))
+        if env is not None and isinstance(env.value, str) and env.value.strip():
+            return Effort(env.value.strip().lower(), f"env {var}={env.value}", str(var), env.span)
+    return None
+
+
+def curve_effort(kwargs_text: str | None, knowledge: Knowledge) -> str | None:
+    """The reasoning effort a golden curve's header names for one thinking mode (its
+    chat-template kwargs), or None when it names none."""
+    if not kwargs_text:
+        return None
+    node = parse_json(kwargs_text)
+    if node is None or not isinstance(node.value, dict):
+        return None
+    table = knowledge.section("reasoning_effort") or {}
+    for key in table.get("kwargs", []) or []:
+        child = node.value.get(str(key))
+        if child is not None and isinstance(child.value, str) and child.value.strip():
+            return child.value.strip().lower()
+    return None
+
+
 def recipe_drafts(recipe: Recipe, knowledge: Knowledge) -> list[str]:
     """Known draft-model repositories the recipe text names, longest first."""
     drafts: set[str] = set()
@@ -168,10 +225,13 @@ def uses_separate_draft(s: Spec) -> bool:
 
 
 __all__ = [
+    "Effort",
     "Simulation",
     "Spec",
     "Thinking",
+    "curve_effort",
     "draft_identity",
+    "effort",
     "k_value",
     "memory",
     "parse_json",

@@ -222,6 +222,18 @@ class Run:
         return head.rsplit("/", 1)[-1] if head else ""
 
 
+@dataclass(frozen=True)
+class ClientBlock:
+    """The benchmark client a multi-node recipe runs: the `benchmark:` block of an
+    srt-slurm recipe. `type` names the client (`sa-bench`, `custom`, ...); `settings`
+    holds each scalar key as written, with the place a reviewer would edit it."""
+
+    type: str | None
+    span: Span  # the `benchmark:` key, or its `type:` when written
+    settings: Mapping[str, Setting]
+    eval_only: bool  # the recipe's eval twin runs it for EVAL_ONLY
+
+
 def _offset_of(text: str, line: int, col: int) -> int:
     pos = 0
     for _ in range(line):
@@ -249,6 +261,8 @@ class Recipe:
     # multi-node (srt-slurm YAML) recipes: the serving frontend ("dynamo", "vllm", ...)
     multi_node: bool = False
     frontend: str | None = None
+    # multi-node (srt-slurm YAML) recipes: the benchmark client, one per distinct block
+    clients: list[ClientBlock] = field(default_factory=list)
 
     @property
     def agentic(self) -> bool:
@@ -357,6 +371,12 @@ def _eval_only(assumptions: tuple[Assumption, ...], var: str = "EVAL_ONLY") -> b
                 return bool(a.value == "true")
             if a.op == "ne" and a.value == "true":
                 return False
+            if a.op == "in":  # `${EVAL_ONLY:-x}` tests leave a set of values
+                values = a.value.split("|")
+                if "true" not in values:
+                    return False
+                if values == ["true"]:
+                    return True
     return None
 
 

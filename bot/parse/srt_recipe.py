@@ -27,7 +27,7 @@ from typing import Any
 
 from bot.base.span import Span
 from bot.parse.bash import Problem
-from bot.parse.recipe import Flag, Launch, Recipe
+from bot.parse.recipe import ClientBlock, Flag, Launch, Origin, Recipe, Setting
 from bot.parse.values import Seg, Str
 from bot.parse.yamlpos import PosList, PosMap, load_positioned
 from bot.parse.yamlsafe import YamlError, type_name
@@ -126,6 +126,9 @@ def _parse(recipe: Recipe, engine_dir: str | None, parts: list[str]) -> None:
     _describe(recipe, first, engine_dir, parts)
     for variant in variants:
         _launches(recipe, variant, engine_dir)
+        block = _client_block(recipe, variant)
+        if block is not None and block not in recipe.clients:
+            recipe.clients.append(block)
     # variants repeat most launches: keep one per distinct content
     seen: set[Any] = set()
     unique = []
@@ -366,6 +369,32 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
             configs.lc.line + 1,
             f"`backend.{cfg_key}` names no prefill, decode or aggregated role; nothing to analyse",
         )
+
+
+def _client_block(recipe: Recipe, doc: PosMap) -> ClientBlock | None:
+    """The `benchmark:` block: its client type and each scalar setting as written."""
+    if "benchmark" not in doc:
+        return None
+    bench = _section(recipe, doc, "benchmark")
+    if bench is None:
+        return None
+    line, col = doc.key_pos("benchmark")
+    settings: dict[str, Setting] = {}
+    for key, value in bench.items():
+        if not isinstance(key, str) or isinstance(value, (PosMap, PosList)) or value is None:
+            continue
+        vline, vcol = bench.value_pos(key)
+        raw = bench.raw(key)
+        text = raw if raw is not None else str(value)
+        settings[key] = Setting(value, Span(vline, vcol), text, Origin("yaml", f"benchmark.{key}"))
+    btype = bench.get("type")
+    span = Span(*bench.key_pos("type")) if "type" in bench else Span(line, col)
+    return ClientBlock(
+        type=str(btype) if isinstance(btype, str) else None,
+        span=span,
+        settings=settings,
+        eval_only=is_eval_twin(recipe.path),
+    )
 
 
 def _whole_text(recipe: Recipe) -> Str:

@@ -76,26 +76,32 @@ RULE = Rule(
             "`--gpu-memory-utilization 0.95` from a non-spec sibling OOMs in warmup "
             "(InferenceX #2423: all 8 ranks 96 MiB short). The limit is the value the proven "
             "spec-decode sibling for the same model and SKU uses in the same repository (the "
-            "file is named), else `knowledge.memory.default_limit` (0.90 for vLLM and ATOM, whose "
-            "`--gpu-memory-utilization` caps everything the engine allocates). SGLang's "
-            "`--mem-fraction-static` and TensorRT-LLM's `kv_cache_config.free_gpu_memory_fraction` "
-            "measure different things: SGLang sizes its static pool (weights and KV of target "
-            "and draft) inside the fraction, and TensorRT-LLM takes the fraction of memory left "
-            "after both models are loaded. A 0.90 vLLM default means nothing for them, so for "
-            "those engines the rule compares only with a proven sibling of the same engine. "
-            "Native MTP heads that live inside the target checkpoint (no separate draft model) "
-            "are out of scope."
+            "file is named; a sibling that sets no fraction runs its engine's default), else "
+            "the engine's own limit in `knowledge.memory.default_limit`, each what the "
+            "repository's proven recipes with a separate draft run in that engine's knob: "
+            "vLLM and ATOM `--gpu-memory-utilization` 0.90 (it caps everything the engine "
+            "allocates), SGLang `--mem-fraction-static` 0.85 (its static pool holds weights "
+            "and KV of target and draft; an EAGLE3 draft OOMed capturing CUDA graphs at 0.90, "
+            "InferenceX #2289), TensorRT-LLM `kv_cache_config.free_gpu_memory_fraction` 0.94 "
+            "(the share of the memory left after both models load). A value set per branch "
+            "(`0.95`, or `0.98` when `TP == 4`) is checked on every branch, and the finding "
+            "names the branch's condition. Multi-node workers compare only with the recipes "
+            "of their own directory. Native MTP heads that live inside the target checkpoint "
+            "(no separate draft model) are out of scope."
         ),
         zh=(
             "独立的草稿模型（EAGLE/EAGLE3/DSpark 头）需要自己的显存来存放权重、KV 缓存和 CUDA graph。"
             "从非投机版本沿用 `--gpu-memory-utilization 0.95` 的投机解码配方会在预热阶段 OOM"
             "（InferenceX #2423：8 个 rank 全部仅差 96 MiB）。上限取同一仓库中同模型、同 SKU 的已验证投机"
-            "解码配方所用的值（并指明文件），否则取 `knowledge.memory.default_limit`（vLLM 与 ATOM 为 "
-            "0.90，其 `--gpu-memory-utilization` 限制引擎的全部显存分配）。SGLang 的 "
-            "`--mem-fraction-static` 与 TensorRT-LLM 的 `kv_cache_config.free_gpu_memory_fraction` "
-            "含义不同：SGLang 在该比例内分配目标模型与草稿模型的权重和 KV，TensorRT-LLM 则取两个模型加载后"
-            "剩余显存的比例。vLLM 的 0.90 默认值对它们没有意义，因此这两种引擎只与同引擎的已验证配方比较。"
-            "内置于目标模型权重中的原生 MTP 头（无独立草稿模型）不在本规则范围内。"
+            "解码配方所用的值（并指明文件；未设置比例的配方按其引擎默认值运行），否则取 "
+            "`knowledge.memory.default_limit` 中该引擎的上限，即仓库中带独立草稿模型的已验证配方在该引擎参数上"
+            "所用的值：vLLM 与 ATOM 的 `--gpu-memory-utilization` 为 0.90（限制引擎的全部显存分配），"
+            "SGLang 的 `--mem-fraction-static` 为 0.85（其静态池容纳目标与草稿模型的权重和 KV；EAGLE3 草稿"
+            "在 0.90 时捕获 CUDA graph 即 OOM，InferenceX #2289），TensorRT-LLM 的 "
+            "`kv_cache_config.free_gpu_memory_fraction` 为 0.94（两个模型加载后剩余显存中分给 KV 的比例）。"
+            "按分支设置的值（`0.95`，`TP == 4` 时为 `0.98`）在每个分支上都会检查，发现会注明该分支的条件。"
+            "多节点 worker 只与同目录的配方比较。内置于目标模型权重中的原生 MTP 头（无独立草稿模型）不在本规则"
+            "范围内。"
         ),
     ),
     bad=(
@@ -122,6 +128,35 @@ RULE = Rule(
                 "GPU_MEM=0.93  # [RCP002]\n"
                 'vllm serve "$MODEL" --gpu-memory-utilization "$GPU_MEM" \\\n'
                 '    --speculative-config \'{"method": "dspark", "model": "Inferact/Kimi-K3-DSpark", "num_speculative_tokens": 3}\' &\n'
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/agentic/minimaxm3_fp8_mi325x_mtp.sh",
+            note="a value set per branch is checked on each branch (InferenceX #2426)",
+            text=(
+                "#!/usr/bin/env bash\n"
+                'SPEC_CONFIG=\'{"method": "eagle3", "model": "Inferact/MiniMax-M3-EAGLE3", "num_speculative_tokens": 3}\'\n'
+                "GPU_MEMORY_UTILIZATION=0.95  # [RCP002]\n"
+                "if (( TP == 4 )); then\n"
+                "    GPU_MEMORY_UTILIZATION=0.98  # [RCP002]\n"
+                "fi\n"
+                'vllm serve "$MODEL_PATH" --gpu-memory-utilization "$GPU_MEMORY_UTILIZATION" \\\n'
+                '    --speculative-config "$SPEC_CONFIG" &\n'
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/minimaxm2.7_fp4_b200_sglang_mtp.sh",
+            note="SGLang with a separate EAGLE3 draft: 0.90 OOMed in CUDA-graph capture (InferenceX #2289)",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "SGLANG_CMD=(\n"
+                '    python3 -m sglang.launch_server --model-path "$MODEL"\n'
+                "    --speculative-algorithm EAGLE3\n"
+                "    --speculative-draft-model-path asherszhang/MiniMax-M2.7-EAGLE3-draft-vocab200k\n"
+                "    --speculative-num-steps 3\n"
+                "    --mem-fraction-static 0.90  # [RCP002]\n"
+                ")\n"
+                '"${SGLANG_CMD[@]}" &\n'
             ),
         ),
     ),
@@ -229,8 +264,16 @@ def _limit_from_siblings(recipe: Recipe, engine: str, ctx: RuleContext) -> tuple
             if launch.engine != engine:
                 continue
             s = facts.spec(launch, ctx.knowledge)
+            if s is None:
+                continue
             mem = facts.memory(launch, ctx.knowledge)
-            if s is None or mem is None or facts.number(mem.value) is None:
+            if mem is None:
+                # no flag: the sibling runs its engine's own default (vLLM's 0.90)
+                default = ctx.knowledge.memory.engine_default.get(engine)
+                if default is not None and launch.role == "server":
+                    values.append(float(default))
+                continue
+            if facts.number(mem.value) is None:
                 continue
             values.append(float(mem.value))
         if not values:

@@ -27,6 +27,28 @@ _PLAIN = (
     "minimax-m3:\n  thinking_on:\n    3: 2.83\n  thinking_off:\n    3: 2.93\n"
 )
 _QWEN = "qwen3.5-397b-a17b-nvfp4:\n  thinking_on:\n    3: 3.39\n  thinking_off:\n    3: 3.33\n"
+_DSV4 = (
+    "# Source GitHub Actions run: https://github.com/SemiAnalysisAI/InferenceX/actions/runs/27180633016\n"
+    '# thinking_on chat_template_kwargs: {"thinking": true, "reasoning_effort": "high"}\n'
+    "deepseek-v4-pro:\n  thinking_on:\n    3: 2.49\n"
+)
+
+
+def _dsv4_recipe(effort: str, marker: str = "") -> str:
+    """The shape of InferenceX #2200's MI355X DeepSeek-V4 SGLang AgentX recipe."""
+    return (
+        "#!/usr/bin/env bash\n"
+        "export SGLANG_DEFAULT_THINKING=1\n"
+        f"export SGLANG_DSV4_REASONING_EFFORT={effort}{marker}\n"
+        'if [ "${EVAL_ONLY:-false}" != "true" ]; then\n'
+        "    export SGLANG_SIMULATE_ACC_LEN=2.49\n"
+        "    export SGLANG_SIMULATE_ACC_METHOD=match-expected\n"
+        "fi\n"
+        'python3 -m sglang.launch_server --model-path "$MODEL" --speculative-algorithm EAGLE \\\n'
+        "    --speculative-num-steps 3 --speculative-eagle-topk 1 &\n"
+    )
+
+
 _CURVES = {
     "golden_al_distribution/minimaxm3_eagle3_gqa.yaml": _GQA,
     "golden_al_distribution/minimaxm3_eagle3.yaml": _PLAIN,
@@ -78,6 +100,10 @@ RULE = Rule(
     ),
     fix=T(en="Set `{setting}` to {expected}", zh="将 `{setting}` 设为 {expected}"),
     variant_fixes={
+        "effort": T(
+            en="Set the reasoning effort to `{curve_effort}` (`{effort_setting}`)",
+            zh="将推理强度设为 `{curve_effort}`（`{effort_setting}`）",
+        ),
         "thinking_not_set": T(
             en=(
                 "Turn thinking {flip_word} explicitly (chat-template kwargs on the server, or "
@@ -137,6 +163,17 @@ RULE = Rule(
                 "而 {model} 默认{default_word}思考，此时黄金 AL 为 {al}（引擎应设为 {expected}）{when}"
             ),
         ),
+        "effort": T(
+            en=(
+                "The server runs reasoning effort `{effort}` (`{source}`), but `{setting}` "
+                "{actual} pins `{file}` `{key}` {mode} K={k}, measured at reasoning effort "
+                "`{curve_effort}`{when}"
+            ),
+            zh=(
+                "服务以推理强度 `{effort}` 运行（`{source}`），但 `{setting}` {actual} 对应的 "
+                "`{file}` 中 `{key}` {mode} K={k} 是在推理强度 `{curve_effort}` 下测得的{when}"
+            ),
+        ),
         "wrong_curve": T(
             en=(
                 "`{setting}` is {actual}, the value of `{other}`; the draft `{draft}` is measured in "
@@ -163,7 +200,14 @@ RULE = Rule(
             "(AL − 1)/K. A value that matches no golden AL of the model at all is an error whatever "
             "the thinking mode. Only a value that is the other thinking mode's golden AL, while "
             "nothing in the recipe sets the mode and it follows from the model's default, is a "
-            "warning: a client could still switch the mode."
+            "warning: a client could still switch the mode. A curve also holds only at the "
+            "reasoning effort its header's chat-template kwargs name (the DeepSeek-V4 curves: "
+            "`high`): a recipe that pins it while serving thinking at another effort "
+            "(`SGLANG_DSV4_REASONING_EFFORT=max`, `reasoning_effort` in the server's or the "
+            "client's chat-template kwargs; `knowledge.reasoning_effort`) simulates an AL its "
+            'traffic does not have (InferenceX #2200, #2246: "match golden AL reasoning '
+            'effort"). A curve whose header names no effort, or a recipe that sets none, is '
+            "not compared."
         ),
         zh=(
             "AgentX 公平性规则（golden_al_distribution/README.md）：开启合成接受后，每个模型、思考模式与草稿"
@@ -175,6 +219,11 @@ RULE = Rule(
             "`--spec-decode-acceptance-length` = AL 或 `--spec-decode-acceptance-rate` = (AL − 1)/K。"
             "与该模型任何黄金 AL 都不符的值，无论思考模式如何都报告为错误；只有当该值恰是另一种思考模式的黄金 AL、"
             "且配方未设置思考模式（由模型默认值推断）时才报告为警告，因为客户端仍可能切换模式。"
+            "曲线也只在其文件头 chat-template kwargs 所写的推理强度下成立（DeepSeek-V4 曲线为 `high`）："
+            "配方固定该曲线的 AL、却以其他推理强度提供思考服务（`SGLANG_DSV4_REASONING_EFFORT=max`，"
+            "或服务端、客户端 chat-template kwargs 中的 `reasoning_effort`；见 "
+            "`knowledge.reasoning_effort`），模拟出的 AL 与其流量不符（InferenceX #2200、#2246："
+            "“match golden AL reasoning effort”）。文件头未写推理强度的曲线、或未设置推理强度的配方不做比较。"
         ),
     ),
     bad=(
@@ -235,8 +284,19 @@ RULE = Rule(
             ),
             files=_CURVES,
         ),
+        Example(
+            path="benchmarks/single_node/agentic/dsv4_fp4_mi355x_sglang_mtp.sh",
+            note="the curve was measured at reasoning effort high (InferenceX #2200)",
+            text=_dsv4_recipe("max", "  # [RCP003]"),
+            files={"golden_al_distribution/dsv4_mtp.yaml": _DSV4},
+        ),
     ),
     good=(
+        Example(
+            path="benchmarks/single_node/agentic/dsv4_fp4_mi355x_sglang_mtp.sh",
+            text=_dsv4_recipe("high"),
+            files={"golden_al_distribution/dsv4_mtp.yaml": _DSV4},
+        ),
         Example(
             path="benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh",
             text=_vllm_recipe("Inferact/MiniMax-M3-EAGLE3", "2.83"),
@@ -379,6 +439,58 @@ def _check_launch(
     )
 
 
+def _check_effort(
+    recipe: Recipe, launch: Launch, ctx: RuleContext, when: Any = ""
+) -> Finding | None:
+    """A launch that pins a golden curve's thinking_on AL while serving thinking at
+    another reasoning effort than the curve was measured at."""
+    spec = facts.spec(launch, ctx.knowledge)
+    if spec is None or spec.simulation is None or launch.eval_only is True or not launch.decodes:
+        return None
+    k = facts.k_value(spec)
+    actual = spec.simulation.value
+    if k is None or actual is None:
+        return None
+    if facts.thinking(launch, recipe, ctx.knowledge).mode != "on":
+        return None  # the effort only shapes thinking
+    served = facts.effort(launch, ctx.knowledge)
+    if served is None:
+        return None
+    mode = "thinking_on"
+    kind = spec.simulation.unit
+    curves, _ = candidates(recipe, spec, ctx)
+    measured = [
+        (c, e, al)
+        for c in curves
+        if (al := c.al(mode, k)) is not None
+        and (e := facts.curve_effort(c.thinking_kwargs.get(mode), ctx.knowledge)) is not None
+    ]
+    # the curve the recipe pins (its AL matches); else any curve of the model and draft
+    pinned = [m for m in measured if _same(kind, actual, _expected(kind, m[2], k))] or measured
+    if not pinned or any(e == served.value for _, e, _ in pinned):
+        return None
+    curve, curve_effort, al = pinned[0]
+    setting = spec.simulation.setting
+    return RULE.hit(
+        recipe.path,
+        served.span or launch.span,
+        f"reasoning effort {served.value} for {curve.name} {curve_effort}",
+        variant="effort",
+        effort=served.value,
+        source=served.source,
+        setting=setting.origin.name,
+        actual=setting.text,
+        file=curve.file,
+        key=curve.model_key,
+        mode=mode,
+        k=k,
+        al=_fmt(al),
+        curve_effort=curve_effort,
+        effort_setting=served.setting,
+        when=when,
+    )
+
+
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     # a value written on one line may be computed per path (`RATE=$(awk ...)`): the
     # finding's condition is what the launches that carry the wrong value share
@@ -389,6 +501,17 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             wrong.setdefault(finding.span.line, []).append(launch)
     for group in wrong.values():
         finding = _check_launch(
+            recipe, group[0], ctx, when=when_clause(conditions_of(group, recipe.launches))
+        )
+        if finding is not None:
+            yield finding
+    efforts: dict[int, list[Launch]] = {}
+    for launch in recipe.launches:
+        finding = _check_effort(recipe, launch, ctx)
+        if finding is not None:
+            efforts.setdefault(finding.span.line, []).append(launch)
+    for group in efforts.values():
+        finding = _check_effort(
             recipe, group[0], ctx, when=when_clause(conditions_of(group, recipe.launches))
         )
         if finding is not None:

@@ -20,6 +20,39 @@ _SERVE = (
     "    --speculative-num-steps 3 --speculative-eagle-topk 1 &\n"
 )
 
+_SRT_PATH = (
+    "benchmarks/multi_node/srt-slurm-recipes/trtllm/qwen3.5/gb300-fp4/disagg/8k1k/mtp/"
+    "ctx1dep2_gen4tp16_mtp3_c4.yaml"
+)
+
+
+def _srt_recipe(chat: str) -> str:
+    """A TensorRT-LLM MTP recipe of the shape InferenceX #2218 merged."""
+    return (
+        "name: ctx1dep2_gen4tp16_mtp3_c4\n"
+        "model: {path: qwen3.5-fp4, container: nvcr.io/nvidia/tensorrt-llm/release:1.3.0rc18, "
+        "precision: fp4}\n"
+        "resources: {gpu_type: gb300, gpus_per_node: 4, prefill_workers: 1, decode_workers: 4}\n"
+        "backend:\n"
+        "  type: trtllm\n"
+        "  trtllm_config:\n"
+        "    prefill:\n"
+        "      tensor_parallel_size: 2\n"
+        "      speculative_config: {decoding_type: MTP, max_draft_len: 3}\n"
+        "    decode:\n"
+        "      tensor_parallel_size: 16\n"
+        "      speculative_config: {decoding_type: MTP, max_draft_len: 3}\n"
+        "frontend:\n"
+        "  type: dynamo\n"
+        "benchmark:\n"
+        '  type: "sa-bench"\n'
+        "  isl: 8192\n"
+        "  osl: 1024\n"
+        '  concurrencies: "4"\n'
+        f"{chat}"
+    )
+
+
 RULE = Rule(
     id="RCP009",
     slug="spec-decode-through-raw-completions",
@@ -64,8 +97,24 @@ RULE = Rule(
                 "（`{value}` 端点），测得的接受长度与真实对话流量不符{when}"
             ),
         ),
+        "setting": T(
+            en=(
+                "`{client}` sends prompts without a chat template (`{value}` in `benchmark`) to "
+                "servers running `{method}` speculative decoding, so the measured acceptance "
+                "length is not what chat traffic gets{when}"
+            ),
+            zh=(
+                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
+                "（`benchmark` 中的 `{value}`），测得的接受长度与真实对话流量不符{when}"
+            ),
+        ),
     },
     fix=T(en="Add `{flag}` to `{client}`", zh="为 `{client}` 加上 `{flag}`"),
+    variant_fixes={
+        "setting": T(
+            en="Set `{flag}` in the `benchmark` block", zh="在 `benchmark` 块中设置 `{flag}`"
+        ),
+    },
     rationale=T(
         en=(
             "Draft heads (EAGLE, MTP, DSpark) are trained on chat-formatted text. On raw random "
@@ -84,7 +133,11 @@ RULE = Rule(
             "reaches it on any path. Agentic trace replay goes through `build_replay_cmd`, which always "
             "uses `--endpoint-type chat`. Arguments the bot cannot resolve (an array from the "
             "environment) keep it silent, and so does the EVAL_ONLY arm, which runs no throughput "
-            "benchmark."
+            "benchmark. A multi-node (srt-slurm) recipe names its client in its `benchmark` block: "
+            "`sa-bench` applies the chat template unless the block sets `use_chat_template: false` "
+            "(srt-slurm's default is true; `knowledge.benchmark_client.srt_benchmarks`), so the "
+            "rule reports that setting on a speculative-decoding recipe; the eval twin "
+            "(`...-eval-...`) runs no throughput benchmark."
         ),
         zh=(
             "草稿头（EAGLE、MTP、DSpark）是在对话格式文本上训练的。对发往 `/v1/completions` 的原始随机 "
@@ -98,7 +151,11 @@ RULE = Rule(
             "（`--backend openai-chat`、`--endpoint-type chat`、`/v1/chat/completions`），也没有使用由客户端套用 "
             "chat template 的数据集（vLLM 的 `speed_bench`），则报告问题。"
             "智能体轨迹回放经由 `build_replay_cmd`，它始终使用 `--endpoint-type chat`。机器人无法解析的"
-            "参数（来自环境的数组）以及不运行吞吐基准的 EVAL_ONLY 分支不会触发本规则。"
+            "参数（来自环境的数组）以及不运行吞吐基准的 EVAL_ONLY 分支不会触发本规则。多节点（srt-slurm）配方在 "
+            "`benchmark` 块中指定客户端：`sa-bench` 会套用聊天模板，除非该块设置了 "
+            "`use_chat_template: false`（srt-slurm 的默认值为 true；见 "
+            "`knowledge.benchmark_client.srt_benchmarks`），因此本规则在投机解码配方上报告该设置；"
+            "评测配方（`...-eval-...`）不运行吞吐基准。"
         ),
     ),
     bad=(
@@ -122,8 +179,18 @@ RULE = Rule(
                 'vllm bench serve --backend "$BACKEND" --dataset-name random  # [RCP009]\n'
             ),
         ),
+        Example(
+            path=_SRT_PATH,
+            note="a multi-node MTP recipe that turns sa-bench's chat template off",
+            text=_srt_recipe("  use_chat_template: false  # [RCP009]\n"),
+        ),
     ),
     good=(
+        Example(
+            path=_SRT_PATH,
+            note="sa-bench applies the chat template unless told otherwise (srt-slurm's default)",
+            text=_srt_recipe(""),
+        ),
         Example(
             path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp4_mi355x_mtp.sh",
             text=(
@@ -226,10 +293,52 @@ def _verdict(
     return False, ""
 
 
+def _multi_node(recipe: Recipe, table: Mapping[str, Any], method: str) -> Iterator[Finding]:
+    """The `benchmark` block of a multi-node recipe: a client that turns its chat template
+    off (or leaves a default that is off)."""
+    clients: Mapping[str, Any] = table.get("srt_benchmarks", {}) or {}
+    for block in recipe.clients:
+        entry = clients.get(block.type or "")
+        if block.eval_only or not isinstance(entry, Mapping):
+            continue
+        key = str(entry.get("chat_key", ""))
+        setting = block.settings.get(key)
+        on = bool(entry.get("default")) if setting is None else _truthy(setting.value)
+        if on is not False:
+            continue
+        yield RULE.hit(
+            recipe.path,
+            setting.span if setting is not None else block.span,
+            f"{block.type} {key} off",
+            client=block.type,
+            method=method,
+            variant="setting" if setting is not None else None,
+            value=f"{key}: {setting.text}" if setting is not None else "",
+            flag=f"{key}: true",
+            when="",
+        )
+
+
+def _truthy(value: Any) -> bool | None:
+    """A YAML switch as srt-slurm reads it (None: not a boolean)."""
+    if isinstance(value, bool):
+        return value
+    text = str(value).strip().lower()
+    return True if text in ("true", "yes", "on", "1") else False if text in _OFF else None
+
+
+_OFF = ("false", "no", "off", "0")
+
+
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
+    table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
+    if recipe.multi_node:
+        spec = _spec(recipe, ctx)
+        if spec is not None:
+            yield from _multi_node(recipe, table, spec)
+        return
     if not recipe.commands:
         return
-    table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
     clients: Mapping[str, Any] = table.get("commands", {}) or {}
     if not clients:
         return
