@@ -1,4 +1,4 @@
-"""Review one pull request: fetch -> lint (pure) -> plan (pure) -> post.
+"""Review one pull request: fetch -> lint (`bot.app.pull`) -> plan (pure) -> post.
 
 The gateway is injected; this module never imports PyGithub. It is safe to
 re-run at any point: what the bot already posted is read back first (by the
@@ -12,14 +12,11 @@ import datetime
 from dataclasses import dataclass
 
 from bot.advisor.render import section_in, with_section
-from bot.core.changeset import build_changeset
-from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
-from bot.core.engine import Context, Report, lint
+from bot.app.pull import lint_pull
 from bot.core.model import T
 from bot.core.registry import all_rules
-from bot.docs import RULES_URL
-from bot.github.tree import GitHubTree
-from bot.github.types import Comment, Gateway, Posted, PullFile, PullInfo, Status
+from bot.github.types import Comment, Gateway, Posted, Status
+from bot.report.links import RULES_URL
 from bot.review import render
 
 DOCS_URL = RULES_URL
@@ -31,47 +28,6 @@ class ReviewSettings:
     review_drafts: bool = False
     docs_url: str = DOCS_URL
     bot_login: str | None = None
-
-
-@dataclass
-class Outcome:
-    """The pure part of a review: what lint found for one head."""
-
-    pull: PullInfo
-    report: Report
-    config_error: str | None = None
-    # the PR-mode lint context (trees, change, config); None when the config is invalid
-    ctx: Context | None = None
-
-
-def _config_text(gw: Gateway, pull: PullInfo) -> tuple[str | None, str]:
-    for name in CONFIG_FILENAMES:
-        data = gw.read(pull.repo, name, pull.base_sha)
-        if data is not None:
-            return data.decode("utf-8", errors="replace"), f"{name} at {pull.base_ref}"
-    return None, "defaults"
-
-
-def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetime.date) -> Outcome:
-    base_sha = gw.merge_base(pull.repo, pull.base_sha, pull.head_sha)
-    head = GitHubTree(gw, pull.repo, pull.head_sha)
-    base = GitHubTree(gw, pull.repo, base_sha)
-    text, source = _config_text(gw, pull)
-    try:
-        config = build_config(text, source=source)
-    except ConfigError as exc:
-        return Outcome(pull, Report(findings=[], files=[]), config_error=str(exc))
-    changed: set[str] = set()
-    for f in files:
-        changed.add(f.path)
-        if f.previous_path:
-            changed.add(f.previous_path)
-    change = build_changeset(base, head, changed, pr=pull.number, author=pull.author)
-    # a stale branch carries entries the base branch merged since the merge-base: the
-    # changelog rules compare with the base branch's tip to tell them from the PR's own
-    tip = GitHubTree(gw, pull.repo, pull.base_sha) if pull.base_sha != base_sha else None
-    ctx = Context.for_change(change, config, review_date=today, repository=pull.repo, base_tip=tip)
-    return Outcome(pull, lint(ctx, paths=sorted(changed)), ctx=ctx)
 
 
 def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:
@@ -108,9 +64,7 @@ def review_pull_request(
     rationale: dict[str, T] = {rm.rule.id: rm.rule.rationale for rm in all_rules()}
     findings = outcome.report.findings
     silenced = outcome.report.silenced
-    plan = render.plan_review(
-        findings, files, mine, pull.head_sha, rationale, settings.docs_url, silenced
-    )
+    plan = render.plan_review(findings, mine, pull.head_sha, rationale, settings.docs_url, silenced)
     if outcome.config_error is not None:
         plan.summary = render.truncate(
             "## recipe-review\n\n"

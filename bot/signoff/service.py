@@ -62,9 +62,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
+from bot.app.config import load_repo_config
+from bot.app.pull import lint_pull
+from bot.core.config import ConfigError, build_config
 from bot.core.engine import Context, Report
 from bot.core.model import Part, T, part
+from bot.github.tree import GitHubTree
 from bot.github.types import (
     Comment,
     Gateway,
@@ -510,14 +513,13 @@ def _read_text(gw: Gateway, repo: str, path: str, ref: str) -> str | None:
 
 
 def _knowledge(gw: Gateway, pull: PullInfo) -> Any:
-    for name in CONFIG_FILENAMES:
-        text = _read_text(gw, pull.repo, name, pull.base_sha)
-        if text is not None:
-            try:
-                return build_config(text, source=f"{name} at {pull.base_ref}").knowledge
-            except ConfigError:
-                break
-    return build_config(None).knowledge
+    """The base's knowledge; the defaults' when its configuration is invalid (the review
+    reports that)."""
+    try:
+        config = load_repo_config(GitHubTree(gw, pull.repo, pull.base_sha), ref=pull.base_ref)
+    except ConfigError:
+        config = build_config(None)
+    return config.knowledge
 
 
 class _ApiSource:
@@ -609,8 +611,6 @@ class _ApiSource:
         )
 
     def lint(self) -> tuple[Context | None, Report]:
-        from bot.review.pipeline import lint_pull
-
         outcome = lint_pull(self.gw, self.pull, self._files, self._today)
         if outcome.ctx is None or outcome.config_error is not None:
             return None, outcome.report
