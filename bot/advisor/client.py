@@ -18,6 +18,7 @@ The static system prompt carries `cache_control` (prompt caching); the model get
 
 from __future__ import annotations
 
+import importlib.util
 import logging
 import secrets
 import time
@@ -172,8 +173,6 @@ def _retry_after(response: Any) -> float | None:
 
 def sdk_available() -> bool:
     """Whether the optional `anthropic` SDK is installed (`pip install '.[llm]'`)."""
-    import importlib.util
-
     return importlib.util.find_spec("anthropic") is not None
 
 
