@@ -3,7 +3,11 @@
 One thin module per command: it registers its subparser (`register(sub)`, which
 binds `set_defaults(func=run)`), and `run(args, out, err)` parses nothing more,
 calls the use cases (`bot.app`) or the service's edges, prints, and returns the
-exit status. A new command is a new module listed in `COMMANDS`.
+exit status. A new command is a new module named in `COMMANDS`.
+
+Commands are loaded by name, as pip loads its commands: `bot lint ...` imports
+`bot.cli.lint` alone (not the service, the sign-off or the review), so the linter
+starts fast; `bot --help` and a mistyped command load them all to list them.
 
 Exit codes: 0 nothing at or above `--fail-on`; 1 findings at or above it;
 2 usage error or unreadable input (one `bot: error: ...` line on stderr).
@@ -13,20 +17,31 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import importlib
 import os
 import sys
 from collections.abc import Sequence
 from types import ModuleType
 
 from bot import __version__
-from bot.cli import admin, explain, lint, replay, review, rules, serve, signoff
 from bot.cli.common import Parser, UsageError
 from bot.core.config import ConfigError
 from bot.core.registry import RegistryError
 from bot.sources import SourceError
 
-# the commands in the order `bot --help` lists them
-COMMANDS: tuple[ModuleType, ...] = (lint, rules, explain, serve, replay, signoff, review, admin)
+# each command and the module that registers and runs it, in the order `bot --help`
+# lists them (a module may register several: `bot db` and `bot queue`)
+COMMANDS: dict[str, str] = {
+    "lint": "bot.cli.lint",
+    "rules": "bot.cli.rules",
+    "explain": "bot.cli.explain",
+    "serve": "bot.cli.serve",
+    "replay": "bot.cli.replay",
+    "signoff": "bot.cli.signoff",
+    "review": "bot.cli.review",
+    "db": "bot.cli.admin",
+    "queue": "bot.cli.admin",
+}
 
 MAIN_EPILOG = """\
 examples:
@@ -38,7 +53,14 @@ Run `bot lint --help` for all lint options.
 """
 
 
-def build_parser() -> argparse.ArgumentParser:
+def command_module(name: str) -> ModuleType:
+    """The module of command `name` (`COMMANDS`), imported on first use."""
+    return importlib.import_module(COMMANDS[name])
+
+
+def build_parser(command: str | None = None) -> argparse.ArgumentParser:
+    """The `bot` parser: every command's (None), or `command`'s alone, the others
+    listed by name (what `bot COMMAND ...` needs to parse its arguments)."""
     parser = Parser(
         prog="bot",
         description="recipe-review bot: deterministic, bilingual review of LLM inference "
@@ -48,9 +70,25 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--version", action="version", version=f"bot {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for command in COMMANDS:
-        command.register(sub)
+    load = set(COMMANDS.values()) if command is None else {COMMANDS[command]}
+    for name, module in COMMANDS.items():
+        if name in sub.choices:  # registered with another command of its module
+            continue
+        if module in load:
+            command_module(name).register(sub)
+        else:
+            sub.add_parser(name)
     return parser
+
+
+def _command(argv: Sequence[str]) -> str | None:
+    """The command `argv` names, if it names one (then only its module is loaded)."""
+    for arg in argv:
+        if not arg.startswith("-"):
+            return arg if arg in COMMANDS else None
+        if arg in ("-h", "--help"):
+            return None
+    return None
 
 
 def _describe(exc: BaseException) -> str:
@@ -75,7 +113,8 @@ def _subparser(
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the `bot` command line; returns the exit status."""
     out, err = sys.stdout, sys.stderr
-    parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(_command(argv))
     try:
         args, extra = parser.parse_known_args(argv)
         if extra:  # point at the subcommand's own help: `bot lint --help`
