@@ -20,6 +20,8 @@ from pathlib import Path
 
 import pytest
 
+from bot.cli.common import EXTRAS
+
 ROOT = Path(__file__).resolve().parents[1]
 
 # import names of the packages of the optional extras, by distribution name
@@ -152,6 +154,8 @@ def test_the_optional_list_is_the_extras_of_pyproject() -> None:
         re.split(r"[\[<>=!~;\s]", req, maxsplit=1)[0].lower() for req in project["dependencies"]
     }
     assert not base & set(OPTIONAL), "a package of the default install is not optional"
+    # what `bot serve` and `bot lint --advise` check before they run
+    assert {m for modules in EXTRAS.values() for m in modules} <= OPTIONAL_MODULES
 
 
 def test_the_server_app_needs_the_extra_and_the_lint_command_does_not() -> None:

@@ -168,10 +168,6 @@ class LintResult:
             suppressions=[replace(s, path=prefix + s.path) for s in r.suppressions],
         )
 
-    @property
-    def files(self) -> list[str]:
-        return [p for run in self.runs for p in run.report.files]
-
     def exceeds(self, level: str) -> bool:
         """Whether a finding is at or above `level` (error, warning, info)."""
         return any(run.report.exceeds(level) for run in self.runs)

@@ -11,14 +11,13 @@ import argparse
 import datetime
 import importlib.util
 import sys
-from collections.abc import Callable, Sequence
-from typing import Any, NoReturn, TextIO, TypeAlias
+from collections.abc import Sequence
+from typing import Any, NoReturn, TypeAlias
 
 from bot.sources import read_file
 
 # `register(sub)` receives this: the `bot` parser's subcommands
 Subparsers: TypeAlias = "argparse._SubParsersAction[Any]"
-Command = Callable[[argparse.Namespace, TextIO, TextIO], int]
 
 PACKAGE = "recipe-review-bot"
 # import names of each extra's required packages (pyproject's optional-dependencies)
@@ -81,10 +80,6 @@ def installed(module: str) -> bool:
         return importlib.util.find_spec(module) is not None
     except (ImportError, ValueError):
         return False
-
-
-def missing(extra: str) -> list[str]:
-    return [m for m in EXTRAS[extra] if not installed(m)]
 
 
 def require_extra(extra: str, what: str, modules: Sequence[str] | None = None) -> None:
