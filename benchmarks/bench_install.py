@@ -1,16 +1,19 @@
 """Install cost: the default install (the linter) against `.[server,llm]`, and the
 pre-commit hook's first run from an empty `PRE_COMMIT_HOME`.
 
-    python benchmarks/bench_install.py [--runs N] [--warm] [--skip-pre-commit]
+    python benchmarks/bench_install.py [--runs N] [--warm] [--rev REF ...]
+        [--skip-installs] [--skip-pre-commit]
 
 Each run creates a fresh virtual environment and installs this checkout into it with an
 empty pip cache (a first-time user; `--warm` keeps one cache across runs instead), the
 two installs alternating, and prints the median time and the environment's size (and its
 growth over an empty environment). Then it installs `pre-commit` from PyPI into a tool
 environment (not timed), makes a small git repository (a copy of the example) whose
-`.pre-commit-config.yaml` names this checkout's `HEAD` (commit first: pre-commit clones
-the revision), and times `pre-commit run --all-files` with an empty `PRE_COMMIT_HOME`
-and an empty pip cache: the hook's environment is built, then the hook runs. Targets:
+`.pre-commit-config.yaml` names a revision of this checkout (`--rev`, default `HEAD`;
+commit first: pre-commit clones the revision; several revisions alternate), and times
+`pre-commit run --all-files` with an empty `PRE_COMMIT_HOME` and an empty pip cache (with
+`--warm`, one cache filled by an unmeasured run: what is left is the local work): the
+hook's environment is built, then the hook runs. Targets:
 under 15 s and under 30 MB for the pre-commit environment. Needs network access to PyPI.
 """
 
@@ -97,79 +100,109 @@ def bench_installs(work: Path, runs: int, warm: bool) -> None:
         )
 
 
-def bench_pre_commit(work: Path, runs: int) -> None:
-    head = subprocess.run(
-        ["git", "-C", str(ROOT), "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+def _rev(ref: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(ROOT), "rev-parse", ref], check=True, capture_output=True, text=True
     ).stdout.strip()
-    dirty = subprocess.run(
-        ["git", "-C", str(ROOT), "status", "--porcelain", "--", "pyproject.toml", "bot", "rules"],
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    tool = work / "tool"
-    subprocess.run([sys.executable, "-m", "venv", str(tool)], check=True)
-    run([str(tool / "bin" / "pip"), "install", "--quiet", "pre-commit"])
-    version = subprocess.run(
-        [str(tool / "bin" / "pre-commit"), "--version"], capture_output=True, text=True
-    ).stdout.strip()
-    repo = work / "repo"
+
+
+def _pre_commit_repo(work: Path, name: str, rev: str) -> Path:
+    """A copy of the example, committed, whose hook is this checkout's `rev`."""
+    repo = work / name
     shutil.copytree(EXAMPLE, repo)
     (repo / ".pre-commit-config.yaml").write_text(
-        f"repos:\n  - repo: {ROOT}\n    rev: {head}\n    hooks:\n      - id: recipe-review\n",
+        f"repos:\n  - repo: {ROOT}\n    rev: {rev}\n    hooks:\n      - id: recipe-review\n",
         encoding="utf-8",
     )
     git = ["git", "-C", str(repo), "-c", "user.name=b", "-c", "user.email=b@b"]
     subprocess.run([*git, "init", "-q"], check=True)
     subprocess.run([*git, "add", "-A"], check=True)
     subprocess.run([*git, "commit", "-qm", "example"], check=True)
-    times: list[float] = []
-    total = hook_env = 0
-    for n in range(runs):
-        home = work / f"pre-commit-home-{n}"
-        env = {
-            **os.environ,
-            "PRE_COMMIT_HOME": str(home),
-            "PIP_CACHE_DIR": str(work / f"pip-cache-pre-commit-{n}"),
-            "PIP_DISABLE_PIP_VERSION_CHECK": "1",
-        }
-        start = time.perf_counter()
-        proc = subprocess.run(
-            [str(tool / "bin" / "pre-commit"), "run", "--all-files"],
-            cwd=repo,
-            env=env,
-            capture_output=True,
-            text=True,
+    return repo
+
+
+def _first_run(tool: Path, repo: Path, home: Path, cache: Path) -> tuple[float, int, int]:
+    """(seconds, bytes of PRE_COMMIT_HOME, bytes of the hook's environment)."""
+    env = {
+        **os.environ,
+        "PRE_COMMIT_HOME": str(home),
+        "PIP_CACHE_DIR": str(cache),
+        "PIP_DISABLE_PIP_VERSION_CHECK": "1",
+    }
+    start = time.perf_counter()
+    proc = subprocess.run(
+        [str(tool / "bin" / "pre-commit"), "run", "--all-files"],
+        cwd=repo,
+        env=env,
+        capture_output=True,
+        text=True,
+    )
+    elapsed = time.perf_counter() - start
+    # the example's findings fail the hook (exit 1): the environment was built and ran
+    if proc.returncode not in (0, 1) or "recipe-review" not in proc.stdout:
+        raise SystemExit(f"pre-commit failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
+    envs = [p for p in home.glob("repo*/py_env-*") if p.is_dir()]
+    out = (elapsed, size(home), sum(size(p) for p in envs))
+    shutil.rmtree(home)
+    return out
+
+
+def bench_pre_commit(work: Path, runs: int, revs: list[str], warm: bool) -> None:
+    tool = work / "tool"
+    subprocess.run([sys.executable, "-m", "venv", str(tool)], check=True)
+    run([str(tool / "bin" / "pip"), "install", "--quiet", "pre-commit"])
+    version = subprocess.run(
+        [str(tool / "bin" / "pre-commit"), "--version"], capture_output=True, text=True
+    ).stdout.strip()
+    repos = {ref: _pre_commit_repo(work, f"repo-{n}", _rev(ref)) for n, ref in enumerate(revs)}
+    shared = work / "pip-cache-pre-commit"
+    if warm:  # one run of each revision fills the shared pip cache, unmeasured
+        for ref, repo in repos.items():
+            _first_run(tool, repo, work / "warm-home", shared)
+    results: dict[str, list[tuple[float, int, int]]] = {ref: [] for ref in revs}
+    for n in range(runs):  # the revisions alternate
+        for ref, repo in repos.items():
+            cache = shared if warm else work / f"pip-cache-{n}-{_rev(ref)[:12]}"
+            results[ref].append(_first_run(tool, repo, work / "home", cache))
+            if not warm:
+                shutil.rmtree(cache, ignore_errors=True)
+    cache_kind = "a warm" if warm else "an empty"
+    print(f"pre-commit hook, first run ({version}, empty PRE_COMMIT_HOME, {cache_kind} pip cache):")
+    for ref, rows in results.items():
+        times = [t for t, _, _ in rows]
+        _, total, hook_env = rows[-1]
+        print(
+            f"  {ref} ({_rev(ref)[:9]}): median {statistics.median(times):.1f} s of {runs} "
+            f"({', '.join(f'{t:.1f}' for t in times)}); PRE_COMMIT_HOME {mb(total)}, "
+            f"the hook's environment {mb(hook_env)}"
         )
-        times.append(time.perf_counter() - start)
-        # the example's findings fail the hook (exit 1): the environment was built and ran
-        if proc.returncode not in (0, 1) or "recipe-review" not in proc.stdout:
-            raise SystemExit(f"pre-commit failed ({proc.returncode}):\n{proc.stdout}{proc.stderr}")
-        envs = [p for p in home.glob("repo*/py_env-*") if p.is_dir()]
-        total, hook_env = size(home), sum(size(p) for p in envs)
-        shutil.rmtree(home)
-    print(f"pre-commit hook, first run ({version}, empty PRE_COMMIT_HOME and pip cache):")
-    print(
-        f"  median {statistics.median(times):.1f} s of {runs} "
-        f"({', '.join(f'{t:.1f}' for t in times)}; clone, environment, hook on the example)"
-    )
-    print(
-        f"  PRE_COMMIT_HOME {mb(total)}: the hook's environment {mb(hook_env)}, the rest the clone"
-    )
+    dirty = subprocess.run(
+        ["git", "-C", str(ROOT), "status", "--porcelain", "--", "pyproject.toml", "bot", "rules"],
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     if dirty:
-        print("  (bot/, rules/ or pyproject.toml have uncommitted changes: HEAD was measured)")
+        print("  (bot/, rules/ or pyproject.toml have uncommitted changes: commits were measured)")
 
 
 def main() -> None:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=1, help="installs of each kind (median)")
     ap.add_argument("--warm", action="store_true", help="one pip cache for every run")
+    ap.add_argument("--skip-installs", action="store_true", help="only the pre-commit runs")
     ap.add_argument("--skip-pre-commit", action="store_true")
+    ap.add_argument(
+        "--rev",
+        action="append",
+        help="revision of this checkout the hook is installed from (repeatable; default HEAD)",
+    )
     args = ap.parse_args()
     with tempfile.TemporaryDirectory(prefix="bench-install-") as tmp:
         work = Path(tmp)
-        bench_installs(work, args.runs, args.warm)
+        if not args.skip_installs:
+            bench_installs(work, args.runs, args.warm)
         if not args.skip_pre_commit:
-            bench_pre_commit(work, args.runs)
+            bench_pre_commit(work, args.runs, args.rev or ["HEAD"], args.warm)
 
 
 if __name__ == "__main__":

@@ -23,6 +23,7 @@ from bot.sources import (
     GitTree,
     SourceError,
     changed_paths,
+    find_repo_root,
     git,
     git_toplevel,
     github_repository,
@@ -39,6 +40,7 @@ __all__ = [
     "open_checkout",
     "open_local_change",
     "origin_repository",
+    "repository_root",
     "resolve_commit",
     "work_tree",
 ]
@@ -74,6 +76,12 @@ def origin_repository(repo: str | os.PathLike[str]) -> str | None:
     except SourceError:
         return None
     return github_repository(repo)
+
+
+def repository_root(start: str | os.PathLike[str]) -> Path | None:
+    """The nearest directory at or above `start` holding `.git`, `perf-changelog.yaml` or
+    `.recipe-bot.yml` (where `bot lint PATH` roots a file's path); None when there is none."""
+    return find_repo_root(start)
 
 
 def work_tree(repo: str | os.PathLike[str]) -> Path:

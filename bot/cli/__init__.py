@@ -24,10 +24,10 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from bot import __version__
+from bot.app.local import SourceError
 from bot.cli.common import Parser, UsageError
 from bot.core.config import ConfigError
 from bot.core.registry import RegistryError
-from bot.sources import SourceError
 
 # each command and the module that registers and runs it, in the order `bot --help`
 # lists them (a module may register several: `bot db` and `bot queue`)

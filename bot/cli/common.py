@@ -12,9 +12,8 @@ import datetime
 import importlib.util
 import sys
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any, NoReturn, TypeAlias
-
-from bot.sources import read_file
 
 # `register(sub)` receives this: the `bot` parser's subcommands
 Subparsers: TypeAlias = "argparse._SubParsersAction[Any]"
@@ -65,7 +64,7 @@ def port(value: str) -> int:
 
 def read_body(name: str) -> str:
     """A UTF-8 text file's contents ('-': stdin)."""
-    data = sys.stdin.buffer.read() if name == "-" else read_file(name)
+    data = sys.stdin.buffer.read() if name == "-" else Path(name).read_bytes()
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

@@ -21,14 +21,19 @@ from bot.advisor.client import Advisor, AdvisorConfigError, advisor_settings, sd
 from bot.advisor.local import advise_runs
 from bot.app.config import load_repo_config
 from bot.app.lint import LintOptions, LintResult, lint_change, lint_content, lint_paths, lint_tree
-from bot.app.local import open_checkout, open_local_change
+from bot.app.local import (
+    SourceError,
+    open_checkout,
+    open_local_change,
+    repository_root,
+    work_tree,
+)
 from bot.app.select import Selection, SelectionError, select_rules
 from bot.cli.common import Subparsers, UsageError, iso_date, positive_int, read_body
 from bot.core.engine import Report
 from bot.core.model import SEVERITY_RANK, Finding
 from bot.report import concise, github, json_report, junit, rdjson, sarif, stats, text
 from bot.report.paths import PathMap, as_given
-from bot.sources import SourceError, find_repo_root, git_toplevel, write_file
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "junit")
 # ruff's names: `full` is the text format, `concise` one line per finding
@@ -253,10 +258,10 @@ def _resolve_mode(args: argparse.Namespace) -> None:
     if not args.paths and not args.repo:
         if args.base or args.head:
             cwd = Path.cwd()
-            root = find_repo_root(cwd)
+            root = repository_root(cwd)
             if root is None or not (root / ".git").exists():
                 try:
-                    root = git_toplevel(cwd)
+                    root = work_tree(cwd)
                 except SourceError:
                     option = "--base" if args.base else "--head"
                     raise UsageError(
@@ -375,7 +380,7 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     else:
         rendered = _render(shown, fmt, args.lang, use_color(args, out), paths, result.root, advice)
     if args.output:
-        write_file(args.output, rendered)
+        Path(args.output).write_text(rendered, encoding="utf-8")
     else:
         out.write(rendered)
         out.flush()
