@@ -72,7 +72,6 @@ def load_payload(path: str, index: int | None) -> Any:
 
 def _local_factory(repo_dir: str, payload: Any) -> GatewayFactory:
     """A factory of `LocalGitGateway`s holding the payload's pull request."""
-
     pr = payload.get("pull_request") if isinstance(payload, dict) else None
     repo = (payload.get("repository") or {}).get("full_name") if isinstance(payload, dict) else None
     if not isinstance(pr, dict) or not isinstance(repo, str):
