@@ -1,8 +1,8 @@
 # recipe-review bot: the GitHub App webhook service (`bot serve`).
 #
-# The install step is the tested path: .ci/run does the same `pip install .` into
-# a clean venv, then starts `bot serve` from it and runs this image's health check
-# command against it. The SQLite queue lives on the /data volume; mount it so a
+# The install step is the tested path: .ci/run does the same `pip install '.[server,llm]'`
+# (the webhook service and the LLM advisor on top of the linter) into a clean venv, then
+# starts `bot serve` from it and runs this image's health check command against it. The SQLite queue lives on the /data volume; mount it so a
 # restart resumes unfinished reviews.
 # For several replicas set BOT_DB=postgresql://... (run `bot db migrate` first; the
 # entrypoint takes it as `--entrypoint bot ... db migrate`): deploy/compose.yaml.
@@ -32,7 +32,7 @@ COPY pyproject.toml README.md ./
 COPY bot ./bot
 COPY rules ./rules
 COPY schemas ./schemas
-RUN pip install --no-cache-dir . && rm -rf /root/.cache
+RUN pip install --no-cache-dir '.[server,llm]' && rm -rf /root/.cache
 
 USER 10001:10001
 WORKDIR /data

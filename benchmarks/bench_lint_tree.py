@@ -41,10 +41,11 @@ PARSE_LIMIT = Path(__file__).resolve().with_name("parse_limit.py")
 CHILD = r"""
 import sys, time
 t0 = time.perf_counter()
-import argparse, json
+import json
 from collections import Counter, defaultdict
 
-from bot.cli import _repo_job
+from bot.app.config import load_repo_config
+from bot.app.local import open_checkout
 from bot.core import engine
 from bot.core.engine import Context, lint
 
@@ -92,22 +93,20 @@ if mode == "instrumented":
 
     engine._run = timed_run
 
-ns = argparse.Namespace(repo=repo, base=None, head=None, config=None, pr=None)
-closers = []
-job = _repo_job(ns, closers)
+checkout = open_checkout(repo)
+config = load_repo_config(checkout.tree)
 if mode == "instrumented":
-    ctx = Context.for_tree(job.tree, job.config, parsers=timed_parsers)
+    ctx = Context.for_tree(checkout.tree, config, parsers=timed_parsers)
 else:
-    ctx = Context.for_tree(job.tree, job.config)
+    ctx = Context.for_tree(checkout.tree, config)
 if mode == "instrumented":  # per-file timings need one process
-    report = lint(ctx, paths=job.paths)
+    report = lint(ctx)
 else:  # as `bot lint` runs: two cores
     from bot.parallel import lint_parallel
 
-    report = lint_parallel(ctx, paths=job.paths)
+    report = lint_parallel(ctx)
 t_end = time.perf_counter()
-for tree in closers:
-    tree.close()
+checkout.close()
 import resource
 
 peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss
@@ -180,14 +179,14 @@ def run_timed(cmd: list[str]) -> tuple[subprocess.CompletedProcess[str], float, 
 def routed_paths(repo: Path) -> list[str]:
     """The paths `bot lint --repo` lints (every path of the tree the configuration routes)."""
     sys.path.insert(0, str(PROJECT_ROOT))
-    from bot.cli import _repo_job
+    from bot.app.config import load_repo_config
+    from bot.app.local import open_checkout
     from bot.core.engine import Context, route
 
-    job = _repo_job(
-        argparse.Namespace(repo=str(repo), base=None, head=None, config=None, pr=None), []
-    )
-    ctx = Context.for_tree(job.tree, job.config)
-    return [p for p in sorted(ctx.all_paths()) if route(p, job.config) is not None]
+    checkout = open_checkout(str(repo))
+    config = load_repo_config(checkout.tree)
+    ctx = Context.for_tree(checkout.tree, config)
+    return [p for p in sorted(ctx.all_paths()) if route(p, config) is not None]
 
 
 def limit_plan(repo: Path, paths: list[str]) -> dict[str, Any]:

@@ -209,15 +209,15 @@ def samples_pyinstrument(repo: Path) -> tuple[list[tuple[Stack, float]], float]:
 def lint_once(repo: Path) -> tuple[Any, str]:
     """A whole-tree lint in this process, as `bot lint --repo` does on one core, and the
     JSON report."""
-    from bot.cli import _repo_job
+    from bot.app.config import load_repo_config
+    from bot.app.local import open_checkout
     from bot.core.engine import Context, lint
     from bot.report import json_report
 
-    job = _repo_job(
-        argparse.Namespace(repo=str(repo), base=None, head=None, config=None, pr=None), []
-    )
-    ctx = Context.for_tree(job.tree, job.config)
-    report = lint(ctx, paths=job.paths)
+    checkout = open_checkout(str(repo))
+    config = load_repo_config(checkout.tree)
+    ctx = Context.for_tree(checkout.tree, config)
+    report = lint(ctx, paths=None)
     return report, json_report.render(report)
 
 
@@ -402,14 +402,14 @@ def count_work(repo: Path) -> dict[str, Any]:
 
     engine._run = engine_run
 
-    from bot.cli import _repo_job
+    from bot.app.config import load_repo_config
+    from bot.app.local import open_checkout
     from bot.core.engine import Context, lint
 
-    job = _repo_job(
-        argparse.Namespace(repo=str(repo), base=None, head=None, config=None, pr=None), []
-    )
-    ctx = Context.for_tree(job.tree, job.config, parsers=table)
-    report = lint(ctx, paths=job.paths)
+    checkout = open_checkout(str(repo))
+    config = load_repo_config(checkout.tree)
+    ctx = Context.for_tree(checkout.tree, config, parsers=table)
+    report = lint(ctx, paths=None)
 
     parser_by_path = {
         label: {

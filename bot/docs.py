@@ -18,9 +18,7 @@ from pathlib import Path
 
 from bot.core.model import Example, Rule
 from bot.core.registry import RuleModule, all_rules
-
-PROJECT_URL = "https://github.com/recipe-review-bot/recipe-review-bot"
-RULES_URL = f"{PROJECT_URL}/blob/main/docs/rules.md"
+from bot.report import links
 
 README_START = "<!-- rules:start -->"
 README_END = "<!-- rules:end -->"
@@ -39,12 +37,7 @@ def _rules(rules: Sequence[RuleModule | Rule] | None) -> list[Rule]:
 
 
 def anchor(rule: Rule) -> str:
-    return rule.id.lower()
-
-
-def rule_url(rule_id: str, base: str = RULES_URL) -> str:
-    """The rule's section of the generated documentation."""
-    return f"{base}#{rule_id.lower()}"
+    return links.anchor(rule.id)
 
 
 def _cell(text: str) -> str:

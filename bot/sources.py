@@ -17,6 +17,7 @@ Every failure a user can cause (not a repository, unknown ref, no git) is a
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import os
 import re
 import shutil
@@ -233,8 +234,6 @@ class FsTree:
 
 
 def _hash_file(full: Path, size: int) -> str | None:
-    import hashlib
-
     digest = hashlib.sha1(b"blob %d\x00" % size)
     try:
         with full.open("rb") as fh:

@@ -20,7 +20,8 @@ import jsonschema
 import pytest
 
 from bot import __version__, sources
-from bot.cli import _use_color, build_parser, main
+from bot.cli import build_parser, main
+from bot.cli.lint import use_color
 from bot.core import registry
 from bot.core.config import load_schema
 from bot.core.engine import Context
@@ -507,12 +508,12 @@ def test_colour_choice(monkeypatch: pytest.MonkeyPatch) -> None:
 
     args = build_parser().parse_args(["lint"])
     monkeypatch.delenv("NO_COLOR", raising=False)
-    assert _use_color(args, Tty())  # type: ignore[arg-type]
+    assert use_color(args, Tty())  # type: ignore[arg-type]
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not _use_color(args, Tty())  # type: ignore[arg-type]
+    assert not use_color(args, Tty())  # type: ignore[arg-type]
     monkeypatch.delenv("NO_COLOR")
     args = build_parser().parse_args(["lint", "--no-color"])
-    assert not _use_color(args, Tty())  # type: ignore[arg-type]
+    assert not use_color(args, Tty())  # type: ignore[arg-type]
 
 
 def test_locate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:

@@ -70,7 +70,7 @@ def test_docker_build_context_is_small_and_holds_what_the_dockerfile_copies() ->
             for src in line.split()[1:-1]:
                 assert any(p == src or p.startswith(src + "/") for p in files), src
     assert (
-        "bot/cli.py" in files
+        "bot/cli/__init__.py" in files
         and "rules/recipe/RCP001_reasoning_parser_on_interleaved_thinking.py" in files
     )
     assert "schemas/findings.schema.json" in files and "bot/knowledge/default.yaml" in files

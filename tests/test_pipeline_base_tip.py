@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 
 from webhook_fakes import REPO, MemoryGitHub, sha
 
+from bot.app.pull import lint_pull
 from bot.github.types import PullFile
-from bot.review.pipeline import lint_pull
 
 CHANGELOG = "perf-changelog.yaml"
 PULL = f"https://github.com/{REPO}/pull/"  # pr-links name the PR's own repository

@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
+from bot.core.changeset import FileChange
 from bot.core.model import ERROR, WARNING, Finding, Span, T
-from bot.github.types import Comment, PullFile
+from bot.github.types import Comment
 from bot.review import render
 
 PATCH = (
@@ -37,14 +40,22 @@ def finding(rule: str, line: int, subject: str, severity: str = ERROR, path: str
     )
 
 
+def placed(f: Finding, patch: str = PATCH) -> Finding:
+    """`f` placed in the change `patch` describes, as the engine places it."""
+    where = FileChange.from_patch(f.path, patch).place(f.line, f.span.last_line)
+    return replace(f, in_diff=where.changed, comment_lines=where.comment)
+
+
 def test_commentable_lines_follow_the_patch() -> None:
-    assert render.commentable_lines(PATCH) == {1, 2, 3, 4, 5, 42, 43}
-    assert render.commentable_lines(None) == set()
+    change = FileChange.from_patch(PATH, PATCH)
+    assert change.shown_lines == {1, 2, 3, 4, 5, 42, 43}
+    assert change.added_lines == {2, 4, 5, 43}
+    assert change.removed_lines == {3, 41}
 
 
 def test_new_findings_inline_and_outside_the_diff() -> None:
     fs = [finding("RCP002", 4, "gmu"), finding("RCP001", 5, "rp"), finding("RCP003", 20, "al")]
-    plan = render.plan_review(fs, [PullFile(PATH, "modified", patch=PATCH)], [], "a" * 40, {}, "")
+    plan = render.plan_review([placed(f) for f in fs], [], "a" * 40, {}, "")
     assert [c.line for _, c in plan.inline] == [4, 5]
     assert [f.rule for f in plan.outside] == ["RCP003"]
     body = plan.inline[0][1].body
@@ -58,11 +69,9 @@ def test_new_findings_inline_and_outside_the_diff() -> None:
 def test_already_posted_findings_are_not_posted_again_even_after_lines_move() -> None:
     first = finding("RCP002", 4, "gmu")
     posted = Comment(1, render.comment_body(first, None, ""), "bot[bot]", PATH, 4, kind="review")
-    moved = finding("RCP002", 5, "gmu")  # same defect, one line lower after a rebase
+    moved = placed(finding("RCP002", 5, "gmu"))  # same defect, one line lower after a rebase
     assert moved.fingerprint == first.fingerprint
-    plan = render.plan_review(
-        [moved], [PullFile(PATH, "modified", patch=PATCH)], [posted], "b" * 40, {}, ""
-    )
+    plan = render.plan_review([moved], [posted], "b" * 40, {}, "")
     assert plan.inline == [] and plan.already == [moved] and plan.resolve == []
 
 
@@ -70,7 +79,7 @@ def test_gone_findings_are_resolved_not_deleted_and_listed_as_fixed() -> None:
     old = finding("RCP001", 5, "rp")
     inline = Comment(7, render.comment_body(old, None, ""), "bot[bot]", PATH, 5, kind="review")
     summary = Comment(9, render.summary_body([old], [], [], "a" * 40), "bot[bot]", kind="issue")
-    plan = render.plan_review([], [], [inline, summary], "c" * 40, {}, "")
+    plan = render.plan_review([], [inline, summary], "c" * 40, {}, "")
     assert plan.resolve == [inline]
     assert plan.summary_comment == summary
     assert plan.fixed == [["RCP001", PATH, "Title"]]
@@ -91,7 +100,7 @@ def test_replies_and_resolved_threads_are_left_alone() -> None:
         "bot[bot]",
         kind="review",
     )
-    plan = render.plan_review([], [], [reply, done], "c" * 40, {}, "")
+    plan = render.plan_review([], [reply, done], "c" * 40, {}, "")
     assert plan.resolve == []
 
 
@@ -100,9 +109,9 @@ def test_no_second_review_for_the_same_head_without_new_comments() -> None:
     review = Comment(
         3, render.review_body(0, [outside], "e" * 40), "bot[bot]", kind="review_summary"
     )
-    plan = render.plan_review([outside], [], [review], "e" * 40, {}, "")
+    plan = render.plan_review([outside], [review], "e" * 40, {}, "")
     assert plan.review_body is None
-    plan2 = render.plan_review([outside], [], [review], "f" * 40, {}, "")
+    plan2 = render.plan_review([outside], [review], "f" * 40, {}, "")
     assert plan2.review_body is not None
 
 

@@ -93,7 +93,7 @@ def test_registry_refuses_a_condition_that_does_not_change_the_severity(
 def test_every_surface_shows_the_declared_conditions() -> None:
     out = io.StringIO()
     args = cli.build_parser().parse_args(["rules", "--format", "json"])
-    assert cli.cmd_rules(args, out) == 0
+    assert args.func(args, out, io.StringIO()) == 0
     listed = {r["id"]: r for r in json.loads(out.getvalue())}
     # SARIF lists the rules that have results: one finding per rule lists them all
     every = [
@@ -118,7 +118,8 @@ def test_every_surface_shows_the_declared_conditions() -> None:
     }
     table = render_rules_table()
     text = io.StringIO()
-    cli.cmd_rules(cli.build_parser().parse_args(["rules"]), text)
+    args = cli.build_parser().parse_args(["rules"])
+    args.func(args, text, io.StringIO())
     for rm in all_rules():
         rule = rm.rule
         entry = listed[rule.id]

@@ -220,15 +220,18 @@ def test_suggestion_block_fence_outlasts_backticks_in_the_text() -> None:
 
 
 def test_multi_line_finding_without_a_multi_line_comment_drops_the_suggestion() -> None:
-    from bot.github.types import PullFile
+    from dataclasses import replace
+
+    from bot.core.changeset import FileChange
     from bot.review.render import plan_review
 
     rm = get_rule("CHL002")
     assert rm is not None
     f = rm.rule.hit("perf-changelog.yaml", Span(3, end_line=4), "x", suggestion="  pr-link: y")
     # only line 3 is in the patch: a one-line comment must not carry a 2-line replacement
-    files = [PullFile(path="perf-changelog.yaml", status="modified", patch="@@ -3,0 +3,1 @@\n+a")]
-    plan = plan_review([f], files, [], "a" * 40, {}, "")
+    change = FileChange.from_patch("perf-changelog.yaml", "@@ -3,0 +3,1 @@\n+a")
+    f = replace(f, comment_lines=change.comment_lines(3, 4))
+    plan = plan_review([f], [], "a" * 40, {}, "")
     (_, comment) = plan.inline[0]
     assert comment.start_line is None and "```suggestion" not in comment.body
 

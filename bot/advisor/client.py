@@ -22,6 +22,7 @@ an input the schema refuses, is refused, never raised). Nothing runs the tool.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import logging
 import secrets
@@ -177,8 +178,6 @@ def _retry_after(response: Any) -> float | None:
 
 def sdk_available() -> bool:
     """Whether the optional `anthropic` SDK is installed (`pip install '.[llm]'`)."""
-    import importlib.util
-
     return importlib.util.find_spec("anthropic") is not None
 
 

@@ -3,7 +3,7 @@
 Queued by a worker after the deterministic review of a head finished (so it never delays
 it), run as its own job kind. It lints the head again (pure, cached by blob), asks the
 questions whose triggers fire, and edits the collapsed "Advisor" section of the bot's own
-sticky summary, found by kind (`bot.review.render.is_summary_comment`). It never writes a
+sticky summary, found by kind (`bot.report.markers.is_summary_comment`). It never writes a
 status, a verdict, a review or an inline comment. On 429/529 it reports `deferred`; the
 worker retries it later and, after the queue's attempts, drops it.
 """
@@ -19,9 +19,9 @@ from typing import Any
 
 from bot.advisor import render as advice_render
 from bot.advisor.questions import SIGNOFF_PHRASE, PrText, build_questions
+from bot.app.pull import lint_pull
 from bot.github.types import Gateway, GitHubError
-from bot.review import render
-from bot.review.pipeline import lint_pull
+from bot.report import markers
 
 log = logging.getLogger("bot.advisor")
 
@@ -77,7 +77,7 @@ def advise_pull_request(
     summaries = [
         c
         for c in comments
-        if c.author.lower() == me and c.kind == "issue" and render.is_summary_comment(c.body)
+        if c.author.lower() == me and c.kind == "issue" and markers.is_summary_comment(c.body)
     ]
     if not summaries:
         return AdvisePosted("skipped", skipped=["no summary comment to add advice to"])
@@ -124,9 +124,9 @@ def advise_pull_request(
     if gw.pull(repo, number).head_sha != head_sha:
         return AdvisePosted("skipped", skipped=["head moved during advice"])
     current = next((c for c in gw.issue_comments(repo, number) if c.id == summary.id), summary)
-    if render.summary_head(current.body) not in (None, head_sha):
+    if markers.summary_head(current.body) not in (None, head_sha):
         return AdvisePosted("skipped", skipped=["the summary describes another head"])
-    body = render.truncate(advice_render.with_section(current.body, section))
+    body = markers.truncate(advice_render.with_section(current.body, section))
     if body != current.body:
         gw.edit_issue_comment(repo, summary.id, body)
     return posted

@@ -158,11 +158,11 @@ def main(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.s
 
 
 def _rule_ids(args: argparse.Namespace) -> list[str] | None:
-    from bot import cli
+    from bot.app.select import SelectionError, select_rules
 
     try:
-        chosen = cli.selected_rules(args.select, args.extend_select, args.ignore)
-    except cli.UsageError as exc:
+        chosen = select_rules(args.select, args.extend_select, args.ignore).rules
+    except SelectionError as exc:
         raise BacktestError(str(exc)) from None
     return None if chosen is None else [rm.rule.id for rm in chosen]
 

@@ -17,6 +17,7 @@ import jsonschema
 
 from bot.base.knowledge import Knowledge as Knowledge  # re-exported
 from bot.core.model import SEVERITIES, Severity
+from bot.core.registry import all_rules, resolve_rule
 from bot.parse.yamlsafe import YamlError, load_safe
 
 CONFIG_FILENAMES = (".recipe-bot.yml", ".recipe-bot.yaml", ".github/recipe-bot.yml")
@@ -67,8 +68,6 @@ class Config:
 
 def _rule_id(name: str, source: str, where: str) -> str:
     """The rule id `name` (an id or a slug) names; an unknown one is a clear error."""
-    from bot.core.registry import all_rules, resolve_rule
-
     rid = resolve_rule(str(name))
     if rid is None:
         known = ", ".join(rm.rule.id for rm in all_rules() if rm.rule.target != "signoff")

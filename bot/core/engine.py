@@ -144,17 +144,14 @@ def lint(
 
 
 def _finish(finding: Finding, ctx: Context) -> Finding:
-    """The repository's severity override and, in PR mode, whether the PR touched the lines."""
+    """The repository's severity override and, in PR mode, where the finding's lines stand
+    in the change (`ChangeSet.place`: touched by the PR, and commentable)."""
     override = ctx.config.severity.get(finding.rule)
     if override:
         finding = replace(finding, severity=override)
     if ctx.change is not None:
-        finding = replace(
-            finding,
-            in_diff=ctx.change.touches_line(
-                finding.path, finding.span.line, finding.span.last_line
-            ),
-        )
+        place = ctx.change.place(finding.path, finding.span.line, finding.span.last_line)
+        finding = replace(finding, in_diff=place.changed, comment_lines=place.comment)
     return finding
 
 

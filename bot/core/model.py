@@ -137,12 +137,17 @@ class Finding:
     subject: str
     suggestion: str | None = None
     # in PR mode: whether the finding's lines were added or changed by the PR
+    # (`ChangeSet.place`, the answer the gate and the reporters read)
     in_diff: bool | None = None
     # the source line at `span.line`, for reporters that quote it
     line_text: str | None = None
     # text to add elsewhere (e.g. the changelog entry a master-config change
     # needs); unlike `suggestion` it never replaces the finding's own lines
     proposal: str | None = None
+    # in PR mode: the head lines (first, last) an inline review comment on the finding
+    # covers, None when the diff does not show its line (`ChangeSet.place`, the answer
+    # the review's inline/summary split reads)
+    comment_lines: tuple[int, int] | None = None
 
     @property
     def line(self) -> int:

@@ -27,6 +27,7 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
+from bot.parse.master_config import MasterProblem, walk_yaml
 from bot.parse.yamlsafe import (
     YamlError,
     classify_error,
@@ -383,8 +384,6 @@ def _walk_plain(text: str, stats: _Stats) -> tuple[list[_EntryShape], list[Any]]
     duplicate keys, keys that are not strings), is not a list, or is over a
     bound: the two-pass reading then decides, and words any problem.
     """
-    from bot.parse.master_config import MasterProblem, walk_yaml
-
     walk = walk_yaml(text)
     if isinstance(walk, MasterProblem) or walk.fallback or walk.events > MAX_EVENTS:
         return None

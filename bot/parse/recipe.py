@@ -18,6 +18,9 @@ from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
+import tree_sitter_bash
+from tree_sitter import Language, Query, QueryCursor
+
 from bot.base.span import Span
 from bot.parse import argv
 from bot.parse.bash import MAX_PATHS, Assumption, Command, Interpreter, Problem, parse_tree
@@ -392,13 +395,9 @@ def parse_recipe(
     `engine_docs`: engine YAML texts already loaded in this run (the run's memory)."""
     inputs = inputs or RecipeInputs()
     if path.endswith((".yaml", ".yml")):
-        from bot.parse.model_table import is_model_table, parse_model_table
-        from bot.parse.srt_recipe import parse_srt_recipe
-
-        if is_model_table(text):
-            return parse_model_table(path, text)
-
-        return parse_srt_recipe(path, text)
+        if model_table.is_model_table(text):
+            return model_table.parse_model_table(path, text)
+        return srt_recipe.parse_srt_recipe(path, text)
     kind, model, precision, sku, mtp = describe_path(path)
     recipe = Recipe(
         path=path, text=text, kind=kind, model=model, precision=precision, sku=sku, mtp=mtp
@@ -590,15 +589,10 @@ def _dedupe(launches: list[Launch]) -> list[Launch]:
 
 @lru_cache(maxsize=1)
 def _comment_query() -> Any:
-    import tree_sitter_bash
-    from tree_sitter import Language, Query
-
     return Query(Language(tree_sitter_bash.language()), "(comment) @c")
 
 
 def _collect_comments(root: Any, recipe: Recipe, data: bytes) -> None:
-    from tree_sitter import QueryCursor
-
     for node in QueryCursor(_comment_query()).captures(root).get("c", []):
         text = data[node.start_byte : node.end_byte].decode("utf-8", "replace")
         recipe.comments[node.start_point.row + 1] = text
@@ -670,3 +664,7 @@ __all__ = [
     "describe_path",
     "parse_recipe",
 ]
+
+# The YAML recipe parsers build this module's `Recipe` and `Launch`: imported last, as
+# modules, so that either side may be imported first (a cycle, not a lazy import).
+from bot.parse import model_table, srt_recipe  # noqa: E402

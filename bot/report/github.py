@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bot.core.engine import Report
 from bot.core.model import Finding
+from bot.report.paths import PathMap, as_given
 from bot.report.text import langs, message_with_fix, summary_lines
 
 COMMAND = {"error": "error", "warning": "warning", "info": "notice"}
@@ -30,8 +31,8 @@ def escape_property(text: str) -> str:
     return escape_data(text).replace(":", "%3A").replace(",", "%2C")
 
 
-def annotation(f: Finding, lang: str = "both") -> str:
-    props = [("file", f.path), ("line", str(f.span.line))]
+def annotation(f: Finding, lang: str = "both", paths: PathMap = as_given) -> str:
+    props = [("file", paths(f.path)), ("line", str(f.span.line))]
     if f.span.end_line is not None:
         props.append(("endLine", str(f.span.end_line)))
     props.append(("col", str(f.span.col)))
@@ -55,11 +56,14 @@ def select(findings: list[Finding], limit: int = MAX_PER_LEVEL) -> tuple[list[Fi
     return kept, len(findings) - len(kept)
 
 
-def render(report: Report, lang: str = "both", *, limit: int = MAX_PER_LEVEL) -> str:
+def render(
+    report: Report, lang: str = "both", *, limit: int = MAX_PER_LEVEL, paths: PathMap = as_given
+) -> str:
     """Annotation lines (at most `limit` per level), a line counting the ones left
-    out, then the summary; ends with a newline."""
+    out, then the summary; ends with a newline. `paths` maps a path of the report to
+    the `file` printed."""
     kept, omitted = select(report.findings, limit)
-    lines = [annotation(f, lang) for f in kept]
+    lines = [annotation(f, lang, paths) for f in kept]
     if omitted:
         notes = {
             "en": f"{omitted} more finding(s) not shown as annotations (GitHub shows at most "

@@ -17,6 +17,7 @@ new optional members may be added without bumping `version`.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
 from typing import Any
 
 from bot import __version__
@@ -64,7 +65,18 @@ def report_dict(report: Report) -> dict[str, Any]:
     }
 
 
-def render(report: Report, lang: str = "both", *, indent: int | None = 2) -> str:
-    """The report as JSON text (UTF-8, Chinese left unescaped), ending with a newline."""
+def render(
+    report: Report,
+    lang: str = "both",
+    *,
+    indent: int | None = 2,
+    extra: Mapping[str, Any] | None = None,
+) -> str:
+    """The report as JSON text (UTF-8, Chinese left unescaped), ending with a newline.
+
+    `extra`: members added after `summary`, as data (the advisor's `advice` and
+    `advisor` with `bot lint --advise`)."""
     del lang  # both languages are always part of the contract
-    return json.dumps(report_dict(report), ensure_ascii=False, indent=indent) + "\n"
+    data = report_dict(report)
+    data.update(extra or {})
+    return json.dumps(data, ensure_ascii=False, indent=indent) + "\n"

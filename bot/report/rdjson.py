@@ -22,13 +22,14 @@ from typing import Any
 from bot.base.span import column_in
 from bot.core.engine import Report
 from bot.core.model import Finding
-from bot.docs import PROJECT_URL, rule_url
+from bot.report.links import PROJECT_URL, rule_url
+from bot.report.paths import PathMap, as_given
 from bot.report.text import langs, message_with_fix
 
 SEVERITY = {"error": "ERROR", "warning": "WARNING", "info": "INFO"}
 
 
-def diagnostic(f: Finding, lang: str = "both") -> dict[str, Any]:
+def diagnostic(f: Finding, lang: str = "both", paths: PathMap = as_given) -> dict[str, Any]:
     start = {"line": f.span.line, "column": column_in(f.line_text, f.span.col, "utf8")}
     rng: dict[str, Any] = {"start": start}
     if f.span.end_col is not None and f.span.last_line == f.span.line:
@@ -37,7 +38,7 @@ def diagnostic(f: Finding, lang: str = "both") -> dict[str, Any]:
         rng["end"] = {"line": f.span.end_line + 1, "column": 1}
     out: dict[str, Any] = {
         "message": message_with_fix(f, lang),
-        "location": {"path": f.path, "range": rng},
+        "location": {"path": paths(f.path), "range": rng},
         "severity": SEVERITY[f.severity],
         "code": {"value": f.rule, "url": rule_url(f.rule)},
     }
@@ -51,15 +52,16 @@ def diagnostic(f: Finding, lang: str = "both") -> dict[str, Any]:
                 "text": f.suggestion + "\n" if f.suggestion else "",
             }
         ]
-    out["original_output"] = f"{f.path}:{f.span.line}:{f.span.col}: {f.rule} {f.slug}"
+    out["original_output"] = f"{paths(f.path)}:{f.span.line}:{f.span.col}: {f.rule} {f.slug}"
     return out
 
 
-def render(report: Report, lang: str = "both") -> str:
-    """The report as one rdjson document, ending with a newline."""
+def render(report: Report, lang: str = "both", *, paths: PathMap = as_given) -> str:
+    """The report as one rdjson document, ending with a newline. `paths` maps a path of
+    the report to the path printed."""
     langs(lang)
     data = {
         "source": {"name": "recipe-review-bot", "url": PROJECT_URL},
-        "diagnostics": [diagnostic(f, lang) for f in report.findings],
+        "diagnostics": [diagnostic(f, lang, paths) for f in report.findings],
     }
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

@@ -25,7 +25,7 @@ from bot.base.span import column_in
 from bot.core.engine import Report
 from bot.core.model import Finding, Rule
 from bot.core.registry import RuleModule, all_rules
-from bot.docs import PROJECT_URL, RULES_URL, rule_url
+from bot.report.links import PROJECT_URL, RULES_URL, rule_url
 from bot.report.text import bilingual, langs, message_with_fix
 
 SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"

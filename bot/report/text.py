@@ -16,6 +16,7 @@ from itertools import groupby
 
 from bot.core.engine import Report
 from bot.core.model import Finding, T
+from bot.report.paths import PathMap, as_given
 
 LANGS = ("en", "zh", "both")
 
@@ -95,8 +96,8 @@ def _paint(text: str, style: str, color: bool) -> str:
     return f"{_STYLE[style]}{text}{_RESET}" if color else text
 
 
-def _finding(f: Finding, lang: str, color: bool) -> list[str]:
-    loc = _paint(f"{f.path}:{f.span.line}:{f.span.col}", "loc", color)
+def _finding(f: Finding, lang: str, color: bool, paths: PathMap) -> list[str]:
+    loc = _paint(f"{paths(f.path)}:{f.span.line}:{f.span.col}", "loc", color)
     sev = _paint(f.severity, f.severity, color)
     rule = _paint(f"{f.rule} {f.slug}", "rule", color)
     lines = [f"{loc}  {sev}  {rule}"]
@@ -130,15 +131,18 @@ def _finding(f: Finding, lang: str, color: bool) -> list[str]:
     return lines
 
 
-def render(report: Report, lang: str = "both", *, color: bool = False) -> str:
-    """The report as terminal text, ending with a newline."""
+def render(
+    report: Report, lang: str = "both", *, color: bool = False, paths: PathMap = as_given
+) -> str:
+    """The report as terminal text, ending with a newline. `paths` maps a path of the
+    report to the path printed (the CLI prints them from the current directory)."""
     langs(lang)  # validate early
     out: list[str] = []
     for _, group in groupby(report.findings, key=lambda f: f.path):
         if out:
             out.append("")
         for f in group:
-            out.extend(_finding(f, lang, color))
+            out.extend(_finding(f, lang, color, paths))
     if out:
         out.append("")
     style = "error" if report.counts()["error"] else ("warning" if report.findings else "ok")

@@ -1,4 +1,4 @@
-"""Review one pull request: fetch -> lint (pure) -> plan (pure) -> post.
+"""Review one pull request: fetch -> lint (`bot.app.pull`) -> plan (pure) -> post.
 
 The gateway is injected; this module never imports PyGithub. It is safe to
 re-run at any point: what the bot already posted is read back first (by the
@@ -13,13 +13,10 @@ import logging
 from dataclasses import dataclass
 
 from bot.advisor.render import section_in, with_section
-from bot.core.changeset import build_changeset
-from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
-from bot.core.engine import Context, Report, lint
+from bot.app.pull import lint_pull
+from bot.core.changeset import FileChange
 from bot.core.model import Finding, T
 from bot.core.registry import all_rules
-from bot.docs import RULES_URL
-from bot.github.tree import GitHubTree
 from bot.github.types import (
     Comment,
     Gateway,
@@ -30,6 +27,7 @@ from bot.github.types import (
     ReviewComment,
     Status,
 )
+from bot.report.links import RULES_URL
 from bot.review import render
 
 DOCS_URL = RULES_URL
@@ -42,47 +40,6 @@ class ReviewSettings:
     review_drafts: bool = False
     docs_url: str = DOCS_URL
     bot_login: str | None = None
-
-
-@dataclass
-class Outcome:
-    """The pure part of a review: what lint found for one head."""
-
-    pull: PullInfo
-    report: Report
-    config_error: str | None = None
-    # the PR-mode lint context (trees, change, config); None when the config is invalid
-    ctx: Context | None = None
-
-
-def _config_text(gw: Gateway, pull: PullInfo) -> tuple[str | None, str]:
-    for name in CONFIG_FILENAMES:
-        data = gw.read(pull.repo, name, pull.base_sha)
-        if data is not None:
-            return data.decode("utf-8", errors="replace"), f"{name} at {pull.base_ref}"
-    return None, "defaults"
-
-
-def lint_pull(gw: Gateway, pull: PullInfo, files: list[PullFile], today: datetime.date) -> Outcome:
-    base_sha = gw.merge_base(pull.repo, pull.base_sha, pull.head_sha)
-    head = GitHubTree(gw, pull.repo, pull.head_sha)
-    base = GitHubTree(gw, pull.repo, base_sha)
-    text, source = _config_text(gw, pull)
-    try:
-        config = build_config(text, source=source)
-    except ConfigError as exc:
-        return Outcome(pull, Report(findings=[], files=[]), config_error=str(exc))
-    changed: set[str] = set()
-    for f in files:
-        changed.add(f.path)
-        if f.previous_path:
-            changed.add(f.previous_path)
-    change = build_changeset(base, head, changed, pr=pull.number, author=pull.author)
-    # a stale branch carries entries the base branch merged since the merge-base: the
-    # changelog rules compare with the base branch's tip to tell them from the PR's own
-    tip = GitHubTree(gw, pull.repo, pull.base_sha) if pull.base_sha != base_sha else None
-    ctx = Context.for_change(change, config, review_date=today, repository=pull.repo, base_tip=tip)
-    return Outcome(pull, lint(ctx, paths=sorted(changed)), ctx=ctx)
 
 
 def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:
@@ -121,9 +78,7 @@ def review_pull_request(
     findings = outcome.report.findings
     silenced = outcome.report.silenced
     partial = _partial(pull, files)
-    plan = render.plan_review(
-        findings, files, mine, pull.head_sha, rationale, settings.docs_url, silenced
-    )
+    plan = render.plan_review(findings, mine, pull.head_sha, rationale, settings.docs_url, silenced)
     # findings GitHub refused to place inline on this head (a 422 before) stay in the summary
     render.keep_refused_outside(plan, mine, pull.head_sha)
     if partial is not None:
@@ -204,7 +159,10 @@ def _post_review(gw: Gateway, pull: PullInfo, plan: render.Plan, posted: Posted)
         log.warning("%s#%d: GitHub refused the review (%s); placing it again", repo, number, err)
         if not inline:
             return []
-    lines = {f.path: render.commentable_lines(f.patch) for f in gw.pull_files(repo, number)}
+    lines = {
+        f.path: set(FileChange.from_patch(f.path, f.patch).shown_lines) if f.patch else set()
+        for f in gw.pull_files(repo, number)
+    }
     placeable = [(f, c) for f, c in inline if render.placeable(c, lines)]
     if placeable and len(placeable) < len(inline):
         attempts.append(placeable)

@@ -17,116 +17,33 @@ from dataclasses import dataclass, field, replace
 from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import SEVERITY_RANK, Finding, T
 from bot.core.suppress import Silenced
-from bot.github.types import Comment, PullFile, ReviewComment, Status
+from bot.github.types import Comment, ReviewComment, Status
+from bot.report.markers import FP_MARK as FP_MARK
+from bot.report.markers import MAX_BODY as MAX_BODY
+from bot.report.markers import REFUSED_MARK as REFUSED_MARK
+from bot.report.markers import RESOLVED_MARK as RESOLVED_MARK
+from bot.report.markers import REVIEW_MARK as REVIEW_MARK
+from bot.report.markers import STATE_MARK as STATE_MARK
+from bot.report.markers import SUMMARY_MARK as SUMMARY_MARK
+from bot.report.markers import SUMMARY_TITLE as SUMMARY_TITLE
+from bot.report.markers import fingerprints_in as fingerprints_in
+from bot.report.markers import is_summary_comment as is_summary_comment
+from bot.report.markers import refused_fingerprints_in as refused_fingerprints_in
+from bot.report.markers import review_shas_in as review_shas_in
+from bot.report.markers import state_in as state_in
+from bot.report.markers import summary_head as summary_head
+from bot.report.markers import truncate as truncate
 
-MAX_BODY = 65_000  # GitHub rejects bodies of 65,536 characters and more
 MAX_INLINE = 50  # inline comments per review; the rest go to the summary
 MAX_STATE = 300  # findings remembered in the summary's hidden state
-
-FP_MARK = "<!-- recipe-review:fp={fp} -->"
-SUMMARY_MARK = "<!-- recipe-review:summary -->"
-SUMMARY_TITLE = "## recipe-review"
-REVIEW_MARK = "<!-- recipe-review:review sha={sha} -->"
-RESOLVED_MARK = "<!-- recipe-review:resolved -->"
-# a finding whose inline comment GitHub refused on this head (422): kept in the summary
-REFUSED_MARK = "<!-- recipe-review:refused fp={fp} -->"
-_REFUSED_RE = re.compile(r"<!-- recipe-review:refused fp=([0-9a-f]{8,64}) -->")
-_FP_RE = re.compile(r"<!-- recipe-review:fp=([0-9a-f]{8,64}) -->")
-_REVIEW_RE = re.compile(r"<!-- recipe-review:review sha=([0-9a-f]{7,64}) -->")
-_STATE_RE = re.compile(r"<!-- recipe-review:state (\{.*?\}) -->", re.S)
 
 ICON = {"error": "🔴", "warning": "🟡", "info": "🔵"}
 SEV_ZH = {"error": "错误", "warning": "警告", "info": "提示"}
 
 
-# ----------------------------------------------------------------- diff lines
-_HUNK = re.compile(r"^@@ -\d+(?:,\d+)? \+(\d+)(?:,(\d+))? @@")
-
-
-def commentable_lines(patch: str | None) -> set[int]:
-    """Head-side lines GitHub accepts review comments on (added or context)."""
-    out: set[int] = set()
-    if not patch:
-        return out
-    line = 0
-    for raw in patch.splitlines():
-        m = _HUNK.match(raw)
-        if m:
-            line = int(m.group(1))
-            continue
-        if line == 0 or raw.startswith("\\"):
-            continue
-        if raw.startswith("-"):
-            continue
-        out.add(line)  # "+" or " " (context)
-        line += 1
-    return out
-
-
-# ------------------------------------------------------------------- markers
-def is_summary_comment(body: str) -> bool:
-    """Whether one of the bot's own comments is the sticky summary, by its kind: it starts
-    with the summary title and carries the summary marker (a verdict comment, which starts
-    with its own marker, never counts, whatever text it quotes)."""
-    return (body or "").startswith(SUMMARY_TITLE) and SUMMARY_MARK in body
-
-
-def fingerprints_in(body: str) -> list[str]:
-    return _FP_RE.findall(body or "")
-
-
-def review_shas_in(body: str) -> list[str]:
-    return _REVIEW_RE.findall(body or "")
-
-
-def summary_head(body: str) -> str | None:
-    """The head SHA the summary's hidden state describes."""
-    m = _STATE_RE.search(body or "")
-    try:
-        data = json.loads(m.group(1)) if m else None
-    except ValueError:
-        return None
-    head = data.get("head") if isinstance(data, dict) else None
-    return head if isinstance(head, str) else None
-
-
-def state_in(body: str) -> dict[str, list[str]]:
-    """The summary's hidden state: fingerprint -> [rule, path, English title]."""
-    m = _STATE_RE.search(body or "")
-    if not m:
-        return {}
-    try:
-        data = json.loads(m.group(1))
-    except ValueError:
-        return {}
-    if not isinstance(data, dict):
-        return {}
-    return {
-        str(k): [str(x) for x in v][:3]
-        for k, v in data.get("findings", {}).items()
-        if isinstance(v, list)
-    }
-
-
 # ------------------------------------------------------------------- bodies
 def _lines(t: T) -> str:
     return t.en if t.en == t.zh else f"{t.en}\n\n{t.zh}"
-
-
-def truncate(body: str, limit: int = MAX_BODY) -> str:
-    if len(body) <= limit:
-        return body
-    note = (
-        "\n\n…\n\n_Truncated: the full report is longer than GitHub allows. "
-        "Run `bot lint` locally for all findings. / 内容过长已截断，请在本地运行 `bot lint` 查看全部结果。_"
-    )
-    markers = "".join(re.findall(r"<!-- recipe-review:[^>]*-->", body))
-    if len(markers) > limit // 2:
-        markers = "".join(
-            m for m in re.findall(r"<!-- recipe-review:[^>]*-->", body) if "state" not in m
-        )
-    keep = limit - len(note) - len(markers) - 1
-    return body[: max(0, keep)] + note + "\n" + markers
 
 
 def suggestion_block(suggestion: str) -> list[str]:
@@ -289,7 +206,7 @@ def summary_body(
     lines += [
         "",
         SUMMARY_MARK,
-        f"<!-- recipe-review:state {json.dumps(state, ensure_ascii=False)} -->",
+        STATE_MARK.format(state=json.dumps(state, ensure_ascii=False)),
     ]
     return truncate("\n".join(lines))
 
@@ -324,7 +241,7 @@ def refused_in(mine: Sequence[Comment], head_sha: str) -> set[str]:
     out: set[str] = set()
     for c in mine:
         if c.kind == "review_summary" and head_sha in review_shas_in(c.body):
-            out.update(_REFUSED_RE.findall(c.body))
+            out.update(refused_fingerprints_in(c.body))
     return out
 
 
@@ -432,16 +349,17 @@ class Plan:
 
 def plan_review(
     findings: Sequence[Finding],
-    files: Sequence[PullFile],
     mine: Sequence[Comment],
     head_sha: str,
     rationale: dict[str, T],
     docs_url: str,
     silenced: Sequence[Silenced] = (),
 ) -> Plan:
-    """Decide what to post. `mine` must hold only comments by the bot's own account."""
+    """Decide what to post. `mine` must hold only comments by the bot's own account.
+
+    A finding goes inline where the change's diff model placed it
+    (`Finding.comment_lines`, from `ChangeSet.place`), else to the summary."""
     plan = Plan()
-    lines = {f.path: commentable_lines(f.patch) for f in files}
     posted: set[str] = set()
     for c in mine:
         # an outdated comment (GitHub nulled its line after a push) no longer shows the
@@ -458,21 +376,17 @@ def plan_review(
         if f.fingerprint in posted:
             plan.already.append(f)
             continue
-        ok = lines.get(f.path, set())
-        last = f.span.last_line
-        if f.line in ok and len(plan.inline) < MAX_INLINE:
-            start = (
-                f.line if last > f.line and all(n in ok for n in range(f.line, last + 1)) else None
-            )
+        if f.comment_lines is not None and len(plan.inline) < MAX_INLINE:
+            first, last = f.comment_lines
             shown = f
-            if last > f.line and start is None and f.suggestion is not None:
-                # the suggestion replaces every line of the finding; on a one-line
-                # comment GitHub would replace only the first
+            if f.span.last_line > last and f.suggestion is not None:
+                # the suggestion replaces every line of the finding; on a comment
+                # covering fewer lines GitHub would replace only those
                 shown = replace(f, suggestion=None)
             comment = ReviewComment(
                 path=f.path,
-                line=last if start is not None else f.line,
-                start_line=start,
+                line=last,
+                start_line=first if last > first else None,
                 body=comment_body(shown, rationale.get(f.rule), docs_url),
             )
             plan.inline.append((f, comment))

@@ -18,6 +18,8 @@ import logging
 import os
 from typing import Any, TextIO
 
+from bot.server import backends
+from bot.server.queue import QueueError
 from bot.server.settings import DEFAULT_DB, Settings
 
 
@@ -59,8 +61,6 @@ def _db(args: argparse.Namespace) -> str:
 
 
 def _open(db: str) -> Any:
-    from bot.server import backends
-
     if backends.is_postgres(db):
         import psycopg
 
@@ -72,9 +72,6 @@ def _open(db: str) -> Any:
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from bot.server import backends
-    from bot.server.queue import QueueError
-
     db = _db(args)
     where = backends.describe(db)
     try:

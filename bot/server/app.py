@@ -36,7 +36,7 @@ from bot.server.backends import describe, open_queue
 from bot.server.gateways import GatewayFactory, github_factory
 from bot.server.ingress import check_record
 from bot.server.metrics import Gauge, Metrics
-from bot.server.queue import DeliveryRecord, JobQueue, RejectedRecord
+from bot.server.queue import DeliveryRecord, JobQueue, QueueError, RejectedRecord
 from bot.server.settings import Settings, load_settings
 from bot.server.webhook import (
     Decision,
@@ -211,8 +211,6 @@ class Service:
             self.queue.ping()
             checks["database"] = "ok"
         except Exception as exc:
-            from bot.server.queue import QueueError
-
             if isinstance(exc, QueueError):  # reachable, but e.g. the schema is behind
                 checks["database"] = str(exc)
             else:

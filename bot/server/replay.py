@@ -19,7 +19,9 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from bot.github.types import GitHubError
+from bot.app.local import SourceError, resolve_commit
+from bot.github.localgit import LocalGitGateway
+from bot.github.types import GitHubError, PullInfo
 from bot.server.dryrun import DryRunGateway
 from bot.server.gateways import ConfigurationError, GatewayFactory, github_factory
 from bot.server.settings import Settings, SettingsError, load_settings
@@ -70,18 +72,14 @@ def load_payload(path: str, index: int | None) -> Any:
 
 def _local_factory(repo_dir: str, payload: Any) -> GatewayFactory:
     """A factory of `LocalGitGateway`s holding the payload's pull request."""
-    from bot.github.localgit import LocalGitGateway
-    from bot.github.types import PullInfo
-    from bot.sources import SourceError, resolve_ref
-
     pr = payload.get("pull_request") if isinstance(payload, dict) else None
     repo = (payload.get("repository") or {}).get("full_name") if isinstance(payload, dict) else None
     if not isinstance(pr, dict) or not isinstance(repo, str):
         raise ReplayError("the payload has no pull_request or repository.full_name")
     head, base = pr.get("head") or {}, pr.get("base") or {}
     try:
-        head_sha = resolve_ref(repo_dir, str(head.get("sha") or ""))
-        base_sha = resolve_ref(repo_dir, str(base.get("sha") or ""))
+        head_sha = resolve_commit(repo_dir, str(head.get("sha") or ""))
+        base_sha = resolve_commit(repo_dir, str(base.get("sha") or ""))
     except SourceError as exc:
         raise ReplayError(
             f"--local-repo {repo_dir}: {exc} (fetch the pull request first)"

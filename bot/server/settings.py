@@ -15,6 +15,8 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from bot.advisor.client import AdvisorConfigError, advisor_settings
+
 MIB = 1024 * 1024
 DEFAULT_DB = "bot-queue.sqlite3"
 
@@ -351,8 +353,6 @@ def load_settings(
         settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
     _validate(settings)
     if settings.advisor_env:  # the advisor's own limits (e.g. at most 24,000 input tokens)
-        from bot.advisor.client import AdvisorConfigError, advisor_settings
-
         try:
             advisor_settings(dict(settings.advisor_env))
         except AdvisorConfigError as exc:

@@ -41,11 +41,14 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from bot.advisor.client import Advisor, advisor_settings, sdk_available
+from bot.advisor.service import AdvisePosted, advise_pull_request
 from bot.github.calls import hooked
 from bot.github.types import Gateway, GitHubError, Posted
 from bot.redact import redact
+from bot.review.pipeline import ReviewSettings, review_pull_request
 from bot.server.gateways import ConfigurationError, GatewayFactory, Metered
 from bot.server.metrics import Metrics
 from bot.server.queue import (
@@ -58,10 +61,8 @@ from bot.server.queue import (
     JobQueue,
 )
 from bot.server.settings import Settings
-
-if TYPE_CHECKING:
-    from bot.advisor.service import AdvisePosted
-    from bot.signoff.service import SignoffPosted
+from bot.server.webhook import PullEvent
+from bot.signoff.service import SignoffPosted, SignoffSettings, verify_signoffs
 
 log = logging.getLogger("bot.server.worker")
 
@@ -71,8 +72,6 @@ Reviewer = Callable[[Gateway, str, int, str | None], Posted]
 
 def pipeline_reviewer(settings: Settings) -> Reviewer:
     """The real review: `bot.review.pipeline.review_pull_request` with the service's settings."""
-    from bot.review.pipeline import ReviewSettings, review_pull_request
-
     review_settings = ReviewSettings(
         status_context=settings.status_context,
         review_drafts=settings.review_drafts,
@@ -90,15 +89,13 @@ def pipeline_reviewer(settings: Settings) -> Reviewer:
     return review
 
 
-Signoffer = Callable[[Gateway, str, int, Sequence[Mapping[str, Any]]], "SignoffPosted"]
+Signoffer = Callable[[Gateway, str, int, Sequence[Mapping[str, Any]]], SignoffPosted]
 """(gateway, "owner/name", PR number, the job's delivery summaries) → what the gate wrote."""
 
 
 def service_signoffer(settings: Settings) -> Signoffer:
     """The real sign-off gate: `bot.signoff.service.verify_signoffs` with the service's
     settings (status context, template branch, the bot's login)."""
-    from bot.signoff.service import SignoffSettings, verify_signoffs
-
     signoff_settings = SignoffSettings(
         status_context=settings.signoff_status_context,
         template_ref=settings.signoff_template_ref,
@@ -113,7 +110,7 @@ def service_signoffer(settings: Settings) -> Signoffer:
     return run
 
 
-Adviser = Callable[[Gateway, Job], "AdvisePosted"]
+Adviser = Callable[[Gateway, Job], AdvisePosted]
 """(gateway, the advise job) → what the advisor wrote (advice only, never a gate)."""
 
 ADVICE_DEFER_CAP = 900.0  # seconds: a 429/529 Retry-After of an hour defers 15 minutes
@@ -122,8 +119,6 @@ ADVICE_DEFER_CAP = 900.0  # seconds: a 429/529 Retry-After of an hour defers 15 
 def service_adviser(settings: Settings) -> Adviser | None:
     """The optional LLM advisor (`bot.advisor.service`), or None when it is off (no
     `ANTHROPIC_API_KEY`, `BOT_ADVISOR=off`, or the `anthropic` SDK is not installed)."""
-    from bot.advisor.client import advisor_settings, sdk_available
-
     env = dict(settings.advisor_env)
     env.setdefault("BOT_ADVISOR_CACHE", "bot-advisor.sqlite3")
     config = advisor_settings(env)
@@ -132,10 +127,6 @@ def service_adviser(settings: Settings) -> Adviser | None:
     if not sdk_available():
         log.warning("ANTHROPIC_API_KEY is set but the anthropic SDK is missing: advisor off")
         return None
-    from bot.advisor.client import Advisor
-    from bot.advisor.service import AdvisePosted as Posted_
-    from bot.advisor.service import advise_pull_request
-
     advisor = Advisor(config)
     # at most one advise run per process, never waited for: with two or more workers a
     # review always finds a free worker, however long an advise run takes (60 s at most)
@@ -143,7 +134,9 @@ def service_adviser(settings: Settings) -> Adviser | None:
 
     def run(gateway: Gateway, job: Job) -> AdvisePosted:
         if not lock.acquire(blocking=False):
-            return Posted_("deferred", deferred=5.0, skipped=["another advise run is under way"])
+            return AdvisePosted(
+                "deferred", deferred=5.0, skipped=["another advise run is under way"]
+            )
         try:
             return advise_pull_request(
                 gateway,
@@ -410,8 +403,6 @@ class WorkerPool:
         """After a finished review: queue the head's advise job (idempotent per head)."""
         if self.adviser is None:
             return
-        from bot.server.webhook import PullEvent
-
         record = DeliveryRecord(
             # one id per head (redelivery-safe), in the ingress id alphabet (bot.server.ingress)
             delivery_id="advise:"

@@ -15,6 +15,7 @@ from typing import Any, Protocol
 
 from bot.core.config import Knowledge
 from bot.core.engine import Context, Report
+from bot.signoff.content import with_content
 from bot.signoff.model import CheckRun, PostedComment, ReuseSweep, SignoffFacts
 
 
@@ -103,8 +104,6 @@ def gather(
 ) -> list[SignoffFacts]:
     """The facts of each sign-off in `signoffs` (the last is the newest). What the PR
     changes, its lint, CI and comments are read once; who signed is read per sign-off."""
-    from bot.signoff.content import with_content
-
     if not signoffs:
         raise ValueError("gather() needs at least one sign-off")
     where = knowledge_paths(knowledge)

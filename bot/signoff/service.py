@@ -65,9 +65,12 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
-from bot.core.config import CONFIG_FILENAMES, ConfigError, build_config
+from bot.app.config import load_repo_config
+from bot.app.pull import lint_pull
+from bot.core.config import ConfigError, build_config
 from bot.core.engine import Context, Report
 from bot.core.model import Part, T, part
+from bot.github.tree import GitHubTree
 from bot.github.types import (
     Comment,
     Gateway,
@@ -76,6 +79,8 @@ from bot.github.types import (
     SignoffGateway,
     Status,
 )
+from bot.signoff.codeowners import required_teams
+from bot.signoff.detect import find_signoff, has_reuse_sweep
 from bot.signoff.gather import SignedComment, Signer, gather
 from bot.signoff.model import (
     DEFAULT_STATUS_CONTEXT,
@@ -88,6 +93,8 @@ from bot.signoff.model import (
     Verdict,
     is_verdict_comment,
 )
+from bot.signoff.render import check_line, header_lines, render_verdict_comment
+from bot.signoff.verify import verify_all
 from bot.signoff.wording import frame, says, words
 
 log = logging.getLogger("bot.signoff")
@@ -318,19 +325,6 @@ def apply_events(
     return heads, seen
 
 
-# --------------------------------------------------------------------------- the core, lazily
-
-
-def _core() -> tuple[Any, Any, Any, Any]:
-    """(find_signoff, required_teams, verify, render_verdict_comment): the pure core."""
-    from bot.signoff.codeowners import required_teams
-    from bot.signoff.detect import find_signoff
-    from bot.signoff.render import render_verdict_comment
-    from bot.signoff.verify import verify_all
-
-    return find_signoff, required_teams, verify_all, render_verdict_comment
-
-
 # --------------------------------------------------------------------------- the run
 
 
@@ -396,7 +390,6 @@ def _plan(
     events: Sequence[Mapping[str, Any]],
     today: datetime.date,
 ) -> _Plan:
-    find_signoff, required_teams, verify, render = _core()
     repo, number, head = pull.repo, pull.number, pull.head_sha
     comments = gw.issue_comments(repo, number)
     reviews = gw.reviews(repo, number)
@@ -465,7 +458,7 @@ def _plan(
         facts = _facts(
             gw, pull, live, me, settings, records, comments, required_teams, knowledge, today
         )
-        verdict = verify(facts, knowledge)
+        verdict = verify_all(facts, knowledge)
         posted.result = verdict.verdict
     posted.verdict = verdict
     if newest is not None:
@@ -483,7 +476,7 @@ def _plan(
         replace(t, new=False) if t.kind != "forged_verdict" and _tamper_key(t) in seen_before else t
         for t in tamper
     ]
-    body = _comment(_render(render, verdict), verdict, posted, records, record)
+    body = _comment(_render(verdict), verdict, posted, records, record)
     return _Plan(posted, body, existing, _status(verdict, posted.result, settings, records))
 
 
@@ -535,14 +528,13 @@ def _read_text(gw: Gateway, repo: str, path: str, ref: str) -> str | None:
 
 
 def _knowledge(gw: Gateway, pull: PullInfo) -> Any:
-    for name in CONFIG_FILENAMES:
-        text = _read_text(gw, pull.repo, name, pull.base_sha)
-        if text is not None:
-            try:
-                return build_config(text, source=f"{name} at {pull.base_ref}").knowledge
-            except ConfigError:
-                break
-    return build_config(None).knowledge
+    """The base's knowledge; the defaults' when its configuration is invalid (the review
+    reports that)."""
+    try:
+        config = load_repo_config(GitHubTree(gw, pull.repo, pull.base_sha), ref=pull.base_ref)
+    except ConfigError:
+        config = build_config(None)
+    return config.knowledge
 
 
 class _ApiSource:
@@ -621,8 +613,6 @@ class _ApiSource:
         return tuple(runs)
 
     def reuse_sweeps(self) -> tuple[ReuseSweep, ...] | None:
-        from bot.signoff.detect import has_reuse_sweep
-
         return tuple(
             ReuseSweep(c.author, self.permission(c.author))
             for c in self._comments
@@ -630,8 +620,6 @@ class _ApiSource:
         )
 
     def comments(self) -> tuple[PostedComment, ...] | None:
-        from bot.signoff.detect import find_signoff
-
         return tuple(
             PostedComment(c.author, c.body, self.permission(c.author))
             for c in self._comments
@@ -639,8 +627,6 @@ class _ApiSource:
         )
 
     def lint(self) -> tuple[Context | None, Report]:
-        from bot.review.pipeline import lint_pull
-
         outcome = lint_pull(self.gw, self.pull, self._files, self._today)
         if outcome.ctx is None or outcome.config_error is not None:
             return None, outcome.report
@@ -712,13 +698,11 @@ def _synthetic(result: str, head: str, signer: str, records: Records) -> Verdict
     return Verdict("fail", head, signer, (Check("signoff", "fail", reason),))
 
 
-def _render(render: Any, verdict: Verdict) -> str:
+def _render(verdict: Verdict) -> str:
     """The pure renderer's comment; without a signer (no sign-off at all) just the marker,
     the header and the rows, since there is nobody to address."""
     if verdict.signer:
-        return str(render(verdict))
-    from bot.signoff.render import check_line, header_lines
-
+        return render_verdict_comment(verdict)
     rows = [check_line(c) for c in verdict.checks]
     return "\n".join([VERDICT_MARK.format(sha=verdict.sha), *header_lines(False), "", *rows]) + "\n"
 

@@ -55,7 +55,7 @@ from dataclasses import dataclass, replace
 from functools import lru_cache
 from typing import Any
 
-from bot.core.config import Knowledge
+from bot.core.config import Knowledge, build_config
 from bot.core.gate import Gate, decide
 from bot.core.model import Finding, Join, Part, T, part
 from bot.core.suppress import Silenced
@@ -145,8 +145,6 @@ class Settings:
 @lru_cache(maxsize=1)
 def _shipped() -> tuple[Mapping[str, Any], Mapping[str, Any]]:
     """The shipped knowledge's `signoff` and `engine_patching` tables."""
-    from bot.core.config import build_config
-
     knowledge = build_config(None).knowledge
     return knowledge.section("signoff") or {}, knowledge.section("engine_patching") or {}
 

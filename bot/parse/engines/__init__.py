@@ -142,10 +142,7 @@ def spec(launch: Launch, knowledge: Any) -> Spec | None:
     memo = launch.spec_memo
     if memo is not None and memo[0] is knowledge:
         return memo[1]  # type: ignore[no-any-return]
-    from bot.parse.engines import atom, sglang, trtllm, vllm
-
-    adapters = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm, "atom": atom}
-    adapter = adapters.get(launch.engine)
+    adapter = ADAPTERS.get(launch.engine)
     found: Spec | None = None
     if adapter is not None:
         found = adapter.spec(launch, table(knowledge, launch.engine), knowledge)
@@ -186,3 +183,10 @@ def recipe_inputs(knowledge: Any) -> RecipeInputs:
     # a runner's variable is read when the runner is called: keep its value apart
     env |= frozenset(runners.values())
     return RecipeInputs(flags | RULE_FLAGS, env, inert, runners)
+
+
+# The adapters read this package's helpers above: imported last, so that either side may
+# be imported first (a cycle, not a lazy import).
+from bot.parse.engines import atom, sglang, trtllm, vllm  # noqa: E402
+
+ADAPTERS: dict[str, Any] = {"vllm": vllm, "sglang": sglang, "trtllm": trtllm, "atom": atom}
