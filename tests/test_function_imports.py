@@ -35,6 +35,8 @@ OPTIONAL: dict[str, str] = {
     "psycopg": "psycopg",
     "psycopg-pool": "psycopg_pool",
     "anthropic": "anthropic",
+    "matplotlib": "matplotlib",
+    "tqdm": "tqdm",
 }
 OPTIONAL_MODULES = frozenset(OPTIONAL.values())
 
@@ -136,7 +138,7 @@ def violations() -> list[str]:
 def test_imports_inside_functions_are_only_for_optional_dependencies() -> None:
     found = violations()
     assert not found, (
-        "import these at the top of the module (only a module of the server or llm extra, "
+        "import these at the top of the module (only a module of the server, llm or backtest extra, "
         "or one that imports it, may be imported inside a function):\n" + "\n".join(found)
     )
 
@@ -146,7 +148,7 @@ def test_the_optional_list_is_the_extras_of_pyproject() -> None:
     extras = project["optional-dependencies"]
     names = {
         re.split(r"[\[<>=!~;\s]", req, maxsplit=1)[0].lower()
-        for extra in ("server", "llm")
+        for extra in ("server", "llm", "backtest")
         for req in extras[extra]
     }
     assert names == set(OPTIONAL), "update OPTIONAL with the extras' import names"

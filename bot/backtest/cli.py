@@ -15,6 +15,23 @@ import sys
 from pathlib import Path
 from typing import Any, TextIO
 
+from bot.app.select import SelectionError, select_rules
+from bot.backtest import (
+    answer,
+    collect,
+    history,
+    judge,
+    report_html,
+    report_json,
+    report_md,
+    runner,
+)
+from bot.backtest.compare import compare
+from bot.backtest.store import Store, StoreError, open_other
+from bot.core.config import ConfigError, build_config
+from bot.core.registry import RegistryError
+from bot.sources import SourceError, git, github_repository
+
 EXTRA = "pip install 'recipe-review-bot[backtest]'"
 
 EPILOG = f"""\
@@ -138,10 +155,6 @@ def missing_extra() -> list[str]:
 
 def main(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
     """Run a backtest from parsed arguments; the exit status."""
-    from bot.core.config import ConfigError
-    from bot.core.registry import RegistryError
-    from bot.sources import SourceError
-
     missing = missing_extra()
     if missing:
         print(
@@ -158,8 +171,6 @@ def main(args: argparse.Namespace, out: TextIO = sys.stdout, err: TextIO = sys.s
 
 
 def _rule_ids(args: argparse.Namespace) -> list[str] | None:
-    from bot.app.select import SelectionError, select_rules
-
     try:
         chosen = select_rules(args.select, args.extend_select, args.ignore).rules
     except SelectionError as exc:
@@ -168,21 +179,6 @@ def _rule_ids(args: argparse.Namespace) -> list[str] | None:
 
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    from bot.backtest import (
-        answer,
-        collect,
-        history,
-        judge,
-        report_html,
-        report_json,
-        report_md,
-        runner,
-    )
-    from bot.backtest.compare import compare
-    from bot.backtest.store import Store, StoreError, open_other
-    from bot.core.config import build_config
-    from bot.sources import git, github_repository
-
     repo = os.path.realpath(args.repo)
     if not Path(repo).is_dir():
         raise BacktestError(f"not a directory: {args.repo}")

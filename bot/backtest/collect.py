@@ -18,6 +18,7 @@ from bot.backtest.answer import PullOutcome, RuleRow, Totals
 from bot.backtest.compare import Comparison
 from bot.backtest.judge import JudgeResult
 from bot.backtest.store import Store
+from bot.core.registry import all_rules
 
 
 @dataclass(frozen=True)
@@ -78,6 +79,4 @@ def outcomes(store: Store, key: str, repo: str) -> list[PullOutcome]:
 
 
 def rule_titles() -> dict[str, str]:
-    from bot.core.registry import all_rules
-
     return {rm.rule.id: rm.rule.title.en for rm in all_rules()}

@@ -19,6 +19,7 @@ import functools
 import os
 import subprocess
 import threading
+import time
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -176,8 +177,6 @@ class RuleClock:
         return [RuleModule(rule=rm.rule, check=self._timed(rm), module=rm.module) for rm in rules]
 
     def _timed(self, rm: RuleModule) -> Callable[..., Iterator[Finding]]:
-        import time
-
         def check(*args: Any) -> Iterator[Finding]:
             start = time.perf_counter()
             found = list(rm.check(*args))

@@ -29,11 +29,11 @@ from bot.base.glob import glob_match
 from bot.base.span import Span
 from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
+from bot.core.context import Context, route
 from bot.core.model import Finding, T
 from bot.parse.deps import Layout, resolve, uses
 
 if TYPE_CHECKING:
-    from bot.core.context import Context
     from bot.core.registry import RuleModule
 
 # shared files reached through at most this many references (a runner -> submit.sh
@@ -94,8 +94,6 @@ def review_shared(
     change = ctx.change
     if change is None or not shared:
         return [], []
-    from bot.core.context import Context as _Context  # the class itself, at run time
-
     reach = {s: _dependents(ctx, s) - set(skip) - {s} for s in shared}
     readers = {s: _readers(ctx, s) & reach[s] for s in shared}
     everyone = sorted(set().union(*readers.values()))
@@ -111,7 +109,7 @@ def review_shared(
         )
         sides = {}
         for name, side_change in (("head", change), ("base", still)):
-            side = _Context.for_change(
+            side = Context.for_change(
                 side_change,
                 ctx.config,
                 review_date=ctx.review_date,
@@ -139,8 +137,6 @@ def review_shared(
 
 
 def _route(ctx: Context, path: str) -> str | None:
-    from bot.core.context import route
-
     return route(path, ctx.config)
 
 
