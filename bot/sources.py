@@ -360,14 +360,29 @@ def _location(repo_dir: str | os.PathLike[str]) -> tuple[Path, str]:
         return _LOCATIONS[key]
 
 
-def resolve_ref(repo_dir: str | os.PathLike[str], ref: str) -> str:
-    """The commit SHA `ref` names in `repo_dir` (a work tree or a bare repository)."""
+def resolve_ref(
+    repo_dir: str | os.PathLike[str], ref: str, *, reader: ObjectReader | None = None
+) -> str:
+    """The commit SHA `ref` names in `repo_dir` (a work tree or a bare repository).
+
+    `reader` (an open `ObjectReader` of `repo_dir`) confirms a full commit SHA without
+    starting a process."""
     top = _location(repo_dir)[0]
     if not ref or ref.startswith("-"):
         raise SourceError(f"unknown ref {ref!r} in {repo_dir}")
     known = _COMMITS.get((top, ref))
     if known is not None:
         return known
+    if reader is not None and _FULL_SHA.fullmatch(ref):
+        try:
+            kind = reader.read_object(ref)[0]
+        except MissingObject:
+            kind = ""
+        if kind == "commit":
+            if len(_COMMITS) >= 4096:
+                _COMMITS.clear()
+            _COMMITS[(top, ref)] = ref
+            return ref
     try:
         out = git(
             repo_dir, "rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"
@@ -382,10 +397,16 @@ def resolve_ref(repo_dir: str | os.PathLike[str], ref: str) -> str:
     return sha
 
 
-def merge_base(repo_dir: str | os.PathLike[str], base: str, head: str | None = None) -> str:
+def merge_base(
+    repo_dir: str | os.PathLike[str],
+    base: str,
+    head: str | None = None,
+    *,
+    reader: ObjectReader | None = None,
+) -> str:
     """The commit a PR from `base` to `head` (default HEAD) forks from."""
-    base_sha = resolve_ref(repo_dir, base)
-    head_sha = resolve_ref(repo_dir, head or "HEAD")
+    base_sha = resolve_ref(repo_dir, base, reader=reader)
+    head_sha = resolve_ref(repo_dir, head or "HEAD", reader=reader)
     try:
         out = git(repo_dir, "merge-base", base_sha, head_sha)
     except SourceError:
@@ -466,6 +487,11 @@ class ObjectReader:
         return SourceError(f"git cat-file stopped unexpectedly{why}")
 
     def read(self, sha: str) -> bytes:
+        """The contents of object `sha`."""
+        return self.read_object(sha)[1]
+
+    def read_object(self, sha: str) -> tuple[str, bytes]:
+        """(type, contents) of object `sha`: `blob`, `tree`, `commit` or `tag`."""
         with self._lock:
             proc = self._running()
             stdin: IO[bytes] | None = proc.stdin
@@ -489,7 +515,7 @@ class ObjectReader:
                 stdout.read(1)  # the newline after the contents
             except SourceError:
                 raise self._stopped("") from None
-            return data
+            return parts[1].decode(), data
 
     def close(self) -> None:
         if self._finalizer is not None:

@@ -176,3 +176,31 @@ def test_changes_opened_within_a_repository_share_its_trees(clone: Path) -> None
     assert shared == report()
     assert {r for r, _, _ in shared[0]} == {"RCP001", "RCP002"}
     assert shared[1] == shared[0]
+
+
+def test_a_full_commit_sha_is_confirmed_through_the_open_reader(
+    clone: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Within a `LocalRepository` a change between two full SHAs asks git's commands only
+    for what it must (the merge-base, the trees' listings, the diff): the SHAs are
+    confirmed through the open `git cat-file` process, not one `rev-parse` each."""
+    import bot.sources
+
+    base, head = _git(clone, "rev-parse", "main"), _git(clone, "rev-parse", "pr")
+    blob = _git(clone, "rev-parse", f"pr:{AGENTIC}")
+    calls: list[str] = []
+    real = bot.sources.git
+
+    def counted(repo_dir: object, *args: str) -> bytes:
+        calls.append(args[0])
+        return real(repo_dir, *args)  # type: ignore[arg-type]
+
+    bot.sources.git_toplevel(clone)  # asked once per process and directory
+    monkeypatch.setattr(bot.sources, "git", counted)
+    monkeypatch.setattr(bot.sources, "_COMMITS", {})
+    with LocalRepository(clone) as repo:
+        with open_local_change(clone, base, head, within=repo) as change:
+            assert change.head.read(AGENTIC) is not None
+        assert sorted(calls) == ["diff", "ls-tree", "ls-tree", "merge-base", "remote"]
+        with pytest.raises(SourceError, match="unknown ref"):
+            repo.tree(blob)  # a blob's SHA is no commit

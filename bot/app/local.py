@@ -96,7 +96,7 @@ class LocalRepository:
 
     def tree(self, ref: str) -> GitTree:
         """The tree of commit `ref`, listed once while it is among the `keep` last used."""
-        sha = resolve_ref(self.path, ref)
+        sha = resolve_ref(self.path, ref, reader=self.reader)
         tree = self._trees.get(sha)
         if tree is None:
             tree = GitTree(self.path, sha, reader=self.reader)
@@ -189,8 +189,9 @@ def open_local_change(
     the `origin` remote's GitHub repository. `within` (`repo` opened as a
     `LocalRepository`) lends its trees and its `git cat-file` process; without it the
     change opens and owns its own."""
-    base_sha = resolve_ref(repo, base)
-    fork = merge_base(repo, base, head)
+    reader = within.reader if within is not None else None
+    base_sha = resolve_ref(repo, base, reader=reader)
+    fork = merge_base(repo, base, head, reader=reader)
     opened: list[GitTree] = []
 
     def tree(ref: str) -> GitTree:
