@@ -4,9 +4,11 @@ usage: bench_backtest.py --repo MIRROR --prs 2680-2709 [--base main] [--github-r
 
 For each PR head, in alternation on one core: (a) `bot lint --repo MIRROR --base MERGE_BASE
 --head HEAD --pr N --date D --format json` in a new process, as a sweep script does; (b) the
-backtest's `lint_change` in this process (one `git cat-file` process, rules and knowledge
-loaded once, as a backtest worker runs). Prints the median and p90 of each, their ratio, and
-whether both give the same findings (fingerprints) for every PR.
+backtest worker's lint in this process (`bot.backtest.worker.lint_commit`: `bot.app`'s
+`open_local_change` within one `LocalRepository`, so one `git cat-file` process, and
+`lint_change`; rules and knowledge loaded once, as a backtest worker runs). Prints the median
+and p90 of each, their ratio, and whether both give the same findings (fingerprints) for
+every PR.
 """
 
 from __future__ import annotations
@@ -20,8 +22,9 @@ import sys
 import time
 from pathlib import Path
 
+from bot.app.local import LocalRepository
 from bot.backtest.history import MainLine, list_pulls, parse_numbers, plan_pull, select_pulls
-from bot.backtest.lintchange import ObjectReader, lint_change
+from bot.backtest.worker import lint_commit
 from bot.core.registry import all_rules
 
 
@@ -35,7 +38,7 @@ def main() -> int:
     bot = shutil.which("bot") or str(Path(sys.executable).with_name("bot"))
     main_line = MainLine(a.repo, a.base)
     pulls = select_pulls(list_pulls(a.repo), parse_numbers(a.prs))
-    reader = ObjectReader(a.repo)
+    repository = LocalRepository(a.repo)
     rules = all_rules()
     sub: list[float] = []
     inproc: list[float] = []
@@ -73,20 +76,19 @@ def main() -> int:
             continue
         theirs = sorted(f["fingerprint"] for f in json.loads(proc.stdout)["findings"])
         start = time.perf_counter()
-        report = lint_change(
-            a.repo,
+        report = lint_commit(
+            repository,
             plan.base,
             plan.head,
-            plan.number,
-            plan.date,
-            None,
-            rules,
+            pr=plan.number,
+            date=plan.date,
+            config=None,
+            rules=rules,
             repository=a.github_repo,
-            reader=reader,
         )
         inproc.append(time.perf_counter() - start)
         same += sorted(f.fingerprint for f in report.findings) == theirs
-    reader.close()
+    repository.close()
 
     def p90(xs: list[float]) -> float:
         return sorted(xs)[min(len(xs) - 1, int(0.9 * len(xs)))]
@@ -96,7 +98,7 @@ def main() -> int:
         f"bot lint per PR (new process):   median {statistics.median(sub):.3f} s, p90 {p90(sub):.3f} s"
     )
     print(
-        f"backtest per PR (lint_change):    median {statistics.median(inproc):.3f} s, p90 {p90(inproc):.3f} s"
+        f"backtest per PR (lint_commit):    median {statistics.median(inproc):.3f} s, p90 {p90(inproc):.3f} s"
     )
     print(f"ratio of medians: {statistics.median(sub) / statistics.median(inproc):.2f}x")
     return 0

@@ -3,9 +3,13 @@
 - `FsTree(root)`: a directory on disk (the working tree). `.git` is skipped,
   symlinks that leave the root are ignored, file contents are read only when
   asked for.
-- `GitTree(repo_dir, ref)`: a commit. Paths and blob ids come from one
-  `git ls-tree`, contents from one long-lived `git cat-file --batch` process.
-  `blob_id` is the git blob SHA, so the engine caches parses by content.
+- `GitTree(repo_dir, ref, reader=None)`: a commit. Paths and blob ids come from one
+  `git ls-tree`, contents from one long-lived `git cat-file --batch` process
+  (`ObjectReader`), which several trees may share (the commits of a pull request).
+  No work tree is needed: bare mirrors and alternates work. `blob_id` is the git blob
+  SHA, so the engine caches parses by content. An object the tree lists but the
+  repository lacks (a pruned blob, a shallow cut, a partial clone) raises
+  `MissingObject`: it is never read as an absent (deleted) file.
 - `changed_paths(repo_dir, base, head)`: the paths a PR from `base` to `head`
   touches (`git diff base...head`: from the merge-base to head), or to the
   working tree when `head` is None.
@@ -28,7 +32,7 @@ import weakref
 from collections import OrderedDict
 from collections.abc import Iterable, Sequence
 from pathlib import Path
-from typing import IO
+from typing import IO, Any
 
 from bot.core.tree import Tree, content_id
 
@@ -42,6 +46,12 @@ REPO_MARKERS = (".git", "perf-changelog.yaml", ".recipe-bot.yml")
 
 class SourceError(Exception):
     """A repository, ref or file the user named cannot be read. One-line message."""
+
+
+class MissingObject(SourceError):
+    """A commit, tree or blob the repository does not hold (pruned, a shallow cut, a partial
+    clone). Raised rather than read as an absent file, which would make a missing blob of
+    a changed file look deleted."""
 
 
 # --------------------------------------------------------------------------- plain files
@@ -321,14 +331,58 @@ def _prefix(repo_dir: str | os.PathLike[str]) -> str:
     return "" if rel == "." else rel + "/"
 
 
-def resolve_ref(repo_dir: str | os.PathLike[str], ref: str) -> str:
-    """The commit SHA `ref` names in `repo_dir`."""
-    top = git_toplevel(repo_dir)
+_LOCATIONS: dict[tuple[str, int, int], tuple[Path, str]] = {}
+
+
+def _location(repo_dir: str | os.PathLike[str]) -> tuple[Path, str]:
+    """(where git runs, the prefix of `repo_dir`'s paths in a commit's tree): the work
+    tree's top and `repo_dir` relative to it; or, for a bare repository (or a `.git`
+    directory), `repo_dir` itself and '', since reading commits needs no work tree."""
+    try:
+        return git_toplevel(repo_dir), _prefix(repo_dir)
+    except SourceError:
+        if not os.path.isdir(repo_dir):
+            raise
+        st = os.stat(repo_dir)
+        key = (os.path.realpath(repo_dir), st.st_dev, st.st_ino)
+        known = _LOCATIONS.get(key)
+        if known is not None:
+            return known
+        try:
+            inside = git(repo_dir, "rev-parse", "--is-inside-git-dir").strip() == b"true"
+        except SourceError:
+            inside = False
+        if not inside:
+            raise
+        if len(_LOCATIONS) >= 1024:
+            _LOCATIONS.clear()
+        _LOCATIONS[key] = (Path(key[0]), "")
+        return _LOCATIONS[key]
+
+
+def resolve_ref(
+    repo_dir: str | os.PathLike[str], ref: str, *, reader: ObjectReader | None = None
+) -> str:
+    """The commit SHA `ref` names in `repo_dir` (a work tree or a bare repository).
+
+    `reader` (an open `ObjectReader` of `repo_dir`) confirms a full commit SHA without
+    starting a process."""
+    top = _location(repo_dir)[0]
     if not ref or ref.startswith("-"):
         raise SourceError(f"unknown ref {ref!r} in {repo_dir}")
     known = _COMMITS.get((top, ref))
     if known is not None:
         return known
+    if reader is not None and _FULL_SHA.fullmatch(ref):
+        try:
+            kind = reader.read_object(ref)[0]
+        except MissingObject:
+            kind = ""
+        if kind == "commit":
+            if len(_COMMITS) >= 4096:
+                _COMMITS.clear()
+            _COMMITS[(top, ref)] = ref
+            return ref
     try:
         out = git(
             repo_dir, "rev-parse", "--verify", "--quiet", "--end-of-options", ref + "^{commit}"
@@ -343,10 +397,16 @@ def resolve_ref(repo_dir: str | os.PathLike[str], ref: str) -> str:
     return sha
 
 
-def merge_base(repo_dir: str | os.PathLike[str], base: str, head: str | None = None) -> str:
+def merge_base(
+    repo_dir: str | os.PathLike[str],
+    base: str,
+    head: str | None = None,
+    *,
+    reader: ObjectReader | None = None,
+) -> str:
     """The commit a PR from `base` to `head` (default HEAD) forks from."""
-    base_sha = resolve_ref(repo_dir, base)
-    head_sha = resolve_ref(repo_dir, head or "HEAD")
+    base_sha = resolve_ref(repo_dir, base, reader=reader)
+    head_sha = resolve_ref(repo_dir, head or "HEAD", reader=reader)
     try:
         out = git(repo_dir, "merge-base", base_sha, head_sha)
     except SourceError:
@@ -368,15 +428,16 @@ def changed_paths(
 
     With `head` None the head is the working tree: committed, staged and unstaged
     changes since the merge-base of `base` and HEAD, plus untracked files that are
-    not ignored. Deleted files are included. Paths are relative to `repo_dir`.
+    not ignored (this needs a work tree; two commits do not). Deleted files are
+    included. Paths are relative to `repo_dir`.
     """
-    prefix = _prefix(repo_dir)
-    top = git_toplevel(repo_dir)
     if head is not None:
+        top, prefix = _location(repo_dir)
         b, h = resolve_ref(repo_dir, base), resolve_ref(repo_dir, head)
         out = git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", f"{b}...{h}")
         paths = set(_split_z(out))
     else:
+        top, prefix = git_toplevel(repo_dir), _prefix(repo_dir)
         mb = merge_base(repo_dir, base)
         out = git(top, "diff", "--name-only", "-z", "--no-renames", "--no-ext-diff", mb)
         paths = set(_split_z(out))
@@ -388,47 +449,82 @@ def changed_paths(
 # --------------------------------------------------------------------------- GitTree
 
 
-class _CatFile:
-    """One `git cat-file --batch` process, fed object ids one at a time."""
+class ObjectReader:
+    """One `git cat-file --batch` process for a repository (bare or not), fed object ids one
+    at a time. Started on the first read, and again in a forked child (the parent's pipe is
+    not its own) or after the process stopped; several trees may share one (the commits
+    of a pull request). An object the repository lacks raises `MissingObject`."""
 
-    def __init__(self, top: Path) -> None:
-        try:
-            self._proc = subprocess.Popen(
-                [_git_exe(), "-C", str(top), "cat-file", "--batch"],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.DEVNULL,
-                env=_git_env(),
-            )
-        except OSError as exc:
-            raise SourceError(f"cannot run git: {exc}") from exc
+    def __init__(self, repo_dir: str | os.PathLike[str]) -> None:
+        self.repo_dir = Path(repo_dir)
+        self._proc: subprocess.Popen[bytes] | None = None
+        self._pid = 0  # the process that started `_proc`
+        self._finalizer: weakref.finalize[Any, ObjectReader] | None = None
         self._lock = threading.Lock()
-        self._finalizer = weakref.finalize(self, _stop, self._proc)
 
-    def read(self, sha: str) -> bytes | None:
+    def _running(self) -> subprocess.Popen[bytes]:
+        if self._proc is not None and self._pid != os.getpid() and self._finalizer is not None:
+            self._finalizer.detach()  # a forked child: the parent's process is not ours to stop
+            self._proc = None
+        if self._proc is None:
+            try:
+                self._proc = subprocess.Popen(
+                    [_git_exe(), "-C", str(self.repo_dir), "cat-file", "--batch"],
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.DEVNULL,
+                    env=_git_env(),
+                )
+            except OSError as exc:
+                raise SourceError(f"cannot run git: {exc}") from exc
+            self._pid = os.getpid()
+            self._finalizer = weakref.finalize(self, _stop, self._proc)
+        return self._proc
+
+    def _stopped(self, why: str) -> SourceError:
+        """The process stopped: the next read starts another."""
+        self.close()
+        return SourceError(f"git cat-file stopped unexpectedly{why}")
+
+    def read(self, sha: str) -> bytes:
+        """The contents of object `sha`."""
+        return self.read_object(sha)[1]
+
+    def read_object(self, sha: str) -> tuple[str, bytes]:
+        """(type, contents) of object `sha`: `blob`, `tree`, `commit` or `tag`."""
         with self._lock:
-            stdin: IO[bytes] | None = self._proc.stdin
-            stdout: IO[bytes] | None = self._proc.stdout
-            if stdin is None or stdout is None or self._proc.poll() is not None:
-                raise SourceError("git cat-file stopped unexpectedly")
+            proc = self._running()
+            stdin: IO[bytes] | None = proc.stdin
+            stdout: IO[bytes] | None = proc.stdout
+            if stdin is None or stdout is None or proc.poll() is not None:
+                raise self._stopped("")
             try:
                 stdin.write(sha.encode() + b"\n")
                 stdin.flush()
                 header = stdout.readline()
             except (OSError, ValueError) as exc:
-                raise SourceError(f"git cat-file stopped unexpectedly: {exc}") from exc
+                raise self._stopped(f": {exc}") from exc
             parts = header.split()
             if len(parts) != 3:
                 if not header:
-                    raise SourceError("git cat-file stopped unexpectedly")
-                return None  # "<sha> missing" / "ambiguous"
-            size = int(parts[2])
-            data = _read_exact(stdout, size)
-            stdout.read(1)  # the newline after the contents
-            return data
+                    raise self._stopped("")
+                # "<sha> missing" / "<sha> ambiguous"
+                raise MissingObject(f"object {sha} is missing from {self.repo_dir}")
+            try:
+                data = _read_exact(stdout, int(parts[2]))
+                stdout.read(1)  # the newline after the contents
+            except SourceError:
+                raise self._stopped("") from None
+            return parts[1].decode(), data
 
     def close(self) -> None:
-        self._finalizer()
+        if self._finalizer is not None:
+            if self._pid == os.getpid():
+                self._finalizer()
+            else:  # a forked child leaves its parent's process alone
+                self._finalizer.detach()
+        self._finalizer = None
+        self._proc = None
 
 
 def _read_exact(stream: IO[bytes], size: int) -> bytes:
@@ -456,32 +552,39 @@ def _stop(proc: subprocess.Popen[bytes]) -> None:
 
 
 class GitTree:
-    """A commit of a git repository as a `Tree`; `blob_id` is the git blob SHA.
+    """A commit of a git repository (a work tree's or a bare one's) as a `Tree`; `blob_id`
+    is the git blob SHA.
 
-    Regular files only: symlinks and submodules are left out. Use as a context
-    manager (or call `close`) to stop the `git cat-file` process early.
+    Regular files only: symlinks and submodules are left out. Contents are read through
+    `reader` when given (shared with other trees, which close it), else through a
+    `git cat-file` process of its own: use the tree as a context manager (or call `close`)
+    to stop it early. A listed blob the repository lacks raises `MissingObject`.
     """
 
-    def __init__(self, repo_dir: str | os.PathLike[str], ref: str) -> None:
+    def __init__(
+        self, repo_dir: str | os.PathLike[str], ref: str, *, reader: ObjectReader | None = None
+    ) -> None:
         self.repo_dir = Path(repo_dir)
         self.ref = ref
         self.commit = resolve_ref(repo_dir, ref)
-        self._top = git_toplevel(repo_dir)
-        prefix = _prefix(repo_dir)
-        out = git(self._top, "ls-tree", "-r", "-z", "-l", "--full-tree", self.commit)
-        self._blobs: dict[str, tuple[str, int]] = {}
+        self._top, prefix = _location(repo_dir)
+        try:
+            out = git(self._top, "ls-tree", "-r", "-z", "--full-tree", self.commit)
+        except SourceError as exc:
+            raise MissingObject(f"cannot list {self.commit[:12]}: {exc}") from None
+        self._blobs: dict[str, str] = {}
         for entry in out.split(b"\x00"):
             if not entry:
                 continue
             meta, _, raw_path = entry.partition(b"\t")
             fields = meta.split()
-            if len(fields) != 4 or fields[1] != b"blob" or fields[0] == b"120000":
+            if len(fields) != 3 or fields[1] != b"blob" or fields[0] == b"120000":
                 continue
             path = raw_path.decode("utf-8", "surrogateescape")
             if path.startswith(prefix):
-                size = int(fields[3]) if fields[3].isdigit() else 0
-                self._blobs[path[len(prefix) :]] = (fields[2].decode(), size)
-        self._cat: _CatFile | None = None
+                self._blobs[path[len(prefix) :]] = fields[2].decode()
+        self._reader = reader
+        self._owns_reader = reader is None
         self._cache = _ByteCache()
 
     def __repr__(self) -> str:
@@ -494,20 +597,19 @@ class GitTree:
         self.close()
 
     def close(self) -> None:
-        if self._cat is not None:
-            self._cat.close()
-            self._cat = None
+        """Stop the tree's own `git cat-file` process (a shared reader is its owner's)."""
+        if self._owns_reader and self._reader is not None:
+            self._reader.close()
+            self._reader = None
 
     def after_fork(self) -> None:
-        """In a forked child: start its own `git cat-file` (the parent's pipe is not ours)."""
-        self._cat = None
+        """In a forked child: nothing to do, a reader starts its own process there."""
 
     def paths(self) -> Iterable[str]:
         return sorted(self._blobs)
 
     def blob_id(self, path: str) -> str | None:
-        entry = self._blobs.get(path.strip("/"))
-        return entry[0] if entry else None
+        return self._blobs.get(path.strip("/"))
 
     def read(self, path: str) -> bytes | None:
         sha = self.blob_id(path)
@@ -516,11 +618,16 @@ class GitTree:
         cached = self._cache.get(sha)
         if cached is not None:
             return cached
-        if self._cat is None:
-            self._cat = _CatFile(self._top)
-        data = self._cat.read(sha)
-        if data is not None:
-            self._cache.put(sha, data)
+        if self._reader is None:
+            self._reader = ObjectReader(self._top)
+        try:
+            data = self._reader.read(sha)
+        except MissingObject:
+            raise MissingObject(
+                f"{path.strip('/')} at {self.commit[:12]}: blob {sha[:12]} is missing"
+                f" from {self.repo_dir}"
+            ) from None
+        self._cache.put(sha, data)
         return data
 
 

@@ -135,7 +135,7 @@ def test_a_change_closes_the_trees_it_opened(clone: Path) -> None:
     assert len(trees) == 2  # the merge-base and the head (the base tip is the merge-base)
     lint_change(change, options=OPTIONS)
     change.close()
-    assert change.closers == [] and all(t._cat is None for t in trees)  # type: ignore[attr-defined]
+    assert change.closers == [] and all(t._reader is None for t in trees)  # type: ignore[attr-defined]
 
 
 def test_lint_paths_of_two_repositories_merge_under_their_common_directory(

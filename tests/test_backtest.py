@@ -16,10 +16,11 @@ import backtest_repo
 import pytest
 
 from bot import cli
+from bot.app.local import LocalRepository, MissingObject
 from bot.backtest import cli as backtest_cli
 from bot.backtest import history, judge, worker
-from bot.backtest.lintchange import MissingObject, ObjectReader, lint_change
 from bot.core.registry import all_rules
+from tests.test_git_trees import bare_mirror
 
 
 @pytest.fixture(scope="module")
@@ -150,7 +151,8 @@ def test_each_finding_outcome_and_links(
     merged = {p["number"]: p["merged"] for p in data["pulls"]}
     assert merged == {1: "subject", 2: None, 3: "ancestor", 4: None, 5: "tree", 6: None}
     lost = next(p for p in data["pulls"] if p["number"] == 4)
-    assert lost["status"] == "missing" and "missing object" in lost["detail"]
+    assert lost["status"] == "missing"
+    assert lost["detail"].startswith(f"{backtest_repo.LOST} at {shas['pr4c1'][:12]}: blob ")
 
 
 def test_second_run_reuses_the_store(
@@ -347,34 +349,51 @@ def test_without_the_extra_it_says_what_to_install(
 def test_missing_blob_raises_instead_of_reading_as_absent(
     repo: tuple[Path, dict[str, str]],
 ) -> None:
+    """PR 4's recipe blob is gone from the object store: linting it raises (the commit is
+    skipped as "missing"), it is not linted as a deleted file."""
     root, shas = repo
-    reader = ObjectReader(root)
-    try:
-        with pytest.raises(MissingObject):
-            lint_change(
-                root,
-                shas["push"],
-                shas["pr4c1"],
-                4,
-                datetime.date(2026, 8, 3),
-                None,
-                all_rules(),
-                reader=reader,
-            )
-        # the reader keeps working after a missing object
-        report = lint_change(
-            root,
+
+    def lint(repository: LocalRepository, sha: str, pr: int) -> list[str]:
+        report = worker.lint_commit(
+            repository,
             shas["push"],
-            shas["pr2c1"],
-            2,
-            datetime.date(2026, 8, 3),
-            None,
-            all_rules(),
-            reader=reader,
+            sha,
+            pr=pr,
+            date=datetime.date(2026, 8, 3),
+            config=None,
+            rules=all_rules(),
+            repository=None,
         )
-    finally:
-        reader.close()
-    assert [f.rule for f in report.findings] == ["RCP012"]
+        return [f.rule for f in report.findings]
+
+    with LocalRepository(root) as repository:
+        with pytest.raises(MissingObject, match=r"lost_fp8_h100\.sh at [0-9a-f]{12}: blob "):
+            lint(repository, shas["pr4c1"], 4)
+        # the repository's one `git cat-file` process keeps working after a missing object
+        assert lint(repository, shas["pr2c1"], 2) == ["RCP012"]
+
+
+def test_a_bare_mirror_with_alternates_gives_the_same_answer(
+    commits_run: tuple[Path, dict[str, Any]], repo: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """No work tree: a bare repository borrowing its objects through alternates."""
+    root, _ = repo
+    _, serial = commits_run
+    mirror = bare_mirror(root, tmp_path / "mirror.git")
+    data = run_json(
+        "--repo",
+        str(mirror),
+        "--commits",
+        "-j",
+        "1",
+        "--out",
+        str(tmp_path / "out"),
+        "--github-repo",
+        "acme/recipes",
+    )
+    assert data["findings"] == serial["findings"]
+    assert [figures(r) for r in data["rules"]] == [figures(r) for r in serial["rules"]]
+    assert data["totals"]["skipped_missing"] == 1 and data["totals"]["commits_linted"] == 9
 
 
 def test_line_changed(repo: tuple[Path, dict[str, str]]) -> None:

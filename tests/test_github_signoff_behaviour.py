@@ -6,6 +6,8 @@ webhooks in, the sign-off job, PyGithub, the contract-checked fake GitHub out):
 - reopening a PR, marking it ready for review or editing it keeps its head: a PASS on
   that head stays a PASS;
 - GitHub lists at most 250 commits of a PR: the head's check runs are read by its ref.
+- GitHub lists at most 3,000 files of a PR: the CODEOWNER row (and every row judged from
+  the changed files) is unverified past that, never a pass.
 
 The review side is in `tests/test_github_behaviour.py`.
 """
@@ -148,3 +150,42 @@ def test_check_runs_of_a_pr_over_250_commits_are_read_for_its_head(long_gate: Ga
 
     assert gate.status()["state"] == "success", gate.verdict()
     assert gate.fake.calls("GET", rf"/commits/{gate.head}/check-runs$")
+
+
+@pytest.fixture
+def large_gate(tmp_path: Path) -> Iterator[Gate]:
+    """A PR changing 3,001 files: the 3,000 GitHub lists are under `docs/` (alice's), the
+    one it leaves out is under `zz/`, which only max owns."""
+    base = {**BASE, ".github/CODEOWNERS": "* @octo/core\ndocs/ @alice\nzz/ @max\n"}
+    head = {**base, "docs/guide.md": "Hello, world\n"}
+    head.update({f"docs/notes/n{n:04d}.md": f"note {n}\n" for n in range(2999)})
+    head["zz/owned-by-max.txt"] = "max's file\n"
+    it = open_gate(tmp_path, base, head)
+    yield next(it)
+    for _ in it:
+        pass
+
+
+def test_a_pr_over_githubs_3000_file_list_never_passes_the_signoff(large_gate: Gate) -> None:
+    """GitHub lists at most 3,000 files of a pull request (documented) while
+    `changed_files` counts them all. The CODEOWNER row cannot be verified from part of
+    the list (here the unlisted file belongs to someone else): it is UNVERIFIED, saying
+    how many files were listed, and the status is never `success`.
+
+    Without the fix the owner row judged the 3,000 listed files only: alice owns every
+    one of them, so the verdict was PASS and the status `success`."""
+    gate = large_gate
+    listed = gate.fake.pull_files(REPO, gate.number)
+    assert len(listed) == 3000 and "zz/owned-by-max.txt" not in {f["filename"] for f in listed}
+
+    gate.sign("alice")
+
+    status = gate.status()
+    assert status["state"] == "failure", gate.verdict()
+    assert "owner" in status["description"]
+    body = gate.verdict()
+    assert "Verdict: PASS" not in body
+    (owner,) = [line for line in body.splitlines() if "CODEOWNER" in line and "3,001" in line]
+    assert "UNVERIFIED" in owner
+    assert "GitHub lists 3,000 of the 3,001 files" in owner
+    assert "GitHub 只列出了本 PR 修改的 3,001 个文件中的 3,000 个" in body

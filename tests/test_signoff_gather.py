@@ -20,6 +20,7 @@ class _Source:
     def __init__(self, files: dict[str, str]) -> None:
         self.files = files
         self.asked: list[str] = []
+        self.count: int | None = None
 
     def base_text(self, path: str) -> str | None:
         self.asked.append(f"base:{path}")
@@ -31,6 +32,9 @@ class _Source:
 
     def changed(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return ("a.sh", "docs/waiver/7.md"), ("docs/waiver/7.md",)
+
+    def changed_count(self) -> int | None:
+        return self.count
 
     def commits(self) -> tuple[str, ...] | None:
         return ("c1", "h" * 40)

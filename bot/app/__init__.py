@@ -37,11 +37,13 @@ For the next use cases
   `lint_tree` over an overlay of the fixed files; pass one `LintOptions(cache=...)`
   (`bot.core.context.ParseCache`) to every pass so unchanged files are not parsed
   again.
-- backtest: per commit of a pull request, `open_local_change(repo, merge_base,
-  commit, pr=N)` in a `with` block and `lint_change(change, options=LintOptions(
-  review_date=commit_date, cache=shared))`; a shared `ParseCache` makes each
-  commit cost only the files it changed. Build a `Change` by hand to reuse one
-  opened base tree across commits.
+- backtest (`bot.backtest.worker`): per commit of a pull request,
+  `open_local_change(repo, merge_base, commit, pr=N, within=opened)` in a `with`
+  block, `opened` being the repository opened once (`bot.app.local.LocalRepository`:
+  one `git cat-file` process, a merge-base tree listed once for the commits forking
+  from it), and `lint_change(change, options=LintOptions(review_date=commit_date,
+  workers=1, cache=shared))`; a shared `ParseCache` makes each commit cost only the
+  files it changed. A missing object raises `bot.app.local.MissingObject`.
 - a lint cache: key a run by the blob ids of its inputs (`Tree.blob_id`), the
   configuration's source and the selected rules; `LintResult` is plain data.
 """

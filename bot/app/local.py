@@ -2,16 +2,21 @@
 
     open_checkout(repo, head=None)         a tree to lint whole (`bot lint --repo DIR`)
     open_local_change(repo, base, head)    a pull request from BASE to HEAD (`--base`)
+    LocalRepository(repo)                  one repository opened for many changes: pass it
+                                           as `open_local_change(..., within=)`
     local_pull(repo, number, base, head)   the pull request as the review pipeline sees it
 
 Every failure a user can cause (not a repository, an unknown ref, no git) is a
-`SourceError` with a one-line message. What is opened here holds `git cat-file`
-processes: close it (`with`) when done.
+`SourceError` with a one-line message; an object the repository lacks (a pruned blob,
+a shallow cut) is a `MissingObject`, never an absent file. Commits are read through
+git, so bare mirrors and alternates work; only the working tree needs a work tree.
+What is opened here holds `git cat-file` processes: close it (`with`) when done.
 """
 
 from __future__ import annotations
 
 import os
+from collections import OrderedDict
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -21,6 +26,8 @@ from bot.github.types import PullInfo
 from bot.sources import (
     FsTree,
     GitTree,
+    MissingObject,
+    ObjectReader,
     SourceError,
     changed_paths,
     find_repo_root,
@@ -33,6 +40,8 @@ from bot.sources import (
 
 __all__ = [
     "Checkout",
+    "LocalRepository",
+    "MissingObject",
     "SourceError",
     "commit_of",
     "commits_between",
@@ -62,6 +71,52 @@ class Checkout:
         self.closers.clear()
 
     def __enter__(self) -> Checkout:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class LocalRepository:
+    """A local git repository opened once for many changes (the commits a backtest lints).
+
+    One `git cat-file` process reads the objects of every tree; each commit's tree is
+    listed once and the `keep` most recently used are kept, so the commits of a pull
+    request that share a merge-base share its tree (and the contents it has read); the
+    `origin` remote is read once. A change opened `within` it does not own these trees:
+    close the repository (`with`) when done.
+    """
+
+    def __init__(self, repo: str | os.PathLike[str], *, keep: int = 3) -> None:
+        self.path = repo
+        self.reader = ObjectReader(repo)
+        self._keep = max(1, keep)
+        self._trees: OrderedDict[str, GitTree] = OrderedDict()
+        self._origin: tuple[str | None] | None = None
+
+    def tree(self, ref: str) -> GitTree:
+        """The tree of commit `ref`, listed once while it is among the `keep` last used."""
+        sha = resolve_ref(self.path, ref, reader=self.reader)
+        tree = self._trees.get(sha)
+        if tree is None:
+            tree = GitTree(self.path, sha, reader=self.reader)
+            self._trees[sha] = tree
+            while len(self._trees) > self._keep:
+                self._trees.popitem(last=False)
+        self._trees.move_to_end(sha)
+        return tree
+
+    def origin(self) -> str | None:
+        """`owner/name` of the GitHub repository `origin` names, read once."""
+        if self._origin is None:
+            self._origin = (github_repository(self.path),)
+        return self._origin[0]
+
+    def close(self) -> None:
+        self._trees.clear()
+        self.reader.close()
+
+    def __enter__(self) -> LocalRepository:
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -124,36 +179,46 @@ def open_local_change(
     pr: int | None = None,
     author: str | None = None,
     repository: str | None = None,
+    within: LocalRepository | None = None,
 ) -> Change:
     """The pull request from `base` to `head` (None: the working tree) in `repo`.
 
     As GitHub shows a pull request: the changed paths are those of `git diff
     BASE...HEAD` (from the merge-base), the base view is the merge-base, and the base
     branch's tip (`base` itself) holds the configuration. `repository` defaults to
-    the `origin` remote's GitHub repository."""
-    base_sha = resolve_ref(repo, base)
-    fork = merge_base(repo, base, head)
-    change = Change(
-        base=GitTree(repo, fork),
-        head=FsTree(repo),
-        paths=frozenset(),
-        pr=pr,
-        author=author,
-        root=Path(os.path.realpath(repo)),
-        config_ref=base,
-    )
+    the `origin` remote's GitHub repository. `within` (`repo` opened as a
+    `LocalRepository`) lends its trees and its `git cat-file` process; without it the
+    change opens and owns its own."""
+    reader = within.reader if within is not None else None
+    base_sha = resolve_ref(repo, base, reader=reader)
+    fork = merge_base(repo, base, head, reader=reader)
+    opened: list[GitTree] = []
+
+    def tree(ref: str) -> GitTree:
+        if within is not None:
+            return within.tree(ref)
+        opened.append(GitTree(repo, ref))
+        return opened[-1]
+
     try:
-        change.closers.append(change.base)
-        if head is not None:
-            change.head = GitTree(repo, head)
-            change.closers.append(change.head)
-        if base_sha != fork:
-            change.base_tip = GitTree(repo, base_sha)
-            change.closers.append(change.base_tip)
+        change = Change(
+            base=tree(fork),
+            head=tree(head) if head is not None else FsTree(repo),
+            paths=frozenset(),
+            base_tip=tree(base_sha) if base_sha != fork else None,
+            pr=pr,
+            author=author,
+            root=Path(os.path.realpath(repo)),
+            config_ref=base,
+            closers=list(opened),
+        )
         change.paths = frozenset(changed_paths(repo, base, head))
-        change.repository = repository or github_repository(repo)
+        if repository is None:
+            repository = within.origin() if within is not None else github_repository(repo)
+        change.repository = repository
     except BaseException:
-        change.close()
+        for t in opened:
+            t.close()
         raise
     return change
 

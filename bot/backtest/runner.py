@@ -38,6 +38,14 @@ _ENGINE_PACKAGES = (
     "bot.rules",
     "bot.schemas",
 )
+# how a commit is read and linted: the application layer's change, git objects, the worker
+_LINT_MODULES = (
+    "bot.app.config",
+    "bot.app.lint",
+    "bot.app.local",
+    "bot.sources",
+    "bot.backtest.worker",
+)
 
 
 def engine_fingerprint() -> str:
@@ -50,9 +58,10 @@ def engine_fingerprint() -> str:
             files.extend(
                 p for p in Path(folder).rglob("*") if p.suffix in (".py", ".yaml", ".json")
             )
-    lintchange = importlib.util.find_spec("bot.backtest.lintchange")
-    if lintchange and lintchange.origin:
-        files.append(Path(lintchange.origin))
+    for name in _LINT_MODULES:
+        module = importlib.util.find_spec(name)
+        if module and module.origin:
+            files.append(Path(module.origin))
     for path in sorted(set(files)):
         if "__pycache__" in path.parts:
             continue

@@ -1,22 +1,33 @@
 """A worker's share of a backtest: lint some commits of one PR. Runs in a pool process.
 
-A task names commits of one PR; the worker lints each against its own
-merge-base with the base branch through `lint_change`, keeping one `git cat-file` process per repository for
-its lifetime and one parse cache per task (the commits of one PR share most
-blobs). Whatever happens to one commit is its result (`ok`, `missing`,
-`error`); a task never raises.
+A task names commits of one PR; the worker lints each against its own merge-base
+with the base branch the one way every entry point lints a change
+(`bot.app.open_local_change` and `bot.app.lint_change`, as `bot lint --repo DIR
+--base MERGE_BASE --head SHA --pr N --date D` does). It keeps one `LocalRepository`
+per repository for its lifetime (one `git cat-file` process; a merge-base tree
+shared by the commits that fork from it) and one parse cache per task (the commits
+of one PR share most blobs), and times each rule's `check` (`RuleClock`). Whatever
+happens to one commit is its result (`ok`, `missing`, `error`); a task never raises.
 """
 
 from __future__ import annotations
 
 import datetime
+import functools
 import time
 import traceback
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
 
-from bot.backtest.lintchange import MissingObject, ObjectReader, RuleClock, lint_change
+from bot.app import LintOptions, lint_change, load_repo_config
+from bot.app.local import LocalRepository, open_local_change
 from bot.backtest.store import FindingRow, LintResult
+from bot.base.tree import Tree
+from bot.core.config import CONFIG_FILENAMES, Config, build_config
 from bot.core.context import ParseCache
+from bot.core.engine import Report
+from bot.core.model import Finding
 from bot.core.registry import RuleModule, all_rules
 from bot.sources import SourceError
 
@@ -31,14 +42,54 @@ class Task:
     repository: str | None
 
 
-# per process: one object reader per repository (a pool worker serves many tasks)
-_READERS: dict[str, ObjectReader] = {}
+# per process: each repository opened once (a pool worker serves many tasks)
+_REPOS: dict[str, LocalRepository] = {}
+# per process: configurations by the text or file they come from (validating one is slow)
+_CONFIGS: dict[tuple[str, str | None], Config] = {}
 
 
-def _reader(repo: str) -> ObjectReader:
-    if repo not in _READERS:
-        _READERS[repo] = ObjectReader(repo)
-    return _READERS[repo]
+def _opened(repo: str) -> LocalRepository:
+    if repo not in _REPOS:
+        _REPOS[repo] = LocalRepository(repo)
+    return _REPOS[repo]
+
+
+@functools.lru_cache(maxsize=16)
+def _candidate(text: str) -> Config:
+    return build_config(text, source="--config")
+
+
+def config_of(tree: Tree, candidate: str | None) -> Config:
+    """The candidate configuration's text when given, else the repository's own at `tree`
+    (the merge-base), loaded as every entry point loads it and built once per file."""
+    if candidate is not None:
+        return _candidate(candidate)
+    key = next(((n, tree.blob_id(n)) for n in CONFIG_FILENAMES if tree.blob_id(n)), ("", None))
+    if key not in _CONFIGS:
+        if len(_CONFIGS) >= 16:
+            _CONFIGS.clear()
+        _CONFIGS[key] = load_repo_config(tree, ref="the merge-base")
+    return _CONFIGS[key]
+
+
+@dataclass
+class RuleClock:
+    """Seconds each rule's `check` took, summed over one lint."""
+
+    seconds: dict[str, float] = field(default_factory=dict)
+
+    def wrap(self, rules: Sequence[RuleModule]) -> list[RuleModule]:
+        return [RuleModule(rule=rm.rule, check=self._timed(rm), module=rm.module) for rm in rules]
+
+    def _timed(self, rm: RuleModule) -> Callable[..., Iterator[Finding]]:
+        def check(*args: Any) -> Iterator[Finding]:
+            start = time.perf_counter()
+            found = list(rm.check(*args))
+            took = time.perf_counter() - start
+            self.seconds[rm.rule.id] = self.seconds.get(rm.rule.id, 0.0) + took
+            return iter(found)
+
+        return check
 
 
 def _selection(ids: tuple[str, ...] | None) -> list[RuleModule]:
@@ -47,6 +98,27 @@ def _selection(ids: tuple[str, ...] | None) -> list[RuleModule]:
         return rules
     wanted = set(ids)
     return [rm for rm in rules if rm.rule.id in wanted]
+
+
+def lint_commit(
+    repo: LocalRepository,
+    base: str,
+    sha: str,
+    *,
+    pr: int | None,
+    date: datetime.date,
+    config: str | None,
+    rules: Sequence[RuleModule],
+    repository: str | None,
+    cache: ParseCache | None = None,
+) -> Report:
+    """What commit `sha` changes, linted against `base` (its merge-base) in this process:
+    `config` is a candidate configuration's text (None: the repository's own at the
+    merge-base), `rules` the rules to run (a `RuleClock` may wrap them), `cache` shared
+    by the commits of one PR. A missing object raises `MissingObject`."""
+    with open_local_change(repo.path, base, sha, pr=pr, repository=repository, within=repo) as c:
+        options = LintOptions(rules=rules, review_date=date, workers=1, cache=cache)
+        return lint_change(c, config=config_of(c.config_tree, config), options=options).report
 
 
 def run_task(task: Task) -> list[LintResult]:
@@ -59,16 +131,15 @@ def run_task(task: Task) -> list[LintResult]:
         status, detail, files = "ok", None, 0
         rows: tuple[FindingRow, ...] = ()
         try:
-            report = lint_change(
-                task.repo,
+            report = lint_commit(
+                _opened(task.repo),
                 base,
                 sha,
-                task.pr,
-                datetime.date.fromisoformat(day),
-                task.config,
-                clock.wrap(selection),
+                pr=task.pr,
+                date=datetime.date.fromisoformat(day),
+                config=task.config,
+                rules=clock.wrap(selection),
                 repository=task.repository,
-                reader=_reader(task.repo),
                 cache=cache,
             )
             files = len(report.files)
@@ -87,13 +158,8 @@ def run_task(task: Task) -> list[LintResult]:
                 )
                 for f in report.findings
             )
-        except MissingObject as exc:
+        except SourceError as exc:  # MissingObject, or a commit git cannot read
             status, detail = "missing", str(exc)
-        except SourceError as exc:
-            status, detail = "missing", str(exc)
-            stopped = _READERS.pop(task.repo, None)  # git may have stopped: start afresh
-            if stopped is not None:
-                stopped.close()
         except Exception as exc:  # a bot bug on this commit: recorded, the run goes on
             status = "error"
             last = traceback.extract_tb(exc.__traceback__)[-1]

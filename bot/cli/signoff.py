@@ -280,6 +280,9 @@ class _LocalSource:
     def changed(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         return tuple(sorted(self.change.paths)), ()
 
+    def changed_count(self) -> int | None:
+        return None  # git lists every changed path
+
     def commits(self) -> tuple[str, ...] | None:
         return commits_between(self.args.repo, commit_of(self.change.base), self.head_sha)
 

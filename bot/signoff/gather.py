@@ -16,7 +16,7 @@ from typing import Any, Protocol
 from bot.core.config import Knowledge
 from bot.core.engine import Context, Report
 from bot.signoff.content import with_content
-from bot.signoff.model import CheckRun, PostedComment, ReuseSweep, SignoffFacts
+from bot.signoff.model import CheckRun, PartialList, PostedComment, ReuseSweep, SignoffFacts
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,10 @@ class FactSource(Protocol):
 
     def changed(self) -> tuple[tuple[str, ...], tuple[str, ...]]:
         """(the paths the PR changes, the paths it adds)."""
+
+    def changed_count(self) -> int | None:
+        """How many files the PR changes when `changed()` lists only some of them (GitHub's
+        `changed_files`); None: `changed()` lists them all."""
 
     def commits(self) -> tuple[str, ...] | None:
         """The PR's commits, oldest first."""
@@ -109,6 +113,8 @@ def gather(
     where = knowledge_paths(knowledge)
     newest = signoffs[-1]
     paths, added = src.changed()
+    total = src.changed_count()
+    partial = PartialList(len(paths), total) if total is not None and total > len(paths) else None
     codeowners = _first(src.base_text, where["codeowners"])
     template = _first(src.template_text, [where["template"]])
     template_zh = _first(src.template_text, [where["template_zh"]])
@@ -124,6 +130,7 @@ def gather(
         signer_is_bot=who.is_bot,
         bot_login=bot_login,
         changed_paths=paths,
+        files_partial=partial,
         codeowners_text=codeowners,
         template_text=template,
         template_zh_text=template_zh,

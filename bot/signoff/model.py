@@ -115,6 +115,15 @@ class PrContent:
 
 
 @dataclass(frozen=True)
+class PartialList:
+    """The PR's file list is cut short: GitHub lists at most 3,000 files of a pull request
+    (documented) while its `changed_files` counts them all."""
+
+    listed: int
+    changed: int
+
+
+@dataclass(frozen=True)
 class SignoffFacts:
     head_sha: str
     signer: str  # the comment's author login
@@ -123,6 +132,9 @@ class SignoffFacts:
     signer_is_bot: bool = False
     bot_login: str | None = None
     changed_paths: tuple[str, ...] = ()
+    # `changed_paths` holds only part of what the PR changes (listed N of M); None: all.
+    # Every row judged from the changed files is then unknown, never a pass
+    files_partial: PartialList | None = None
     codeowners_text: str | None = None  # .github/CODEOWNERS from the BASE branch
     template_text: str | None = None  # docs/PR_REVIEW_CHECKLIST.md from the default branch
     template_zh_text: str | None = None  # docs/PR_REVIEW_CHECKLIST_zh.md

@@ -570,6 +570,10 @@ class _ApiSource:
         files = self._files
         return tuple(f.path for f in files), tuple(f.path for f in files if f.status == "added")
 
+    def changed_count(self) -> int | None:
+        """`changed_files`: GitHub's list stops at 3,000 files (documented), this counts all."""
+        return self.pull.changed_files
+
     def permission(self, login: str) -> str | None:
         if login.lower() not in self._permissions:
             self._permissions[login.lower()] = self.gw.collaborator_permission(self.repo, login)

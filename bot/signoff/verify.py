@@ -985,6 +985,50 @@ def _rule_rows(
     return [Check(spec.name, "pass", spec.ok), _unread(f"{spec.name}-unread", others, spec.unread)]
 
 
+# ------------------------------------------------------------------ a partial file list
+
+
+# the rows judged from the PR's changed files (ownership, and what the lint read of them)
+_FILE_ROWS = frozenset(
+    {
+        "owner",
+        "recipe-link",
+        "images",
+        "deprecated",
+        "architecture",
+        "chat-template",
+        "waiver",
+        "golden-al",
+        "append-only",
+    }
+)
+
+
+def _unlisted(facts: SignoffFacts, checks: list[Check]) -> list[Check]:
+    """When GitHub listed only part of the PR's files, a row judged from them that would
+    pass or not apply is `unknown`: the files it did not see decide it. What a row found
+    wrong still fails, and what needs a human still does."""
+    cut = facts.files_partial
+    if cut is None:
+        return checks
+    counts = {
+        "listed": f"{cut.listed:,}",
+        "changed": f"{cut.changed:,}",
+        "rest": f"{cut.changed - cut.listed:,}",
+    }
+    return [
+        _row(
+            c.name,
+            "unknown",
+            "owners-unlisted" if c.name == "owner" else "files-unlisted",
+            **counts,
+        )
+        if c.name in _FILE_ROWS and c.status in ("pass", "na")
+        else c
+        for c in checks
+    ]
+
+
 # ------------------------------------------------------------------ the verdict
 
 
@@ -1001,7 +1045,10 @@ def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
         return _verdict(facts, [_absent(facts.body)])
     checks: list[Check] = [_detected(facts, signoff), _signed(facts, signoff), _owner(facts, cfg)]
     checks += _disapproval(facts, cfg)
-    checks += _template(facts, signoff, cfg)
+    # which items apply is read from the changed files: unknown when GitHub listed part
+    checks += _template(
+        replace(facts, content=None) if facts.files_partial else facts, signoff, cfg
+    )
     checks.append(_ci(facts, cfg))
     checks.append(_row("eval-accuracy", "human", "check"))
     checks.append(_reuse(facts, cfg))
@@ -1012,7 +1059,7 @@ def verify(facts: SignoffFacts, knowledge: Knowledge) -> Verdict:
     checks += _waiver(facts, signoff, cfg)
     for name in ("golden-al", "append-only"):
         checks += _rule_check(by_name[name], facts, cfg, signoff)
-    return _verdict(facts, checks)
+    return _verdict(facts, _unlisted(facts, checks))
 
 
 # ------------------------------------------------------------------ several sign-offs
@@ -1099,6 +1146,8 @@ def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdic
     signers = {f.signer.lower() for f in signoffs}
     if owner is None or owner.status == "pass" or not groups or len(signers) < 2:
         return verdict  # one signer: their own owner row says best what is wrong
+    if newest.files_partial is not None:
+        return verdict  # the groups of the files GitHub did not list are unknown
     covered: dict[int, str] = {}
     seen: set[str] = set()
     for facts in reversed(signoffs):

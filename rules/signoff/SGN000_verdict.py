@@ -25,8 +25,8 @@ RULE = Rule(
         zh="只有当每一行都通过、不适用或需人工确认时，签署才生效",
     ),
     rationale=T(
-        en="The verdict comment has the shape of the repository's LLM verifier (`.github/codeowner-signoff-verify-prompt.md`): a hidden marker with the head SHA, a header, on a rejection one line naming the signer and what blocks, then one line per row starting with its status. A row that could not be verified blocks like a failure: a required status must not turn green on a fact nobody verified. A row that needs a human does not block: the CODEOWNER signed that they checked it by hand, and the row tells the maintainer what the bot did not verify.",
-        zh="结论评论沿用仓库 LLM 验证器（`.github/codeowner-signoff-verify-prompt.md`）的格式：带有 head SHA 的隐藏标记、标题；驳回时有一行点名签署人并说明阻塞原因；之后每行一项检查，以其状态开头。无法核实的行与不通过一样会阻塞：必需的状态检查不能基于无人核实的事实变为通过。需人工确认的行不阻塞：CODEOWNER 已签署表示亲自核查过，该行告诉维护者机器人没有核实哪些内容。",
+        en="The verdict comment has the shape of the repository's LLM verifier (`.github/codeowner-signoff-verify-prompt.md`): a hidden marker with the head SHA, a header, on a rejection one line naming the signer and what blocks, then one line per row starting with its status. A row that could not be verified blocks like a failure: a required status must not turn green on a fact nobody verified. A row that needs a human does not block: the CODEOWNER signed that they checked it by hand, and the row tells the maintainer what the bot did not verify. GitHub lists at most 3,000 files of a pull request (its `changed_files` counts them all): past that, every row judged from the changed files (ownership, and what the recipe rules read) that would pass or not apply cannot be verified.",
+        zh="结论评论沿用仓库 LLM 验证器（`.github/codeowner-signoff-verify-prompt.md`）的格式：带有 head SHA 的隐藏标记、标题；驳回时有一行点名签署人并说明阻塞原因；之后每行一项检查，以其状态开头。无法核实的行与不通过一样会阻塞：必需的状态检查不能基于无人核实的事实变为通过。需人工确认的行不阻塞：CODEOWNER 已签署表示亲自核查过，该行告诉维护者机器人没有核实哪些内容。GitHub 最多只列出一个 PR 的 3,000 个文件（其 `changed_files` 计入全部文件）：超出时，凡依据变更文件判断的行（归属，以及配方规则读取的内容），原本通过或不适用的都无法核实。",
     ),
     variants={
         # ---- the frame of the verdict comment (bot/signoff/render.py)
@@ -85,6 +85,10 @@ RULE = Rule(
         "not-linted": T(
             en="could not verify: the PR's changes were not linted",
             zh="无法核实：本 PR 的变更未经检查",
+        ),
+        "files-unlisted": T(
+            en="could not verify: GitHub lists {listed} of the {changed} files this PR changes; the other {rest} were not read, so a human checks them",
+            zh="无法核实：GitHub 只列出了本 PR 修改的 {changed} 个文件中的 {listed} 个；其余 {rest} 个未被读取，需人工检查",
         ),
         "unread": T(
             en="the bot reads single-node recipe scripts only; check `{name}`{more} for {what} by hand",

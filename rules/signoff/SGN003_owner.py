@@ -18,8 +18,8 @@ RULE = Rule(
         zh="签署人是所有变更路径的 CODEOWNER，且拥有写权限",
     ),
     rationale=T(
-        en="CODEOWNERS is read from the base branch (last matching line wins). A path owned by a specific line needs the signer on that line, by name or through a team; a path owned only by the catch-all is covered by any CODEOWNER. The signer needs `admin`, `maintain` or `write`; bots never count. Membership of a team the token cannot read counts for a member of the organisation (`knowledge.signoff.unreadable_teams`). Several sign-offs combine across CODEOWNERS groups; the row names the groups still missing.",
-        zh="CODEOWNERS 从基础分支读取（以最后匹配的行为准）。由特定行拥有的路径要求签署人本人或其所在团队列在该行；只由兜底规则拥有的路径可由任意 CODEOWNER 覆盖。签署人须拥有 `admin`、`maintain` 或 `write` 权限；机器人不计入。令牌无法读取的团队成员资格，组织成员可计入（`knowledge.signoff.unreadable_teams`）。多份签署可按 CODEOWNERS 分组合并；该行列出仍缺签署的分组。",
+        en="CODEOWNERS is read from the base branch (last matching line wins). A path owned by a specific line needs the signer on that line, by name or through a team; a path owned only by the catch-all is covered by any CODEOWNER. The signer needs `admin`, `maintain` or `write`; bots never count. Membership of a team the token cannot read counts for a member of the organisation (`knowledge.signoff.unreadable_teams`). Several sign-offs combine across CODEOWNERS groups; the row names the groups still missing. GitHub lists at most 3,000 files of a pull request: past that the row cannot be verified and never passes.",
+        zh="CODEOWNERS 从基础分支读取（以最后匹配的行为准）。由特定行拥有的路径要求签署人本人或其所在团队列在该行；只由兜底规则拥有的路径可由任意 CODEOWNER 覆盖。签署人须拥有 `admin`、`maintain` 或 `write` 权限；机器人不计入。令牌无法读取的团队成员资格，组织成员可计入（`knowledge.signoff.unreadable_teams`）。多份签署可按 CODEOWNERS 分组合并；该行列出仍缺签署的分组。GitHub 最多只列出一个 PR 的 3,000 个文件：超出时该行无法核实，绝不会通过。",
     ),
     variants={
         "bot-account": T(
@@ -33,6 +33,10 @@ RULE = Rule(
         "codeowners-unread": T(
             en="could not verify ownership: `{codeowners_path}` could not be read from the base branch",
             zh="无法核实归属：未能从基准分支读取 `{codeowners_path}`",
+        ),
+        "owners-unlisted": T(
+            en="could not verify ownership: GitHub lists {listed} of the {changed} files this PR changes, and the owners of the other {rest} are unknown; a maintainer checks them by hand",
+            zh="无法核实归属：GitHub 只列出了本 PR 修改的 {changed} 个文件中的 {listed} 个，其余 {rest} 个文件的所有者未知，需维护者人工核查",
         ),
         "not-listed": T(
             en="{signer} is not a CODEOWNER: CODEOWNERS lists them on no line, by name or through a team",
