@@ -324,8 +324,12 @@ def test_real_file_edit_is_scoped_to_the_changed_entry() -> None:
 
 def test_pr_mode_ignores_flaws_of_untouched_entries() -> None:
     broken = FIXTURE.replace("  multinode: false\n", "  multinode: false\n  trace-source: v1\n", 1)
-    head = broken.replace("conc-end: 512", "conc-end: 1024")  # edits the broken entry
-    assert [r for r, _ in ids(run({PATH: head}, base={PATH: broken}))] == ["CFG001"]
+    # the PR breaks an entry the base kept clean: reported
+    head = broken.replace("conc-end: 512", "conc-end: 1024")
+    assert [r for r, _ in ids(run({PATH: head}, base={PATH: FIXTURE}))] == ["CFG001"]
+    # the base already breaks it (the repository's practice at that base): editing the
+    # entry elsewhere makes nothing worse
+    assert ids(run({PATH: head}, base={PATH: broken})) == []
     head = broken.replace('version: "1.3.0"', 'version: "1.3.1"')  # edits the other one
     assert ids(run({PATH: head}, base={PATH: broken})) == []
     assert [r for r, _ in ids(run({PATH: broken}))] == ["CFG001"]  # no base: everything

@@ -350,6 +350,10 @@ def history_hunks(diff: ChangelogDiff) -> list[HistoryHunk]:
             head_lines.pop()
         while base_lines and base_lines[-1] == "":
             base_lines.pop()
+        # blank or whitespace-only lines past the end of the base's text are the PR's
+        # own separator (`separators` judges them: CHL007), never merged history
+        while len(head_lines) > len(base_lines) and not head_lines[-1].strip():
+            head_lines.pop()
     skip_head: set[int] = set()  # 0-based head lines explained by other findings
     skip_base: set[int] = set()
     for edit in diff.edits:
