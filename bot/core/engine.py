@@ -133,11 +133,13 @@ def lint(
 
 def _judged_by_base(raw: list[Finding], ctx: Context, rules: list[RuleModule]) -> list[Finding]:
     """Drop what the base does not hold the PR to (`bot.core.practice`)."""
+    if ctx.change is None:
+        return raw  # a whole tree, or files named by hand: today's knowledge applies
     names = sorted({f.practice for f in raw if f.practice is not None})
-    ratcheted = {f.rule for f in raw if f.ratchet is not None} if ctx.change is not None else set()
+    ratcheted = {f.rule for f in raw if f.ratchet is not None}
     if not names and not ratcheted:
         return raw
-    base = ctx.base if ctx.base is not None else ctx.tree
+    base = ctx.change.base
     practices = ctx.knowledge.practices
 
     def shown_by_base(name: str) -> bool:

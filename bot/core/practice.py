@@ -10,8 +10,9 @@ for every rule:
   eval path, a client flag. `knowledge.practices` names each with the marks
   that show it in a tree (a path, or a path holding a text), never a date. A
   finding that relies on one carries its name (`Finding.practice`, or the
-  rule's `Rule.practice`); it is kept only where the base shows the practice.
-  A whole tree (no base) is its own base.
+  rule's `Rule.practice`); in a pull request it is kept only where the base
+  shows the practice. A whole tree, or files named by hand, has no base: it is
+  judged by today's knowledge.
 - **Constraints** that the repository's own files follow (the master-config
   schema). A finding that breaks one carries a `Ratchet`: the constraint, with
   the kind of thing it applies to, and the item it is about. The engine runs the
