@@ -278,3 +278,29 @@ def test_a_client_flag_is_asked_for_only_where_the_base_client_has_it() -> None:
     assert lint_pr({**old, MTP: RAW}, old, rules=rcp009).findings == []
     found = lint_pr({**new, MTP: RAW}, new, rules=rcp009).findings
     assert [f.rule for f in found] == ["RCP009"]
+
+
+# -------------------------------------------------- where the base keeps its master configs
+
+
+def test_a_master_config_moved_to_another_place_is_not_new() -> None:
+    """InferenceX #1992 moved `.github/configs/*-master.yaml` to `configs/`: its entries are
+    the base's, not new ones needing a changelog entry or an upstream image."""
+    old = ".github/configs/amd-master.yaml"
+    entry = (
+        disagg("dsr1-fp8-mi355x-sglang-disagg", TRANSFER)
+        .replace("runner: gb200", "runner: mi355x-disagg")
+        .replace("lmsysorg/sglang:v0.5.14-cu130", "rocm/sgl-dev:sglang-0.5.9-rocm720-mi35x")
+        .replace("framework: dynamo-sglang", "framework: sglang-disagg")
+    )
+    log = {
+        "perf-changelog.yaml": "- config-keys:\n    - x\n  description:\n    - y\n  pr-link: z\n"
+    }
+    base = {old: entry, **log}
+    head = {"configs/amd-master.yaml": entry, **log}
+    rules = [rule("CFG002"), rule("CFG003")]
+    assert lint_pr(head, base, pr=1992, rules=rules).findings == []
+    # an entry changed on the way is judged as a change
+    bumped = {"configs/amd-master.yaml": entry.replace("0.5.9", "0.5.10"), **log}
+    found = lint_pr(bumped, base, pr=1992, rules=rules).findings
+    assert sorted(f.rule for f in found) == ["CFG002", "CFG003"]

@@ -14,7 +14,7 @@ from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Sp
 from bot.core.tree import glob_match
 from bot.parse.changelog import Changelog, Entry
 from bot.parse.changelog_diff import config_keys, diff_changelogs, readable, wildcard_match
-from bot.parse.master_config import MasterEntry
+from bot.parse.master_config import MasterEntry, moved_master_configs
 from bot.parse.master_diff import entry_diff
 
 DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
@@ -423,10 +423,12 @@ def _base_entries(
     """Entries of the changed master configs in the base, by key; None when one cannot be read.
 
     An entry moved from one master config to another changes both files, so
-    the changed files are enough to tell a move from an addition.
+    the changed files are enough to tell a move from an addition; a master config
+    moved to another place is read where the base keeps it.
     """
     out: dict[str, MasterEntry] = {}
-    for path in masters:
+    moved = moved_master_configs(ctx)
+    for path in [*masters, *(moved[p] for p in masters if p in moved)]:
         cfg = ctx.parsed("master_config", path, tree=change.base)
         if cfg is None:
             continue  # a new master config file
