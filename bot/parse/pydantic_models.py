@@ -78,6 +78,7 @@ class ModelSpec:
     fields: Mapping[str, FieldSpec]  # by key (alias and, where accepted, attribute name)
     forbid_extra: bool
     line: int
+    populate_by_name: bool = False
 
 
 @dataclass(frozen=True)
@@ -177,6 +178,7 @@ class _Reader:
                 parent = self._model(b, seen | {name})
                 fields.update(parent.fields)
                 forbid = parent.forbid_extra
+                populate = parent.populate_by_name
         specs: list[tuple[str, ast.expr, ast.expr | None]] = []
         for stmt in cls.body:
             if isinstance(stmt, ast.Assign) and any(
@@ -185,7 +187,8 @@ class _Reader:
                 settings = self._call_kwargs(stmt.value)
                 if "extra" in settings:
                     forbid = settings["extra"] == "forbid"
-                populate = settings.get("populate_by_name") is True
+                if "populate_by_name" in settings:
+                    populate = settings["populate_by_name"] is True
             elif isinstance(stmt, ast.ClassDef) and stmt.name == "Config":
                 for inner in stmt.body:
                     if (
@@ -219,7 +222,7 @@ class _Reader:
             spec = FieldSpec(attribute, keys, self._type(annotation, 0), required)
             for key in keys:
                 fields[key] = spec
-        return ModelSpec(name, fields, bool(forbid), cls.lineno)
+        return ModelSpec(name, fields, bool(forbid), cls.lineno, populate)
 
     # -- values ------------------------------------------------------------------------
 
