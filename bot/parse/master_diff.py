@@ -36,11 +36,14 @@ class Difference:
 
     @property
     def field(self) -> str | None:
-        """The innermost key of the path: the field whose value differs."""
+        """The field whose value differs: the keys after the path's last list index
+        (`router.version`, `prefill.hardware`, `image`); None for a list item itself."""
+        keys: list[str] = []
         for step in reversed(self.path):
-            if isinstance(step, str):
-                return step
-        return None
+            if not isinstance(step, str):
+                break
+            keys.append(step)
+        return ".".join(reversed(keys)) or None
 
     @property
     def scenario(self) -> str | None:

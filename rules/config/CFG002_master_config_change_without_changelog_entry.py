@@ -165,8 +165,8 @@ RULE = Rule(
     },
     variants={
         "metadata": T(
-            en="{n} master-config entries change only fields that do not affect benchmark results ({fields}), and no new `perf-changelog.yaml` entry names them: {keys}{more}",
-            zh="{n} 个主配置条目只修改了不影响基准结果的字段（{fields}），且没有新的 `perf-changelog.yaml` 条目引用它们：{keys}{more}",
+            en="No new `perf-changelog.yaml` entry names {keys}{more}, whose changes touch only fields that do not affect benchmark results ({fields})",
+            zh="没有新的 `perf-changelog.yaml` 条目引用 {keys}{more}；这些修改只涉及不影响基准结果的字段（{fields}）",
         ),
         "added": T(
             en="New config `{key}` has no new `perf-changelog.yaml` entry naming it",
@@ -366,7 +366,6 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
             "metadata " + " ".join(item.entry.key for item in metadata),
             variant="metadata",
             condition="metadata-only",
-            n=len(metadata),
             fields=_ticks(fields),
             keys=_ticks(shown),
             more=_more(len(metadata) - len(shown)),
