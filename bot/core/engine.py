@@ -15,7 +15,7 @@ from bot.core.context import Context as Context  # re-exported: the edges build 
 from bot.core.context import RuleContext as RuleContext
 from bot.core.context import route as route
 from bot.core.model import SEVERITY_RANK, Finding
-from bot.core.practice import BaseState, judged_by_base, shows
+from bot.core.practice import judged_by_base
 from bot.core.registry import RuleModule, all_rules, resolve_rule
 from bot.core.suppress import (
     UNSUPPRESSIBLE,
@@ -77,7 +77,7 @@ def lint(
         for rm in rules:
             if rm.rule.target == "change" and rm.rule.id not in config.disabled:
                 raw.extend(_run(rm, ctx.change, ctx))
-    raw = _judged_by_base(raw, ctx, rules)
+    raw = judged_by_base(raw, ctx, rules)
     findings: list[Finding] = []
     suppressed = 0
     silenced: list[Silenced] = []
@@ -129,47 +129,6 @@ def lint(
         silenced=silenced,
         suppressions=everything,
     )
-
-
-def _judged_by_base(raw: list[Finding], ctx: Context, rules: list[RuleModule]) -> list[Finding]:
-    """Drop what the base does not hold the PR to (`bot.core.practice`)."""
-    if ctx.change is None:
-        return raw  # a whole tree, or files named by hand: today's knowledge applies
-    names = sorted({f.practice for f in raw if f.practice is not None})
-    ratcheted = {f.rule for f in raw if f.ratchet is not None}
-    if not names and not ratcheted:
-        return raw
-    base = ctx.change.base
-    practices = ctx.knowledge.practices
-
-    def shown_by_base(name: str) -> bool:
-        marks = practices.get(name, ())
-        return ctx.memo(f"practice:{name}", lambda: shows(base, ctx.all_paths(base), marks))
-
-    shown = {name: shown_by_base(name) for name in names}
-    bases = {
-        rm.rule.id: BaseState.of(_base_run(rm, ctx)) for rm in rules if rm.rule.id in ratcheted
-    }
-    return judged_by_base(raw, shown, bases)
-
-
-def _base_run(rm: RuleModule, ctx: Context) -> Iterator[Finding]:
-    """The rule's findings on the base, linted as a whole tree."""
-    assert ctx.change is not None
-    base = Context.for_tree(
-        ctx.change.base,
-        ctx.config,
-        review_date=ctx.review_date,
-        repository=ctx.repository,
-        parsers=ctx.parsers,
-        cache=ctx.cache,
-    )
-    for path in base.all_paths():
-        if route(path, ctx.config) != rm.rule.target:
-            continue
-        parsed = base.parsed(rm.rule.target, path)
-        if parsed is not None:
-            yield from _run(rm, parsed, base)
 
 
 def _finish(finding: Finding, ctx: Context) -> Finding:

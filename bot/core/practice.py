@@ -24,13 +24,15 @@ for every rule:
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.base.glob import glob_match
 from bot.base.knowledge import Mark
 from bot.base.tree import Tree
+from bot.core.context import Context, route
 from bot.core.model import Finding
+from bot.core.registry import RuleModule
 
 
 def shows(tree: Tree, paths: Sequence[str], marks: Sequence[Mark]) -> bool:
@@ -80,7 +82,30 @@ class BaseState:
         return r.prior and r.item not in self.broken[r.constraint]
 
 
-def judged_by_base(
+def judged_by_base(raw: list[Finding], ctx: Context, rules: Sequence[RuleModule]) -> list[Finding]:
+    """`raw` less the findings the PR's base does not hold it to. A whole tree, or files
+    named by hand, has no base: today's knowledge applies and nothing is dropped."""
+    if ctx.change is None:
+        return raw
+    names = sorted({f.practice for f in raw if f.practice is not None})
+    ratcheted = {f.rule for f in raw if f.ratchet is not None}
+    if not names and not ratcheted:
+        return raw
+    base = ctx.change.base
+    practices = ctx.knowledge.practices
+
+    def shown_by_base(name: str) -> bool:
+        marks = practices.get(name, ())
+        return ctx.memo(f"practice:{name}", lambda: shows(base, ctx.all_paths(base), marks))
+
+    shown = {name: shown_by_base(name) for name in names}
+    bases = {
+        rm.rule.id: BaseState.of(_base_run(rm, ctx)) for rm in rules if rm.rule.id in ratcheted
+    }
+    return keep(raw, shown, bases)
+
+
+def keep(
     findings: Sequence[Finding],
     shown: Mapping[str, bool],
     bases: Mapping[str, BaseState],
@@ -99,3 +124,22 @@ def judged_by_base(
             continue
         out.append(f)
     return out
+
+
+def _base_run(rm: RuleModule, ctx: Context) -> Iterator[Finding]:
+    """The rule's findings on the PR's base, linted as a whole tree."""
+    assert ctx.change is not None
+    base = Context.for_tree(
+        ctx.change.base,
+        ctx.config,
+        review_date=ctx.review_date,
+        repository=ctx.repository,
+        parsers=ctx.parsers,
+        cache=ctx.cache,
+    )
+    for path in base.all_paths():
+        if route(path, ctx.config) != rm.rule.target:
+            continue
+        parsed = base.parsed(rm.rule.target, path)
+        if parsed is not None:
+            yield from rm.check(parsed, base)
