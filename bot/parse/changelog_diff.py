@@ -336,11 +336,15 @@ def history_hunks(diff: ChangelogDiff) -> list[HistoryHunk]:
     """Changed bytes of the history that no entry-level finding explains.
 
     Blank lines, whitespace-only lines, comments between entries, and blank
-    lines inside an entry. With appended entries the history is everything
+    lines inside an entry (not the final newline of a base that lacks it). With
+    appended entries the history is everything
     before the first of them, less the blank lines right above it (those are
     the separator, judged by `separators`).
     """
-    base_lines = diff.base.text.split("\n")
+    base_text = diff.base.text
+    if base_text and not base_text.endswith("\n"):
+        base_text += "\n"  # a final newline the base lacks is no history: restoring it changes none
+    base_lines = base_text.split("\n")
     head_lines = diff.head.text.split("\n")
     if diff.appended:
         # the empty lines above the first appended entry are its separator; a
