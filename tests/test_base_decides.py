@@ -241,6 +241,23 @@ def test_an_unreadable_validator_leaves_the_schema_in_charge() -> None:
 
 # -------------------------------------------------- practices knowledge names by a mark
 
+
+def test_the_upstream_image_rule_applies_only_where_the_base_checklist_has_it() -> None:
+    """InferenceX #1956 made upstream vLLM/SGLang images a hard guideline (2026-07-03)."""
+    vendor = disagg("dsr1-fp8-gb200-dynamo-sglang", TRANSFER).replace(
+        "lmsysorg/sglang:v0.5.14-cu130", "ghcr.io#vendor/sglang:gb200-dev"
+    )
+    head = {MASTER: vendor}
+    old = {"docs/PR_REVIEW_CHECKLIST.md": "- [ ] Verified that the images are public\n"}
+    new = {
+        "docs/PR_REVIEW_CHECKLIST.md": "upstream https://hub.docker.com/u/lmsysorg docker repo\n"
+    }
+    cfg003 = [rule("CFG003")]
+    assert lint_pr({**old, **head}, old, rules=cfg003).findings == []
+    found = lint_pr({**new, **head}, new, rules=cfg003).findings
+    assert [(f.rule, f.severity) for f in found] == [("CFG003", "error")]
+
+
 K3 = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"
 PATCHING = (
     "#!/usr/bin/env bash\n"
@@ -296,6 +313,7 @@ def test_a_master_config_moved_to_another_place_is_not_new() -> None:
     log = {
         "perf-changelog.yaml": "- config-keys:\n    - x\n  description:\n    - y\n  pr-link: z\n"
     }
+    log["docs/PR_REVIEW_CHECKLIST.md"] = "upstream https://hub.docker.com/u/lmsysorg\n"
     base = {old: entry, **log}
     head = {"configs/amd-master.yaml": entry, **log}
     rules = [rule("CFG002"), rule("CFG003")]

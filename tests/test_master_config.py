@@ -417,12 +417,15 @@ def test_a_documented_exception_is_suppressed_on_the_image_line() -> None:
         "  image: lmsysorg/sglang:v0.5.14-cu130\n  model: deepseek-ai/DeepSeek-V4-Pro",
         "  image: ghcr.io#vendor/sglang:b300-dev\n  model: deepseek-ai/DeepSeek-V4-Pro",
     )
-    found = run({PATH: fork}, base={PATH: FIXTURE}, rules=cfg_rules("CFG003"))
+    # a repository whose checklist makes upstream images a hard guideline (InferenceX #1956)
+    checklist = {"docs/PR_REVIEW_CHECKLIST.md": "upstream https://hub.docker.com/u/lmsysorg\n"}
+    base = {**checklist, PATH: FIXTURE}
+    found = run({PATH: fork}, base=base, rules=cfg_rules("CFG003"))
     assert ids(found) == [("CFG003", 4)]
     waived = fork.replace(
         "  image: ghcr.io#vendor/sglang:b300-dev\n",
         "  # bot: ignore[CFG003] new architecture, see the sign-off of #2750\n"
         "  image: ghcr.io#vendor/sglang:b300-dev\n",
     )
-    report = run({PATH: waived}, base={PATH: FIXTURE}, rules=cfg_rules("CFG003"))
+    report = run({PATH: waived}, base=base, rules=cfg_rules("CFG003"))
     assert report.findings == [] and report.suppressed == 1
