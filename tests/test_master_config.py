@@ -324,8 +324,12 @@ def test_real_file_edit_is_scoped_to_the_changed_entry() -> None:
 
 def test_pr_mode_ignores_flaws_of_untouched_entries() -> None:
     broken = FIXTURE.replace("  multinode: false\n", "  multinode: false\n  trace-source: v1\n", 1)
-    head = broken.replace("conc-end: 512", "conc-end: 1024")  # edits the broken entry
-    assert [r for r, _ in ids(run({PATH: head}, base={PATH: broken}))] == ["CFG001"]
+    # the PR breaks an entry the base kept clean: reported
+    head = broken.replace("conc-end: 512", "conc-end: 1024")
+    assert [r for r, _ in ids(run({PATH: head}, base={PATH: FIXTURE}))] == ["CFG001"]
+    # the base already breaks it (the repository's practice at that base): editing the
+    # entry elsewhere makes nothing worse
+    assert ids(run({PATH: head}, base={PATH: broken})) == []
     head = broken.replace('version: "1.3.0"', 'version: "1.3.1"')  # edits the other one
     assert ids(run({PATH: head}, base={PATH: broken})) == []
     assert [r for r, _ in ids(run({PATH: broken}))] == ["CFG001"]  # no base: everything
@@ -413,12 +417,15 @@ def test_a_documented_exception_is_suppressed_on_the_image_line() -> None:
         "  image: lmsysorg/sglang:v0.5.14-cu130\n  model: deepseek-ai/DeepSeek-V4-Pro",
         "  image: ghcr.io#vendor/sglang:b300-dev\n  model: deepseek-ai/DeepSeek-V4-Pro",
     )
-    found = run({PATH: fork}, base={PATH: FIXTURE}, rules=cfg_rules("CFG003"))
+    # a repository whose checklist makes upstream images a hard guideline (InferenceX #1956)
+    checklist = {"docs/PR_REVIEW_CHECKLIST.md": "upstream https://hub.docker.com/u/lmsysorg\n"}
+    base = {**checklist, PATH: FIXTURE}
+    found = run({PATH: fork}, base=base, rules=cfg_rules("CFG003"))
     assert ids(found) == [("CFG003", 4)]
     waived = fork.replace(
         "  image: ghcr.io#vendor/sglang:b300-dev\n",
         "  # bot: ignore[CFG003] new architecture, see the sign-off of #2750\n"
         "  image: ghcr.io#vendor/sglang:b300-dev\n",
     )
-    report = run({PATH: waived}, base={PATH: FIXTURE}, rules=cfg_rules("CFG003"))
+    report = run({PATH: waived}, base=base, rules=cfg_rules("CFG003"))
     assert report.findings == [] and report.suppressed == 1

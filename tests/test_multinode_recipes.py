@@ -632,3 +632,21 @@ def test_rcp005_on_a_config_file_the_runner_reuses_for_evals() -> None:
     assert lint("RCP005", text, files={MASTER: named}) == []
     # the runner injecting acceptance keeps the recipe real: nothing to report
     assert lint("RCP005", mm3(spec=SPEC_REAL), files={MASTER: eligible}) == []
+
+
+def test_rcp005_agentic_eval_reuse_only_where_the_base_has_multi_node_agentic_evals() -> None:
+    """Before InferenceX #2309 the sweep gave multi-node agentic points no eval at all
+    ("Multi-node agentic eval is unsupported"): a PR on such a base is not told that an
+    eval reuses its CONFIG_FILE."""
+    text = mm3()
+    written = "recipes/" + MM3.removeprefix(ROOT + "/")
+    eligible = master((written, "")).replace("conc-list: [8]", "conc-list: [8, 16, 32]")
+    generator = "utils/matrix_logic/generate_sweep_configs.py"
+    before = {generator: "# Multi-node agentic eval is unsupported.\n"}
+    after = {generator: "ag_mn_groups = defaultdict(list)\n"}
+    head = {MM3: text, MASTER: eligible}
+    assert lint_pr("RCP005", {**head, **before}, before, MM3) == []
+    found = lint_pr("RCP005", {**head, **after}, after, MM3)
+    assert [f.severity for f in found] == ["warning"]
+    # the base decides, not the head: a PR that brings the eval path is judged by its base
+    assert lint_pr("RCP005", {**head, **after}, before, MM3) == []

@@ -766,3 +766,80 @@ def test_json_shape(knowledge: Knowledge) -> None:
 
 def test_template_block_helper_round_trips() -> None:
     assert template_block().startswith(PHRASE)
+
+
+# ------------------------------------------------------------------ check 5: naming the item
+
+
+def _unchecked(body: str, needle: str) -> str:
+    return "\n".join(
+        ln.replace("- [x]", "- [ ]", 1) if needle in ln else ln for ln in body.splitlines()
+    )
+
+
+@pytest.mark.parametrize(
+    ("explanation", "passes"),
+    [
+        # names neither the item's number nor its subject: the verifier's check 5 fails it
+        # (it used to pass: "after" is a word only the patch item uses, in a later sentence)
+        ("Evals have not finished yet; I will update this after the sweep.", False),
+        ("N/A for this PR, nothing to add here.", False),
+        # its number, in either language
+        ("Item 6: not applicable to this PR.", True),
+        ("第 6 项不适用：本 PR 没有修改镜像。", True),
+        ("Item 7: not applicable to this PR.", False),
+        # its subject's own words
+        ("No engine patches here: the pinned image runs unpatched as shipped.", True),
+        ("The waiver is not needed since nothing is patched.", True),
+    ],
+)
+def test_an_unchecked_item_is_explained_only_by_a_line_that_names_it(
+    knowledge: Knowledge, explanation: str, passes: bool
+) -> None:
+    body = _unchecked(filled(detail=f"{RECIPE_LINK}\n{explanation}"), "pinned image runs")
+    v = verify(facts(body=body), knowledge)
+    if passes:
+        assert blocking(v) == {}, reason(v, "template")
+        assert "“Verified that the pinned image" in reason(v, "explanations")
+    else:
+        assert blocking(v) == {"template": "fail"}
+        assert reason(v, "template").startswith(
+            "1 unchecked without a reason: “Verified that the pinned image runs unpatched"
+        )
+
+
+def test_an_explanation_of_an_item_covers_the_items_nested_in_it(knowledge: Knowledge) -> None:
+    body = _unchecked(filled(detail="Item 5: multi-node only, no single-node recipe."), "I linked")
+    body = _unchecked(body, "published upstream")
+    v = verify(facts(body=body), knowledge)
+    assert "template" not in blocking(v), reason(v, "template")
+
+
+@needs_shared
+@pytest.mark.parametrize(
+    ("needle", "explanation", "passes"),
+    [
+        ("does not patch", "Evals are still running; will update after the sweep.", False),
+        ("does not patch", "Item 12: N/A, nothing is patched", True),
+        ("does not patch", "No engine patches in this PR, so there is nothing to waive.", True),
+        ("passes evals", "Evals are still running; I will link the run when it is done.", True),
+        ("passes evals", "The sweep is still running, results will follow.", False),
+        ("benchmark hacks", "No overrides or indexer hacks are used by this recipe.", True),
+    ],
+)
+def test_check_5_on_the_real_template(
+    knowledge: Knowledge, needle: str, explanation: str, passes: bool
+) -> None:
+    en = REAL_EN.read_text(encoding="utf-8")
+    body = en.split("```")[1].strip("\n").replace("- [ ]", "- [x]")
+    body = body.replace("FILL_IN_GITHUB_USERNAME", "billishyahao")
+    body = body.replace("insert any additional info here", f"Recipe: {RECIPE_LINK}\n{explanation}")
+    real = facts(
+        signer="billishyahao",
+        body=_unchecked(body, needle),
+        template_text=en,
+        template_zh_text=REAL_ZH.read_text(encoding="utf-8"),
+        codeowners_text=REAL_OWNERS.read_text(encoding="utf-8"),
+    )
+    v = verify(real, knowledge)
+    assert ("template" not in blocking(v)) is passes, reason(v, "template")

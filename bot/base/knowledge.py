@@ -64,6 +64,17 @@ class ThinkingSwitches:
     chat_template_on: tuple[str, ...] = ("thinking",)
 
 
+@dataclass(frozen=True)
+class Mark:
+    """`knowledge.practices.<name>.shown_by[]`: how a tree shows a practice.
+
+    A path matching the glob `path`; with `contains`, one whose text holds it.
+    """
+
+    path: str
+    contains: str | None = None
+
+
 def _strs(value: Any) -> tuple[str, ...]:
     return tuple(str(x) for x in value or ())
 
@@ -191,6 +202,20 @@ class Knowledge:
     @cached_property
     def master_config_schema_code(self) -> tuple[str, ...]:
         return _strs(self.data.get("master_config_schema_code"))
+
+    @cached_property
+    def practices(self) -> Mapping[str, tuple[Mark, ...]]:
+        """`practices`: each practice that arrived with a change in the repository, and
+        the marks that show it in a tree (any one of them is enough)."""
+        out: dict[str, tuple[Mark, ...]] = {}
+        for name, spec in _table(self.data.get("practices")).items():
+            marks = []
+            for m in _table(spec).get("shown_by") or ():
+                if isinstance(m, Mapping) and m.get("path"):
+                    contains = m.get("contains")
+                    marks.append(Mark(str(m["path"]), None if contains is None else str(contains)))
+            out[str(name)] = tuple(marks)
+        return MappingProxyType(out)
 
     @cached_property
     def runner_launchers(self) -> tuple[str, ...]:

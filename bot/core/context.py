@@ -32,6 +32,7 @@ if TYPE_CHECKING:
     from bot.parse.changelog import Changelog
     from bot.parse.golden import GoldenCurve
     from bot.parse.master_config import MasterConfig
+    from bot.parse.pydantic_models import ModelTable
     from bot.parse.recipe import Recipe
     from bot.parse.yamlsafe import YamlError
 
@@ -253,6 +254,10 @@ class Context:
     def parsed(
         self, kind: Literal["golden"], path: str, tree: Tree | None = None
     ) -> list[GoldenCurve] | YamlError | None: ...
+    @overload
+    def parsed(
+        self, kind: Literal["pydantic_models"], path: str, tree: Tree | None = None
+    ) -> ModelTable | None: ...
     @overload
     def parsed(self, kind: str, path: str, tree: Tree | None = None) -> object: ...
 

@@ -15,6 +15,7 @@ from bot.core.context import Context as Context  # re-exported: the edges build 
 from bot.core.context import RuleContext as RuleContext
 from bot.core.context import route as route
 from bot.core.model import SEVERITY_RANK, Finding
+from bot.core.practice import judged_by_base
 from bot.core.registry import RuleModule, all_rules, resolve_rule
 from bot.core.shared import SharedCheck, review_shared, shared_paths
 from bot.core.suppress import (
@@ -89,6 +90,7 @@ def lint(
         )
         raw.extend(introduced)
         files.extend(p for p in {*shared, *(f.path for f in introduced)} if p not in files)
+    raw = judged_by_base(raw, ctx, rules)
     findings: list[Finding] = []
     suppressed = 0
     silenced: list[Silenced] = []

@@ -123,6 +123,20 @@ class Example:
 
 
 @dataclass(frozen=True)
+class Ratchet:
+    """What a finding breaks, for judging it by the base (`bot.core.practice`).
+
+    `constraint` names the requirement together with the kind of thing it applies
+    to (the same text for every item of that kind); `item` names the thing (a
+    master-config key); `prior` says whether that item was already in the base.
+    """
+
+    constraint: str
+    item: str
+    prior: bool = False
+
+
+@dataclass(frozen=True)
 class Finding:
     rule: str
     slug: str
@@ -148,6 +162,11 @@ class Finding:
     # covers, None when the diff does not show its line (`ChangeSet.place`, the answer
     # the review's inline/summary split reads)
     comment_lines: tuple[int, int] | None = None
+    # the repository practice the finding relies on (a key of `knowledge.practices`):
+    # reported only where the base shows it (`bot.core.practice`)
+    practice: str | None = None
+    # the constraint it breaks, when the base's own items decide whether it is in force
+    ratchet: Ratchet | None = None
 
     @property
     def line(self) -> int:
@@ -191,6 +210,9 @@ class Rule:
     # Every case that raises or lowers `severity`, by name. A finding's severity is the
     # default or one of these: `hit(condition=NAME)`; nothing else can set it.
     conditions: Mapping[str, Condition] = field(default_factory=dict)
+    # the repository practice every finding of the rule relies on (a key of
+    # `knowledge.practices`); a hit may name another
+    practice: str | None = None
 
     def severity_of(self, condition: str | None) -> Severity:
         if condition is None:
@@ -222,6 +244,8 @@ class Rule:
         condition: str | None = None,
         suggestion: str | None = None,
         proposal: str | None = None,
+        practice: str | None = None,
+        ratchet: Ratchet | None = None,
         **params: Any,
     ) -> Finding:
         """Build a finding of this rule with its message filled in."""
@@ -254,6 +278,8 @@ class Rule:
             subject=subject,
             suggestion=suggestion,
             proposal=proposal,
+            practice=practice if practice is not None else self.practice,
+            ratchet=ratchet,
         )
 
 

@@ -336,11 +336,15 @@ def history_hunks(diff: ChangelogDiff) -> list[HistoryHunk]:
     """Changed bytes of the history that no entry-level finding explains.
 
     Blank lines, whitespace-only lines, comments between entries, and blank
-    lines inside an entry. With appended entries the history is everything
+    lines inside an entry (not the final newline of a base that lacks it). With
+    appended entries the history is everything
     before the first of them, less the blank lines right above it (those are
     the separator, judged by `separators`).
     """
-    base_lines = diff.base.text.split("\n")
+    base_text = diff.base.text
+    if base_text and not base_text.endswith("\n"):
+        base_text += "\n"  # a final newline the base lacks is no history: restoring it changes none
+    base_lines = base_text.split("\n")
     head_lines = diff.head.text.split("\n")
     if diff.appended:
         # the empty lines above the first appended entry are its separator; a
@@ -350,6 +354,10 @@ def history_hunks(diff: ChangelogDiff) -> list[HistoryHunk]:
             head_lines.pop()
         while base_lines and base_lines[-1] == "":
             base_lines.pop()
+        # blank or whitespace-only lines past the end of the base's text are the PR's
+        # own separator (`separators` judges them: CHL007), never merged history
+        while len(head_lines) > len(base_lines) and not head_lines[-1].strip():
+            head_lines.pop()
     skip_head: set[int] = set()  # 0-based head lines explained by other findings
     skip_base: set[int] = set()
     for edit in diff.edits:

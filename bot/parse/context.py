@@ -20,6 +20,7 @@ if TYPE_CHECKING:
     from bot.parse.changelog import Changelog
     from bot.parse.golden import GoldenCurve, GoldenSet
     from bot.parse.master_config import MasterConfig
+    from bot.parse.pydantic_models import ModelTable
     from bot.parse.recipe import Recipe
     from bot.parse.yamlsafe import YamlError
 
@@ -73,6 +74,10 @@ class ParseContext(Protocol):
     def parsed(
         self, kind: Literal["golden"], path: str, tree: Tree | None = None
     ) -> list[GoldenCurve] | YamlError | None: ...
+    @overload
+    def parsed(
+        self, kind: Literal["pydantic_models"], path: str, tree: Tree | None = None
+    ) -> ModelTable | None: ...
 
     def memo(self, key: str, make: Callable[[], V]) -> V: ...
 

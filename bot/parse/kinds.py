@@ -17,10 +17,11 @@ from typing import Any, Literal
 from bot.parse.changelog import ChangelogMemory, parse_changelog
 from bot.parse.golden import parse_golden
 from bot.parse.master_config import parse_master_config
+from bot.parse.pydantic_models import parse_models
 from bot.parse.recipe import RecipeInputs, parse_recipe
 from bot.parse.yamlsafe import YamlError
 
-Kind = Literal["recipe", "changelog", "master_config", "golden"]
+Kind = Literal["recipe", "changelog", "master_config", "golden", "pydantic_models"]
 
 
 @dataclass(frozen=True, eq=False)
@@ -71,11 +72,17 @@ def _golden(path: str, text: str, run: ParseRun) -> object:
         return exc
 
 
+def _pydantic_models(path: str, text: str, run: ParseRun) -> object:
+    return parse_models(path, text)
+
+
 PARSERS: Mapping[str, Parser] = MappingProxyType(
     {
         "recipe": _recipe,
         "changelog": _changelog,
         "master_config": _master_config,
         "golden": _golden,
+        # the repository's own validator (`knowledge.master_config_validator`), read statically
+        "pydantic_models": _pydantic_models,
     }
 )

@@ -23,6 +23,7 @@ from the knowledge data, and which entries a change adds or edits.
 from __future__ import annotations
 
 import json
+import posixpath
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -473,12 +474,39 @@ def master_config_paths(ctx: ParseContext, tree: Tree | None = None) -> list[str
     return [p for p in ctx.all_paths(tree) if any(glob_match(p, pat) for pat in patterns)]
 
 
+def moved_master_configs(ctx: ParseContext) -> dict[str, str]:
+    """Head master configs the change moved, each with the base path it came from.
+
+    A master config new at the head whose file name the base has elsewhere, at a
+    path the head no longer has, was moved there (InferenceX #1992 moved
+    `.github/configs/*-master.yaml` to `configs/`): the base kept it at its old place.
+    """
+    if ctx.base is None:
+        return {}
+    base_paths = ctx.all_paths(ctx.base)
+    present = set(base_paths)
+    head = set(ctx.all_paths())
+    out: dict[str, str] = {}
+    for path in master_config_paths(ctx):
+        if path in present:
+            continue
+        name = posixpath.basename(path)
+        olds = [p for p in base_paths if posixpath.basename(p) == name and p not in head]
+        if len(olds) == 1:
+            out[path] = olds[0]
+    return out
+
+
 def base_master_configs(ctx: ParseContext) -> list[MasterConfig] | None:
-    """Every master config of the base tree, parsed once per blob; None outside PR mode."""
+    """Every master config of the base tree, parsed once per blob; None outside PR mode.
+
+    A master config the change moved is read from where the base keeps it."""
     if ctx.base is None:
         return None
     out = []
-    for path in master_config_paths(ctx, ctx.base):
+    paths = master_config_paths(ctx, ctx.base)
+    paths += [p for p in moved_master_configs(ctx).values() if p not in paths]
+    for path in paths:
         cfg = ctx.parsed("master_config", path, tree=ctx.base)
         if cfg is not None:
             out.append(cfg)

@@ -108,6 +108,7 @@ class Settings:
     rules: Mapping[str, tuple[str, ...]]
     conditional: tuple[tuple[str, str], ...]
     waiver_dir: str
+    generic_words: frozenset[str]
 
     @classmethod
     def from_knowledge(cls, knowledge: Knowledge) -> Settings:
@@ -139,6 +140,7 @@ class Settings:
                 (str(c["pattern"]), str(c["when"])) for c in table["conditional_items"]
             ),
             waiver_dir=str(waiver).strip("/"),
+            generic_words=frozenset(str(w).lower() for w in table.get("generic_words") or ()),
         )
 
 
@@ -423,14 +425,56 @@ def _condition_of(item: TemplateItem, cfg: Settings) -> str | None:
     return None
 
 
-def _distinctive(template: Template, item: TemplateItem) -> set[str]:
-    """Words of the item that no other template item uses (at least 4 letters)."""
-    own = set(words(item.text))
-    others: set[str] = set()
-    for other in template.items:
-        if other.index != item.index:
-            others.update(words(other.text))
-    return {w for w in own - others if len(w) >= 4 and not w.isdigit()}
+# where an item's first sentence ends: its subject is what comes before
+_SUBJECT_END = re.compile(r"(?<=[\w)`*])[.;:](?=\s|$)|\s[—–-]{1,2}\s|[。；：]")
+
+
+def _subject(text: str) -> str:
+    """An item's subject: its first sentence, links reduced to their labels."""
+    plain = re.sub(r"\[([^\]]*)\]\([^)]*\)", r"\1", text)
+    plain = re.sub(r"`[^`]*`", lambda m: m.group(0).replace(":", " "), plain)
+    end = _SUBJECT_END.search(plain)
+    return plain[: end.start()] if end else plain
+
+
+def _stem(word: str) -> str:
+    """A word without its plural ending, so that "patch" names "patches"."""
+    if len(word) <= 4 or not word.endswith("s") or word.endswith("ss"):
+        return word
+    if word.endswith("ies"):
+        return word[:-3] + "y"
+    if word.endswith(("ches", "shes", "sses", "xes")):
+        return word[:-2]
+    return word[:-1]
+
+
+def _bag(text: str, generic: frozenset[str]) -> set[str]:
+    """Words that may name a subject: English words of at least 4 letters (stemmed) that
+    are not `knowledge.signoff.generic_words`, and Chinese character pairs."""
+    out = set()
+    for w in words(text):
+        if w.isascii():
+            if len(w) >= 4 and not w.isdigit() and w not in generic:
+                out.add(_stem(w))
+        elif len(w) == 2:
+            out.add(w)
+    return out
+
+
+def _subject_words(template: Template, item: TemplateItem, generic: frozenset[str]) -> set[str]:
+    """The words of the item's subject (its first sentence) that no other item's subject
+    uses, in each language (English words of the English wording, Chinese character
+    pairs of the Chinese)."""
+    others = [o for o in template.items if o.index != item.index]
+    out: set[str] = set()
+    for english in (True, False):
+
+        def subject(i: TemplateItem, english: bool = english) -> set[str]:
+            text = _subject(i.text if english else i.zh)
+            return {w for w in _bag(text, generic) if w.isascii() == english}
+
+        out |= subject(item) - set().union(*(subject(o) for o in others))
+    return out
 
 
 _NEGATION = re.compile(
@@ -465,8 +509,12 @@ def _gives_reason(text: str) -> bool:
     return len(latin) >= 4 or len(prose) - len(latin) >= 6
 
 
-def _names_item(template: Template, item: TemplateItem, line: str) -> str | None:
-    """The rest of `line` when it names `item` by number or by its own wording, else None."""
+def _names_item(
+    item: TemplateItem, line: str, subject: set[str], generic: frozenset[str]
+) -> str | None:
+    """The rest of `line` when it names `item` by its number or by a word of its subject
+    (`subject`: `_subject_words`); verifier check 5: an explanation that names neither
+    does not explain it."""
     number = re.escape(item.number)
     ref = re.search(
         rf"(?:\b(?:item|check|no\.?)\s*#?|#|第|条目)\s*{number}(?![\d.])\s*(?:项|条)?"
@@ -476,21 +524,29 @@ def _names_item(template: Template, item: TemplateItem, line: str) -> str | None
     )
     if ref is not None:
         return line[: ref.start()] + " " + line[ref.end() :]
-    own = _distinctive(template, item)
-    hits = own & set(words(line))
-    if hits:
+    named = subject & _bag(line, generic)
+    english = [w for w in named if w.isascii()]
+    # one English word of the subject names it; Chinese character pairs are weaker
+    if english or len(named) >= 2:
         return line
     return None
 
 
-def _explained(template: Template, m: Match, signoff: Signoff) -> bool:
-    """An unchecked item is explained only by text that names it and gives a reason."""
+def _explained(
+    template: Template, m: Match, signoff: Signoff, subjects: Mapping[int, set[str]], cfg: Settings
+) -> bool:
+    """An unchecked item is explained only by a note under it, or a line that names it
+    (or the item it is nested in) and gives a reason."""
     if m.signoff is not None and m.signoff.note.strip() and _gives_reason(m.signoff.note):
         return True
+    named = [m.item]
+    if m.item.parent is not None:
+        named.append(template.items[m.item.parent])
     for line in signoff.explanations.splitlines():
-        rest = _names_item(template, m.item, line)
-        if rest is not None and _gives_reason(rest):
-            return True
+        for item in named:
+            rest = _names_item(item, line, subjects[item.index], cfg.generic_words)
+            if rest is not None and _gives_reason(rest):
+                return True
     return False
 
 
@@ -534,10 +590,11 @@ def _template(facts: SignoffFacts, signoff: Signoff, cfg: Settings) -> list[Chec
     others_open = [m for m in open_items if _condition_of(m.item, cfg) != "another_unchecked"]
     explained: list[TemplateItem] = []
     unexplained: list[TemplateItem] = []
+    subjects = {i.index: _subject_words(template, i, cfg.generic_words) for i in template.items}
     for m in open_items:
         if _condition_of(m.item, cfg) == "another_unchecked" and not others_open:
             not_applicable.append(m.item)
-        elif _explained(template, m, signoff):
+        elif _explained(template, m, signoff, subjects, cfg):
             explained.append(m.item)
         else:
             unexplained.append(m.item)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Sequence
+from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import Any, TypeGuard
@@ -11,7 +11,7 @@ import jsonschema
 
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, WARNING, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Example, Finding, Ratchet, Rule, Span, T
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
@@ -19,7 +19,8 @@ from bot.parse.master_config import (
     entry_changes,
     head_master_configs,
 )
-from bot.parse.schema_errors import backticked, problems, show, types_text
+from bot.parse.pydantic_models import ModelTable, declares
+from bot.parse.schema_errors import SchemaProblem, backticked, problems, show, types_text
 
 SCHEMA_NAME = "master-config-entry.schema.json"
 
@@ -306,7 +307,7 @@ dsv4-fp4-gb300-dynamo-trt-agentic-disagg-mtp:
 
 
 @cache
-def _validator() -> jsonschema.protocols.Validator:
+def _schema() -> jsonschema.protocols.Validator:
     schema = load_schema(SCHEMA_NAME)
     # the schema is not recursive: resolving each `$ref` once here, not on every
     # instance, makes validating the real tree about 40% faster
@@ -351,6 +352,19 @@ def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
+def _validator(ctx: RuleContext) -> tuple[ModelTable, Mapping[str, str]] | None:
+    """The linted tree's own master-config validator, read statically, and the
+    model of an entry by kind (`knowledge.master_config_validator`)."""
+    spec = ctx.knowledge.section("master_config_validator") or {}
+    path, roots = spec.get("path"), spec.get("entry_models") or {}
+    if not isinstance(path, str) or not isinstance(roots, Mapping):
+        return None
+    table = ctx.parsed("pydantic_models", path)
+    if not isinstance(table, ModelTable) or not table.ok:
+        return None
+    return table, {str(k): str(v) for k, v in roots.items()}
+
+
 def _schema_code_changed(ctx: RuleContext) -> list[str]:
     """The repository's own master-config schema code this PR changes."""
     if ctx.base is None:
@@ -362,14 +376,18 @@ def _schema_code_changed(ctx: RuleContext) -> list[str]:
 def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
     if base is None:
-        entries = list(master.entries.values())
+        changes = [(e, e.key, False) for e in master.entries.values()]
     else:
-        entries = [c.entry for c in entry_changes(master, base)]
-    if not entries:
+        changes = [
+            (c.entry, c.renamed_from or c.entry.key, not c.is_new)
+            for c in entry_changes(master, base)
+        ]
+    if not changes:
         return
     others = [m for m in head_master_configs(ctx) if m.path != master.path]
-    validator = _validator()
-    for entry in entries:
+    schema = _schema()
+    repository = _validator(ctx)
+    for entry, item, prior in changes:
         if "*" in entry.key:
             yield _hit(master, entry, "wildcard-key", entry.start_line, ())
         for other in others:
@@ -378,18 +396,34 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
                 break
         seen: set[tuple[int, str]] = set()
         kinds: set[tuple[tuple[Hashable, ...], str]] = set()
-        for error in validator.iter_errors(entry.data):
+        root = None
+        if repository is not None:
+            multi = isinstance(entry.data, dict) and entry.data.get("multinode") is True
+            root = repository[1].get("multi" if multi else "single")
+        for error in schema.iter_errors(entry.data):
             # one schema branch may restate another's type or value check on the same field
             kind = (tuple(error.absolute_path), str(error.validator))
             if kind[1] in ("type", "enum", "const") and kind in kinds:
                 continue
             kinds.add(kind)
-            for finding in _findings(master, entry, error):
+            for p in problems(error):
+                if repository is not None and root and declares(repository[0], root, p):
+                    continue  # the repository's own models declare it
+                finding = _finding(master, entry, p)
                 mark = (finding.span.line, finding.message.en)
                 if mark not in seen:
                     seen.add(mark)
-                    yield finding
-        yield from _relational(master, entry, entry.data, ())
+                    yield replace(finding, ratchet=Ratchet(_constraint(p), item, prior))
+        for finding in _relational(master, entry, entry.data, ()):
+            yield replace(finding, ratchet=Ratchet(finding.subject.split(" ", 1)[0], item, prior))
+
+
+def _constraint(p: SchemaProblem) -> str:
+    """The requirement a problem breaks, with the kind of place it applies to: the
+    failing keyword's path through the schema (which names the kind of entry and
+    the field) and, for a key, its name."""
+    where = "/".join(str(step) for step in p.schema_path)
+    return f"{where}:{p.name}" if p.name is not None else where
 
 
 def _where(entry: MasterEntry, path: Sequence[Hashable]) -> str:
@@ -420,44 +454,39 @@ def _hit(
     )
 
 
-def _findings(
-    master: MasterConfig, entry: MasterEntry, error: jsonschema.ValidationError
-) -> Iterator[Finding]:
-    """The error's problems in this record's words, on the entry's lines."""
-    for p in problems(error):
-        path = list(p.path)
-        line = entry.line_at(path)
-        if p.kind == "missing":
-            if p.custom:
-                yield _custom(master, entry, p.custom, line, path, name=p.name)
-            else:
-                yield _hit(master, entry, "missing", line, path, name=p.name)
-        elif p.custom:
-            yield _custom(master, entry, p.custom, line, path, value=show(p.value))
-        elif p.kind == "not-mapping":
-            yield _hit(master, entry, "not-mapping", entry.start_line, path, actual=p.actual)
-        elif p.kind == "unknown":
-            yield _hit(
-                master,
-                entry,
-                "unknown",
-                entry.line_at([*path, p.name]),
-                path,
-                name=p.name,
-                allowed=backticked(p.allowed),
-            )
-        elif p.kind == "type":
-            expected = types_text(p.expected)
-            yield _hit(master, entry, "type", line, path, expected=expected, actual=p.actual)
-        elif p.kind == "enum":
-            allowed = backticked(show(v) for v in p.allowed)
-            yield _hit(master, entry, "enum", line, path, value=show(p.value), allowed=allowed)
-        elif p.kind in ("minimum", "maximum", "exclusive-minimum"):
-            yield _hit(master, entry, p.kind, line, path, value=show(p.value), limit=p.limit)
-        elif p.kind in ("empty-list", "empty-string"):
-            yield _hit(master, entry, p.kind, line, path)
-        else:
-            yield _hit(master, entry, None, line, path, detail=p.detail[:200])
+def _finding(master: MasterConfig, entry: MasterEntry, p: SchemaProblem) -> Finding:
+    """One problem in this record's words, on the entry's line."""
+    path = list(p.path)
+    line = entry.line_at(path)
+    if p.kind == "missing":
+        if p.custom:
+            return _custom(master, entry, p.custom, line, path, name=p.name)
+        return _hit(master, entry, "missing", line, path, name=p.name)
+    if p.custom:
+        return _custom(master, entry, p.custom, line, path, value=show(p.value))
+    if p.kind == "not-mapping":
+        return _hit(master, entry, "not-mapping", entry.start_line, path, actual=p.actual)
+    if p.kind == "unknown":
+        return _hit(
+            master,
+            entry,
+            "unknown",
+            entry.line_at([*path, p.name]),
+            path,
+            name=p.name,
+            allowed=backticked(p.allowed),
+        )
+    if p.kind == "type":
+        expected = types_text(p.expected)
+        return _hit(master, entry, "type", line, path, expected=expected, actual=p.actual)
+    if p.kind == "enum":
+        allowed = backticked(show(v) for v in p.allowed)
+        return _hit(master, entry, "enum", line, path, value=show(p.value), allowed=allowed)
+    if p.kind in ("minimum", "maximum", "exclusive-minimum"):
+        return _hit(master, entry, p.kind, line, path, value=show(p.value), limit=p.limit)
+    if p.kind in ("empty-list", "empty-string"):
+        return _hit(master, entry, p.kind, line, path)
+    return _hit(master, entry, None, line, path, detail=p.detail[:200])
 
 
 def _custom(

@@ -10,11 +10,12 @@ from typing import Any
 
 from bot.core.changeset import ChangeSet
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.core.tree import glob_match
 from bot.parse.changelog import Changelog, Entry
 from bot.parse.changelog_diff import config_keys, diff_changelogs, readable, wildcard_match
-from bot.parse.master_config import MasterEntry
+from bot.parse.master_config import MasterEntry, moved_master_configs
+from bot.parse.master_diff import entry_diff
 
 DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
 # the scenario types the sweep knows (`utils/process_changelog.py`: SCENARIO_TYPES)
@@ -127,9 +128,15 @@ RULE = Rule(
             "that can affect benchmark performance needs a new changelog entry). A key is "
             "covered by a new entry that names it or matches it with a `*` wildcard; when "
             "that entry restricts `scenario-type`, it covers only those scenarios. Removing "
-            "an entry or a scenario needs no changelog entry, since the sweep cannot select a "
-            "key that no longer exists, and neither do comment or formatting changes that "
-            "leave every value the same. An `evals-only` entry counts as covering its keys."
+            "an entry, a scenario or points (search-space entries, `conc-list` values) needs "
+            "no changelog entry, since the sweep cannot select what no longer exists, and "
+            "neither do comment or formatting changes that leave every value the same. A "
+            "change of fields that cannot affect results (metadata such as a worker's "
+            "`hardware` or a `router` version; the fields that can are "
+            "`knowledge.changelog_coverage.benchmark_fields`, which a repository may "
+            "override) is one warning for the whole pull request: a backfill of every entry "
+            "is one decision, not one defect per entry. An `evals-only` entry counts as "
+            "covering its keys."
         ),
         zh=(
             "主配置条目只有在 changelog 条目选中它时才会生效：扫描只针对 PR 追加到 "
@@ -138,12 +145,29 @@ RULE = Rule(
             "在未测试的情况下合并，已发布的结果也会悄然与声称产生它们的配置不再一致"
             "（`AGENTS.md`：任何可能影响基准性能的变更都需要新的 changelog 条目）。新条目直接"
             "写出某个键，或用 `*` 通配符匹配它，即视为覆盖该键；若该条目限定了 "
-            "`scenario-type`，则只覆盖这些场景。删除条目或场景不需要 changelog 条目，因为扫描"
-            "无法选中已不存在的键；只改注释或格式、所有取值不变的修改也不需要。"
+            "`scenario-type`，则只覆盖这些场景。删除条目、场景或测试点（search-space 条目、"
+            "`conc-list` 中的值）不需要 changelog 条目，因为扫描无法选中已不存在的内容；只改注释"
+            "或格式、所有取值不变的修改也不需要。只修改不影响结果的字段（元数据，例如 worker 的 "
+            "`hardware` 或 `router` 版本；影响结果的字段见 "
+            "`knowledge.changelog_coverage.benchmark_fields`，仓库可覆盖）时，整个 PR 只报告一条"
+            "警告：为所有条目回填字段是一个决定，而不是每个条目一个缺陷。"
             "`evals-only` 条目同样视为覆盖其键。"
         ),
     ),
+    conditions={
+        "metadata-only": Condition(
+            WARNING,
+            T(
+                en="the changed entries change only fields that do not affect benchmark results (`knowledge.changelog_coverage.benchmark_fields` lists those that do)",
+                zh="改动的条目只修改了不影响基准结果的字段（影响结果的字段见 `knowledge.changelog_coverage.benchmark_fields`）",
+            ),
+        ),
+    },
     variants={
+        "metadata": T(
+            en="No new `perf-changelog.yaml` entry names {keys}{more}, whose changes touch only fields that do not affect benchmark results ({fields})",
+            zh="没有新的 `perf-changelog.yaml` 条目引用 {keys}{more}；这些修改只涉及不影响基准结果的字段（{fields}）",
+        ),
         "added": T(
             en="New config `{key}` has no new `perf-changelog.yaml` entry naming it",
             zh="新配置 `{key}` 没有新的 `perf-changelog.yaml` 条目引用它",
@@ -154,6 +178,10 @@ RULE = Rule(
         ),
     },
     variant_fixes={
+        "metadata": T(
+            en="If the change can affect benchmark results, append a `perf-changelog.yaml` entry naming {keys}",
+            zh="如果该修改可能影响基准结果，请在 `perf-changelog.yaml` 末尾追加引用 {keys} 的条目",
+        ),
         "scenario": T(
             en="Add {scenarios} to the entry's `scenario-type`, or drop `scenario-type`",
             zh="把 {scenarios} 加入该条目的 `scenario-type`，或删除 `scenario-type`",
@@ -193,6 +221,27 @@ RULE = Rule(
                 + _entry(["dsv4-fp4-b200-sglang"], "Add concurrency 512 to the 8k1k DEP8 arm", 2441)
             },
             note="the fixed-seq-len search space changed; the entry only reruns agentic-coding",
+        ),
+        Example(
+            path=_MASTER,
+            text=_H100.replace(
+                "  framework: vllm\n",
+                '  framework: vllm\n  router: { name: vllm-router, version: "0.2.1" }\n',
+            ).replace(
+                "minimaxm3-fp8-h100-vllm-agentic:\n",
+                "minimaxm3-fp8-h100-vllm-agentic:  # [CFG002]\n",
+            )
+            + _DSV4.replace(
+                "  framework: sglang\n",
+                '  framework: sglang\n  router: { name: sglang-router, version: "0.3.0" }\n',
+            ),
+            pr=2445,
+            base={_MASTER: _H100 + _DSV4, _LOG: _CHANGELOG},
+            files={_LOG: _CHANGELOG},
+            note=(
+                "router metadata backfilled into every entry: one warning for the PR, on the "
+                "first entry, since no value the sweep runs with changed"
+            ),
         ),
     ),
     good=(
@@ -243,6 +292,17 @@ RULE = Rule(
             files={_LOG: _CHANGELOG},
             note="a comment changes no value",
         ),
+        Example(
+            path=_MASTER,
+            text=_H100
+            + _DSV4.replace("conc-list: [64, 128, 256]", "conc-list: [64, 128]").split(
+                "    agentic-coding:\n"
+            )[0],
+            pr=2446,
+            base={_MASTER: _H100 + _DSV4, _LOG: _CHANGELOG},
+            files={_LOG: _CHANGELOG},
+            note="points and a scenario removed: the sweep cannot select what is gone",
+        ),
     ),
 )
 
@@ -254,6 +314,8 @@ class _Changed:
     before: MasterEntry | None
     # scenarios whose values changed; None when the whole entry did (new, or a top-level field)
     scenarios: frozenset[str] | None
+    # the fields changed when none of them can affect benchmark results (metadata only)
+    metadata: tuple[str, ...] = ()
 
 
 def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
@@ -272,13 +334,17 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
         return
     exact, patterns = _selectors(new)
     missing: list[tuple[_Changed, str]] = []
+    metadata: list[_Changed] = []
     for item in changed:
         scope = _scope(item.entry.key, exact, patterns)
         if scope is None:
-            missing.append((item, "added" if item.before is None else "changed"))
+            if item.metadata:
+                metadata.append(item)
+            else:
+                missing.append((item, "added" if item.before is None else "changed"))
             continue
         need = item.scenarios if item.scenarios is not None else _scenarios(item.entry)
-        outside = sorted(need - scope) if scope is not _ALL else []
+        outside = sorted(need - scope) if scope is not _ALL and not item.metadata else []
         if outside:
             yield RULE.hit(
                 item.path,
@@ -289,6 +355,21 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
                 scenarios=_ticks(outside),
                 scope=_ticks(sorted(scope)),
             )
+    if metadata:
+        # one warning for the whole change: metadata alone may need no entry
+        first = metadata[0]
+        fields = sorted({f for item in metadata for f in item.metadata})
+        shown = [item.entry.key for item in metadata[:_SHOWN]]
+        yield RULE.hit(
+            first.path,
+            Span(first.entry.start_line),
+            "metadata " + " ".join(item.entry.key for item in metadata),
+            variant="metadata",
+            condition="metadata-only",
+            fields=_ticks(fields),
+            keys=_ticks(shown),
+            more=_more(len(metadata) - len(shown)),
+        )
     if not missing:
         return
     prefix = ctx.pr_link_prefix(DEFAULT_PREFIX)
@@ -305,6 +386,13 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
             key=item.entry.key,
             keys=keys,
         )
+
+
+_SHOWN = 5
+
+
+def _more(n: int) -> str:
+    return f" (+{n})" if n > 0 else ""
 
 
 def _is_master(path: str, patterns: tuple[str, ...]) -> bool:
@@ -334,10 +422,12 @@ def _base_entries(
     """Entries of the changed master configs in the base, by key; None when one cannot be read.
 
     An entry moved from one master config to another changes both files, so
-    the changed files are enough to tell a move from an addition.
+    the changed files are enough to tell a move from an addition; a master config
+    moved to another place is read where the base keeps it.
     """
     out: dict[str, MasterEntry] = {}
-    for path in masters:
+    moved = moved_master_configs(ctx)
+    for path in [*masters, *(moved[p] for p in masters if p in moved)]:
         cfg = ctx.parsed("master_config", path, tree=change.base)
         if cfg is None:
             continue  # a new master config file
@@ -351,36 +441,39 @@ def _base_entries(
 def _changed(
     change: ChangeSet, ctx: RuleContext, masters: list[str], base: Mapping[str, MasterEntry]
 ) -> Iterator[_Changed]:
+    """Entries the change adds, or changes in a way the sweep can see. Removing points or
+    scenarios is no change to announce; a change of metadata fields alone is marked."""
+    spec = ctx.knowledge.section("changelog_coverage") or {}
+    fields = [str(f) for f in spec.get("benchmark_fields") or ()]
+    point_lists = [str(f) for f in spec.get("point_lists") or ()]
     for path in masters:
         cfg = ctx.parsed("master_config", path, tree=change.head)
         if cfg is None or cfg.problems:
             continue  # deleted (nothing to cover) or unreadable (CFG000 reports it)
         for key, entry in cfg.entries.items():
             before = base.get(key)
-            if before is not None and before.data == entry.data:
+            if before is None:
+                yield _Changed(path, entry, None, None)
                 continue
-            scenarios = _changed_scenarios(before, entry)
-            if scenarios is None or scenarios:
-                yield _Changed(path, entry, before, scenarios)
+            if before.data == entry.data:
+                continue
+            diffs = entry_diff(before.data, entry.data, fields, point_lists)
+            bench = [d for d in diffs if d.kind == "benchmark"]
+            if bench:
+                if any(d.scenario is None for d in bench):
+                    yield _Changed(path, entry, before, None)
+                else:
+                    scenarios = frozenset(str(d.scenario) for d in bench)
+                    yield _Changed(path, entry, before, scenarios)
+                continue
+            meta = sorted({d.field or "" for d in diffs if d.kind == "metadata"} - {""})
+            if meta:
+                yield _Changed(path, entry, before, None, tuple(meta))
 
 
 def _scenarios_of(data: Any) -> dict[str, Any] | None:
     value = data.get("scenarios") if isinstance(data, dict) else None
     return value if isinstance(value, dict) else None
-
-
-def _changed_scenarios(before: MasterEntry | None, entry: MasterEntry) -> frozenset[str] | None:
-    """Scenarios added or changed when only `scenarios` differs; None when more did."""
-    if before is None or not isinstance(before.data, dict) or not isinstance(entry.data, dict):
-        return None
-    old, new = _scenarios_of(before.data), _scenarios_of(entry.data)
-    if old is None or new is None:
-        return None
-    rest_old = {k: v for k, v in before.data.items() if k != "scenarios"}
-    rest_new = {k: v for k, v in entry.data.items() if k != "scenarios"}
-    if rest_old != rest_new:
-        return None
-    return frozenset(str(s) for s, value in new.items() if old.get(s) != value)
 
 
 def _scenarios(entry: MasterEntry) -> frozenset[str]:

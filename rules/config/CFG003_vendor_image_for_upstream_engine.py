@@ -56,10 +56,22 @@ dsr1-fp8-mi355x-sglang-disagg:
         decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }
 """
 
+# the review checklist's item that made upstream images a hard guideline (InferenceX
+# #1956): a base whose checklist carries it is one the rule is in force in
+_CHECKLIST = {
+    "docs/PR_REVIEW_CHECKLIST.md": (
+        "- [ ] I have verified that the respective vLLM submission made using upstream "
+        "https://hub.docker.com/u/vllm docker repo, upstream SGLang "
+        "https://hub.docker.com/u/lmsysorg docker repo.\n"
+    )
+}
+
 RULE = Rule(
     id="CFG003",
     slug="vendor-image-for-upstream-engine",
     severity=ERROR,
+    # a hard guideline since InferenceX #1956 (`knowledge.practices.upstream-image-rule`)
+    practice="upstream-image-rule",
     conditions={
         "merged-tree": Condition(
             WARNING,
@@ -137,7 +149,7 @@ dsr1-fp8-mi355x-sglang-disagg:
         prefill: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }
         decode: { num-worker: 1, tp: 8, ep: 8, dp-attn: true }
 """,
-            base={"configs/amd-master.yaml": _BASE},
+            base={**_CHECKLIST, "configs/amd-master.yaml": _BASE},
             note="a disaggregated SGLang entry on a vendor nightly",
         ),
         Example(
@@ -146,7 +158,7 @@ dsr1-fp8-mi355x-sglang-disagg:
                 "image: lmsysorg/sglang:v0.5.14-rocm720-mi35x",
                 "image: rocm/sgl-dev:v0.5.15-rocm720-mi35x-20260818  # [CFG003]",
             ),
-            base={"configs/amd-master.yaml": _BASE},
+            base={**_CHECKLIST, "configs/amd-master.yaml": _BASE},
             note="an image bump of a merged entry to a vendor build",
         ),
         Example(
@@ -167,15 +179,27 @@ dsv4-fp4-gb200-vllm:
       search-space:
       - { tp: 4, ep: 4, conc-start: 4, conc-end: 128 }
 """,
-            base={},
+            base=_CHECKLIST,
             note="`#` stands for `/`: a private GHCR build on GB200",
         ),
     ),
     good=(
         Example(
             path="configs/amd-master.yaml",
-            text=_BASE.replace("conc-end: 64", "conc-end: 256"),
+            text=_BASE.replace(
+                "image: lmsysorg/sglang:v0.5.14-rocm720-mi35x",
+                "image: rocm/sgl-dev:v0.5.15-rocm720-mi35x-20260818",
+            ),
             base={"configs/amd-master.yaml": _BASE},
+            note=(
+                "the same bump on a base whose checklist predates the hard guideline "
+                "(InferenceX #1956): the rule is not in force there"
+            ),
+        ),
+        Example(
+            path="configs/amd-master.yaml",
+            text=_BASE.replace("conc-end: 64", "conc-end: 256"),
+            base={**_CHECKLIST, "configs/amd-master.yaml": _BASE},
             note="upstream `lmsysorg/sglang` ROCm image",
         ),
         Example(
@@ -211,7 +235,7 @@ qwen3.5-fp4-rtx6000pro-sglang:
       search-space:
       - { tp: 8, conc-start: 1, conc-end: 32 }
 """,
-            base={},
+            base=_CHECKLIST,
             note=(
                 "TensorRT-LLM is not vLLM or SGLang, and RTX PRO 6000 is not an established "
                 "SKU (`knowledge.skus.established`)"
@@ -220,7 +244,7 @@ qwen3.5-fp4-rtx6000pro-sglang:
         Example(
             path="configs/amd-master.yaml",
             text=_MERGED_EXCEPTION.replace("conc-list: [256, 512]", "conc-list: [128, 256, 512]"),
-            base={"configs/amd-master.yaml": _MERGED_EXCEPTION},
+            base={**_CHECKLIST, "configs/amd-master.yaml": _MERGED_EXCEPTION},
             note=(
                 "a merged entry on a vendor image (an approved exception) gets a new "
                 "concurrency point; its image, framework and runner are unchanged"

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from bot.core.context import RuleContext
 from bot.core.model import WARNING, Example, Finding, Rule, Span, T
@@ -213,7 +214,7 @@ def _variant(message: str) -> tuple[str | None, dict[str, str]]:
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
     for problem in recipe.problems:
         variant: str | None
-        params: dict[str, str]
+        params: dict[str, Any]
         if problem.kind == "binary":
             variant, params = "binary", {}
         else:

@@ -149,12 +149,15 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
         seen.add(setting.span.line)
         name = setting.origin.name  # the variable, JSON key or flag
         if reused is not None:
+            agentic = reused.scenario == "agentic-coding"
             yield RULE.hit(
                 recipe.path,
                 setting.span,
                 f"{name}={setting.text}",
                 variant="reused_config",
-                condition="agentic-eval-opt-in" if reused.scenario == "agentic-coding" else None,
+                condition="agentic-eval-opt-in" if agentic else None,
+                # multi-node agentic points get evals only since InferenceX #2309
+                practice="multi-node-agentic-eval" if agentic else None,
                 setting=name,
                 key=reused.key,
                 config=reused.config,

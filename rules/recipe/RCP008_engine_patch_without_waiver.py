@@ -40,6 +40,9 @@ _WAIVER_2508 = (
     "- Patch script: `benchmarks/single_node/agentic/apply_k3_patches.sh`\n"
     "- What is patched: vLLM MLA backend and the tuned GEMM table\n"
 )
+# the folder InferenceX #2155 added with the waiver rule: a repository that has it is
+# one the rule is in force in (`knowledge.practices.waiver-rule`)
+_FOLDER = {"docs/waiver/.gitkeep": ""}
 _WAIVER = (
     "# Inference-engine patch waiver — PR #2600\n\n"
     "- Patch entrypoint: `benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh`\n"
@@ -51,6 +54,9 @@ RULE = Rule(
     id="RCP008",
     slug="engine-patch-without-waiver",
     severity=ERROR,
+    # the rule and its waiver folder arrived with InferenceX #2155: a base without
+    # the folder predates it (`knowledge.practices.waiver-rule`)
+    practice="waiver-rule",
     conditions={
         "preexisting": Condition(
             WARNING,
@@ -187,18 +193,19 @@ RULE = Rule(
                 "sed -i 's/cached_tokens=x,/cached_tokens=x, details=y,/' \"$MIXIN\"  # [RCP008]\n"
                 'python3 -m sglang.launch_server --model-path "$MODEL" &\n'
             ),
+            files=_FOLDER,
         ),
         Example(
             path=_K3,
             pr=2600,
-            base={},
+            base=_FOLDER,
             note="a new recipe in PR #2600 runs a patch script from its own folder; no waiver",
             text=(
                 "#!/usr/bin/env bash\n"
                 'bash "$(dirname "$0")/apply_k3_patches.sh"  # [RCP008]\n'
                 'vllm serve "$MODEL" &\n'
             ),
-            files={_HELPER: _HELPER_TEXT},
+            files={**_FOLDER, _HELPER: _HELPER_TEXT},
         ),
         Example(
             path="benchmarks/single_node/agentic/kimik3_fp4_mi355x_vllm.sh",
@@ -212,6 +219,7 @@ RULE = Rule(
                 "fi\n"
                 'vllm serve "$MODEL" &\n'
             ),
+            files=_FOLDER,
         ),
         Example(
             path="benchmarks/single_node/fixed_seq_len/dsv4_fp4_b200_vllm.sh",
@@ -226,6 +234,7 @@ RULE = Rule(
                 "PY\n"
                 'vllm serve "$MODEL" &\n'
             ),
+            files=_FOLDER,
         ),
         Example(
             path="benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_b200.sh",
@@ -236,29 +245,45 @@ RULE = Rule(
                 'pip install --no-deps "$FORK"  # [RCP008]\n'
                 'python3 -m sglang.launch_server --model-path "$MODEL" &\n'
             ),
+            files=_FOLDER,
         ),
     ),
     good=(
         Example(
             path=_K3,
-            pr=2600,
+            pr=1900,
             base={},
+            note=(
+                "a base that predates the waiver rule (no `docs/waiver/`, before InferenceX "
+                "#2155): the rule is not in force there"
+            ),
+            text=(
+                "#!/usr/bin/env bash\n"
+                'bash "$(dirname "$0")/apply_k3_patches.sh"\n'
+                'vllm serve "$MODEL" &\n'
+            ),
+            files={_HELPER: _HELPER_TEXT},
+        ),
+        Example(
+            path=_K3,
+            pr=2600,
+            base=_FOLDER,
             note="the same recipe with the waiver filed in PR #2600",
             text=(
                 "#!/usr/bin/env bash\n"
                 'bash "$(dirname "$0")/apply_k3_patches.sh"\n'
                 'vllm serve "$MODEL" &\n'
             ),
-            files={_HELPER: _HELPER_TEXT, "docs/waiver/2600.md": _WAIVER},
+            files={**_FOLDER, _HELPER: _HELPER_TEXT, "docs/waiver/2600.md": _WAIVER},
         ),
         Example(
             path=_HELPER,
             pr=2585,
-            base={_HELPER: _HELPER_TEXT, "docs/waiver/2508.md": _WAIVER_2508},
+            base={**_FOLDER, _HELPER: _HELPER_TEXT, "docs/waiver/2508.md": _WAIVER_2508},
             note="a new patch in a patch script that an existing waiver names (InferenceX #2585)",
             text=_HELPER_TEXT
             + 'patch -p1 -d "$SITE" --forward < "$(dirname "$0")/gemm_table.diff"\n',
-            files={"docs/waiver/2508.md": _WAIVER_2508},
+            files={**_FOLDER, "docs/waiver/2508.md": _WAIVER_2508},
         ),
         Example(
             path="benchmarks/single_node/fixed_seq_len/dsr1_fp8_b200.sh",
@@ -272,6 +297,7 @@ RULE = Rule(
                 "sed -i 's/^max_tokens: .*/max_tokens: 4096/' \"$RESULT_DIR/eval.yaml\"\n"
                 'vllm serve "$MODEL" &\n'
             ),
+            files=_FOLDER,
         ),
         Example(
             path="benchmarks/single_node/agentic/glm5.2_fp4_b200_sglang_mtp.sh",
@@ -285,6 +311,7 @@ RULE = Rule(
                 "PYEOF\n"
                 'python3 -m sglang.launch_server --model-path "$MODEL_PATH" &\n'
             ),
+            files=_FOLDER,
         ),
     ),
 )

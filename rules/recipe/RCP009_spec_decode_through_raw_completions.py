@@ -374,4 +374,6 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             value=value,
             flag=str(clients.get(client, "--use-chat-template")),
             when=when_clause(run.assumptions),
+            # the client's chat-template flag as knowledge names it, where the base has it
+            practice=f"client-chat-flags:{client}",
         )

@@ -139,4 +139,6 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
                 client=client,
                 flag=text,
                 expected=expected,
+                # the client's chat-template flags as knowledge lists them, where the base has them
+                practice=f"client-chat-flags:{client}",
             )

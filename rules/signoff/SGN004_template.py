@@ -18,8 +18,8 @@ RULE = Rule(
         zh="当前模板的每个条目都存在，且已勾选或已说明",
     ),
     rationale=T(
-        en="The checklist template of the default branch is parsed into items, nested ones included, and each is matched to at most one item of the sign-off. An unchecked item is explained only by a line that names it (its number or words only it uses) and gives a reason; a checked box whose words deny the item counts as unchecked.",
-        zh="默认分支的清单模板被解析为条目（含嵌套条目），每个条目至多匹配签署中的一个条目。未勾选的条目只有在某行点明该条目（编号或其独有的用词）并给出原因时才算已说明；勾选但文字否定该条目的复选框视为未勾选。",
+        en="The checklist template of the default branch is parsed into items, nested ones included, and each is matched to at most one item of the sign-off. An unchecked item is explained only by a note written under it, or by a line that names it (or the item it is nested in) and gives a reason. A line names an item by its number or by a word of the item's subject, its first sentence, that no other item's subject uses (ordinary words such as `after` or `change` name nothing: `knowledge.signoff.generic_words`); a reason that names neither leaves the row failing and the item named, as the repository's verifier check 5 does. A checked box whose words deny the item counts as unchecked.",
+        zh="默认分支的清单模板被解析为条目（含嵌套条目），每个条目至多匹配签署中的一个条目。未勾选的条目只有在其下方写有说明，或某行点明该条目（或其所属的上级条目）并给出原因时，才算已说明。点明条目的方式是写出其编号，或写出该条目主题（第一句）中其他条目主题都不使用的词（`after`、`change` 等普通词不算：见 `knowledge.signoff.generic_words`）；原因若两者都没有点明，该行判为失败并列出该条目，与仓库校验器的 check 5 一致。勾选但文字否定该条目的复选框视为未勾选。",
     ),
     variants={
         "template-unread": T(
