@@ -48,6 +48,7 @@ SPLIT = (
 CLEAN = '#!/usr/bin/env bash\nvllm serve "$MODEL" \\\n  --port "$PORT" &\n'
 K3 = "benchmarks/single_node/agentic/kimik3_fp4_mi355x_mtp.sh"
 HELPER = "benchmarks/single_node/agentic/apply_k3_patches.sh"
+WAIVERS = "docs/waiver/.gitkeep"
 HELPER_TEXT = (
     "#!/usr/bin/env bash\n"
     "SITE=\"$(python3 -c 'import importlib.util as u, os; "
@@ -131,7 +132,9 @@ def build(root: Path) -> dict[str, str]:
     r.git("init", "-q", "-b", "main")
     shas: dict[str, str] = {}
     shas["m0"] = r.commit(
-        "Initial", {"README.md": "hello\n", GLM: CLEAN, "perf-changelog.yaml": CHANGELOG}
+        "Initial",
+        # the folder waivers are filed in: the base shows the waiver rule (RCP008)
+        {"README.md": "hello\n", GLM: CLEAN, "perf-changelog.yaml": CHANGELOG, WAIVERS: ""},
     )
     r.git("checkout", "-q", "-b", "pr6", "main")
     shas["pr6c1"] = r.commit("Add a fine recipe", {OK6: CLEAN})
