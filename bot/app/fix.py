@@ -593,26 +593,40 @@ class FixWriteError(Exception):
 def write_fixes(result: FixResult) -> list[Path]:
     """Write each fixed file of a local run in place: to a temporary file beside it,
     with the file's mode, then renamed over it (a reader sees the old bytes or the new,
-    never half). Refuses a path that resolves outside its repository and a file whose
-    bytes changed since it was linted. Returns the paths written."""
+    never half). A path that resolves outside its repository, or a file whose bytes
+    changed since it was linted, is not written: `FixWriteError` names each such file
+    once the others are written. Returns the paths written."""
     written: list[Path] = []
+    failed: list[str] = []
     for f in result.files:
-        if f.root is None:
-            raise FixWriteError(f"{f.path}: not a local file")
-        root = Path(os.path.realpath(f.root))
-        target = Path(os.path.realpath(root / f.path))
-        if root not in target.parents:
-            raise FixWriteError(f"{f.path}: resolves outside the repository ({target})")
         try:
-            current = target.read_bytes()
-            mode = target.stat().st_mode & 0o7777
-        except OSError as exc:
-            raise FixWriteError(f"{f.path}: {exc.strerror or exc}") from None
-        if current != f.before:
-            raise FixWriteError(f"{f.path}: changed on disk while it was being fixed")
-        _atomic_write(target, f.after, mode)
-        written.append(target)
+            written.append(_write_one(f))
+        except FixWriteError as exc:
+            failed.append(str(exc))
+    if failed:
+        raise FixWriteError("; ".join(failed))
     return written
+
+
+def _write_one(f: FixedFile) -> Path:
+    if f.root is None:
+        raise FixWriteError(f"{f.path}: not a local file")
+    root = Path(os.path.realpath(f.root))
+    target = Path(os.path.realpath(root / f.path))
+    if root not in target.parents:
+        raise FixWriteError(f"{f.path}: resolves outside the repository ({target})")
+    try:
+        current = target.read_bytes()
+        mode = target.stat().st_mode & 0o7777
+    except OSError as exc:
+        raise FixWriteError(f"{f.path}: {exc.strerror or exc}") from None
+    if current != f.before:
+        raise FixWriteError(f"{f.path}: changed on disk while it was being fixed")
+    try:
+        _atomic_write(target, f.after, mode)
+    except OSError as exc:
+        raise FixWriteError(f"{f.path}: {exc.strerror or exc}") from None
+    return target
 
 
 def _atomic_write(target: Path, data: bytes, mode: int) -> None:
