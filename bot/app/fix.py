@@ -281,7 +281,9 @@ def fix_change(
 ) -> FixResult:
     """Fix the findings on lines `change` adds or changes, its head judged against its
     base. GitHub's patches are set aside: the trees alone decide, so a local checkout
-    and the service fix a head alike. `change` stays open (and the caller's to close)."""
+    and the service fix a head alike. `change` stays open (and the caller's to close).
+    A threaded service passes `LintOptions(workers=1, review_date=...)` (no fork), as
+    `bot.app.pull.lint_pull` does."""
     options = _with_cache(options)
     plain = Change(
         base=change.base,
