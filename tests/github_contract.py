@@ -53,8 +53,9 @@ API_VERSION = "2022-11-28"
 MEDIA_TYPE = "application/vnd.github+json"
 GITHUB_HEADERS = {"Accept": MEDIA_TYPE, "X-GitHub-Api-Version": API_VERSION}  # for raw clients
 
-# The operations vendored: every one the bot calls or the fake serves, and the Checks API
-# ones a check-run reporter needs. Add an id here and regenerate to serve a new endpoint.
+# The operations vendored: every one the bot calls or the fake serves (the Checks API for
+# the check run, the Git Data API for the "Apply safe fixes" commit). Add an id here and
+# regenerate to serve a new endpoint.
 OPERATIONS = (
     "apps/get-authenticated",
     "apps/create-installation-access-token",
@@ -73,6 +74,12 @@ OPERATIONS = (
     "repos/get-combined-status-for-ref",
     "git/get-tree",
     "git/get-blob",
+    "git/create-blob",
+    "git/create-tree",
+    "git/create-commit",
+    "git/get-commit",
+    "git/get-ref",
+    "git/update-ref",
     "pulls/get",
     "pulls/list-files",
     "pulls/list-commits",
