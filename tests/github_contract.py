@@ -145,6 +145,17 @@ KNOWN_INACCURACIES = (
         "github/rest-api-description#424, #1811: `head.repo` is null once the fork is deleted",
     ),
 )
+# Answers GitHub gives that the description does not declare for the operation; the
+# contract follows GitHub: (operation id, status, why)
+UNDECLARED = (
+    (
+        "checks/create",
+        422,
+        "Validation Failed: more than 50 annotations in one request, a conclusion missing"
+        " for a completed run, an output over its limits",
+    ),
+    ("checks/update", 422, "Validation Failed, as for checks/create"),
+)
 _BASE = "urn:github-rest"
 # keys that are OpenAPI annotations, not JSON Schema assertions
 _ANNOTATIONS = frozenset(
@@ -153,6 +164,9 @@ _ANNOTATIONS = frozenset(
 )
 _SUBSCHEMA_LISTS = ("allOf", "anyOf", "oneOf")
 _SUBSCHEMA = ("items", "not", "additionalProperties")
+
+
+_UNDECLARED = frozenset((op, status) for op, status, _ in UNDECLARED)
 
 
 class ContractError(AssertionError):
@@ -416,7 +430,7 @@ class Contract:
         responses = op.spec.get("responses", {})
         declared = self.resolve(responses.get(str(status)))
         if declared is None:
-            if status not in UNIVERSAL:
+            if status not in UNIVERSAL and (op.id, status) not in _UNDECLARED:
                 listed = ", ".join(sorted(responses))
                 return [f"{where}: status not declared for this operation (declared: {listed})"]
             return self._schema_errors("error", _ERROR_BODY, body, where)
