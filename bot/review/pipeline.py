@@ -45,6 +45,9 @@ class ReviewSettings:
     commit_status: bool = True  # the commit status `status_context` (`BOT_COMMIT_STATUS`)
     # the sticky summary comment; off only where the check run carries the summary
     summary_comment: bool = True
+    # offer "Apply safe fixes" on the check run (where the PR has safe fixes, its head
+    # branch is in the base repository and the App may write contents)
+    fix_action: bool = False
 
 
 def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:

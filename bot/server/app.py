@@ -127,6 +127,7 @@ class Service:
                     review_drafts=self.settings.review_drafts,
                     is_self=self.identity.is_self,
                     signoff=self.settings.signoff_enabled,
+                    check_run=self.settings.check_run,
                 )
         if not valid_delivery_id(delivery):
             delivery = f"invalid-{digest[:32]}"  # still recorded once, by body
@@ -136,7 +137,7 @@ class Service:
             action=decision.action,
             kind=decision.kind,
             reason=decision.reason,
-            pull=decision.pull if decision.kind == "review" else None,
+            pull=decision.pull if decision.kind in ("review", "fix") else None,
             body_sha256=digest,
             size=len(body),
             signoff=decision.signoff,  # a sign-off job (alone, or beside the review)
@@ -196,7 +197,7 @@ class Service:
             f".{decision.action}" if decision.action else "",
             outcome,
             f" ({decision.reason})"
-            if decision.kind not in ("review", "signoff") and decision.reason
+            if decision.kind not in ("review", "signoff", "fix") and decision.reason
             else "",
         )
         if ingested.outcome == "malformed":

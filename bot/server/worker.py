@@ -76,6 +76,10 @@ def pipeline_reviewer(settings: Settings) -> Reviewer:
         status_context=settings.status_context,
         review_drafts=settings.review_drafts,
         bot_login=settings.self_login,
+        check_run=settings.check_run,
+        commit_status=settings.commit_status,
+        summary_comment=settings.summary_comment,
+        fix_action=settings.fix_action,
     )
     if settings.docs_url:
         review_settings = dataclasses.replace(review_settings, docs_url=settings.docs_url)
