@@ -108,6 +108,15 @@ def _examples(title: str, examples: Sequence[Example]) -> list[str]:
     return out
 
 
+_FIX_LEVELS = {"safe": "安全", "unsafe": "不安全", "display-only": "仅展示"}
+_FIX_USE = {
+    "safe": "`bot lint --fix` applies it / `bot lint --fix` 会应用",
+    "unsafe": "applied only with `bot lint --fix --unsafe-fixes` / 仅在 "
+    "`bot lint --fix --unsafe-fixes` 时应用",
+    "display-only": "shown in reviews and reports, never applied / 只在评审与报告中展示，从不应用",
+}
+
+
 def render_rule_markdown(rule: Rule | RuleModule, level: int = 2) -> str:
     """One rule's documentation in both languages, as Markdown."""
     if isinstance(rule, RuleModule):
@@ -165,6 +174,17 @@ def render_rule_markdown(rule: Rule | RuleModule, level: int = 2) -> str:
             out.append(f"- *{name}*: {text.en}")
             out.append(f"- *{name}*: {text.zh}")
         out.append("")
+    if rule.applicability is not None:
+        fix_level = rule.applicability.level
+        out += [
+            f"{sub} Fix applicability / 自动修复",
+            "",
+            f"`{fix_level}` ({_FIX_LEVELS[fix_level]}): {_FIX_USE[fix_level]}",
+            "",
+            f"- {rule.applicability.reason.en}",
+            f"- {rule.applicability.reason.zh}",
+            "",
+        ]
     out += [
         f"{sub} Rationale / 原因",
         "",

@@ -17,6 +17,16 @@ Lint
     lint_change(change, config=)             a change: its head judged against its base
     LintOptions(rules, review_date, workers, cache)   how, whatever is linted
 
+Fix (`bot/app/fix.py`; its docstring is the reference)
+    fix_paths(paths) / fix_content(path, data) / fix_tree(tree) / fix_change(change)
+                                             lint, apply the fixes that apply, lint again,
+                                             pass after pass; nothing is written
+    fix_lint(result)                         the same from any LintResult
+    FixOptions(unsafe, max_passes)           `--unsafe-fixes`, the bound on passes
+    FixResult                                files (path, before, after), passes (fixed,
+                                             refused), lint (what remains), diff()
+    write_fixes(result)                      write a local run's fixed files in place
+
 A `Change` holds the trees of a change (base = merge-base, head, the base
 branch's tip), the touched paths, the PR number, author and repository, and
 GitHub's patches when the caller has them. Make one from local git
@@ -32,11 +42,6 @@ cache) and the local directory the paths are relative to. `result.report` merges
 the runs.
 
 For the next use cases
-- fix: lint (any use case), apply the findings' suggestions to the files, then
-  re-lint each fixed file with `lint_content(path, new_bytes, ...)` or a
-  `lint_tree` over an overlay of the fixed files; pass one `LintOptions(cache=...)`
-  (`bot.core.context.ParseCache`) to every pass so unchanged files are not parsed
-  again.
 - backtest: per commit of a pull request, `open_local_change(repo, merge_base,
   commit, pr=N)` in a `with` block and `lint_change(change, options=LintOptions(
   review_date=commit_date, cache=shared))`; a shared `ParseCache` makes each
@@ -49,6 +54,18 @@ For the next use cases
 from __future__ import annotations
 
 from bot.app.config import load_repo_config as load_repo_config
+from bot.app.fix import FixedFile as FixedFile
+from bot.app.fix import FixOptions as FixOptions
+from bot.app.fix import FixPass as FixPass
+from bot.app.fix import FixResult as FixResult
+from bot.app.fix import FixWriteError as FixWriteError
+from bot.app.fix import Refused as Refused
+from bot.app.fix import fix_change as fix_change
+from bot.app.fix import fix_content as fix_content
+from bot.app.fix import fix_lint as fix_lint
+from bot.app.fix import fix_paths as fix_paths
+from bot.app.fix import fix_tree as fix_tree
+from bot.app.fix import write_fixes as write_fixes
 from bot.app.lint import Change as Change
 from bot.app.lint import LintOptions as LintOptions
 from bot.app.lint import LintResult as LintResult

@@ -20,6 +20,7 @@ from bot.advisor import render as advice_render
 from bot.advisor.client import Advisor, AdvisorConfigError, advisor_settings, sdk_available
 from bot.advisor.local import advise_runs
 from bot.app.config import load_repo_config
+from bot.app.fix import FixResult
 from bot.app.lint import LintOptions, LintResult, lint_change, lint_content, lint_paths, lint_tree
 from bot.app.local import (
     SourceError,
@@ -29,6 +30,7 @@ from bot.app.local import (
     work_tree,
 )
 from bot.app.select import Selection, SelectionError, select_rules
+from bot.cli import fixing
 from bot.cli.common import Subparsers, UsageError, iso_date, positive_int, read_body
 from bot.core.engine import Report
 from bot.core.model import SEVERITY_RANK, Finding
@@ -57,6 +59,8 @@ examples:
   bot lint --repo . --format github --lang en       # annotations in GitHub Actions
   bot lint --repo . --select RCP --ignore RCP007 --statistics
   cat x.sh | bot lint - --stdin-filename benchmarks/single_node/agentic/x.sh
+  bot lint --repo . --fix                # apply the safe fixes to the working tree
+  bot lint --repo . --base origin/main --diff --unsafe-fixes   # every fix, as a patch
 
 Files named as PATH are checked with their path relative to the repository
 root (the nearest directory above them holding .git, perf-changelog.yaml or
@@ -69,7 +73,13 @@ directory (absolute when outside it); json and sarif keep them relative to the
 repository root. Checking no file at all (a mistyped path, an empty directory, a
 change that touches no recipe) is an error unless --allow-empty.
 
+--fix applies the fixes a rule declares safe (`bot explain ID`), --unsafe-fixes
+the unsafe ones too; in --base mode only on lines the change adds or changes.
+--diff prints them as a patch for `git apply` instead of writing them.
+
 exit status: 0 clean, 1 findings at or above --fail-on, 2 usage or input error.
+With --fix: findings left after fixing decide; --fix-only: 0; --diff: 1 when
+there is something to fix; --exit-non-zero-on-fix: 1 when a file was fixed.
 Silence one finding with `# bot: ignore[RCP001] reason` on its line or the line above.
 """
 
@@ -162,6 +172,7 @@ def register(sub: Subparsers) -> None:
         help="with --advise: the pull request's description (quoted to the advisor as data)",
     )
     _add_selection(lp)
+    fixing.add_options(lp)
     lp.set_defaults(func=run)
 
 
@@ -353,14 +364,22 @@ def _lint(args: argparse.Namespace, options: LintOptions, trees: ExitStack) -> L
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     _resolve_mode(args)
+    fixing.check(args)
     fmt = output_format(args)
     selection = _selection(args, err)
     advisor = _advisor() if args.advise else None
     options = LintOptions(rules=selection.rules, review_date=args.date)
     advice = None
+    fixed: FixResult | None = None
+    # the file read from stdin, kept when fixing: its fixed bytes are printed
+    stdin = sys.stdin.buffer.read() if args.paths == ["-"] and fixing.wanted(args) else None
     try:
         with ExitStack() as trees:
-            result = _lint(args, options, trees)
+            if fixing.wanted(args):
+                fixed = fixing.fix(args, options, trees, stdin)
+                result = fixed.lint
+            else:
+                result = _lint(args, options, trees)
             if advisor is not None:  # the advisor reads the change's trees
                 pr_body = read_body(args.pr_body) if args.pr_body else ""
                 advice = advise_runs(advisor, result.runs, pr_body)
@@ -379,12 +398,23 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         raise UsageError(
             f"no files checked: {_nothing_checked(args)} (pass --allow-empty to accept)"
         )
+    if fixed is not None:
+        done = fixing.finish(args, fixed, out, err, stdin)
+        if done is not None:
+            return done
+        if stdin is not None:
+            out = err  # stdout holds the fixed file; the report goes to stderr, as ruff's
     paths = _display_paths(result.root) if fmt in CWD_RELATIVE else as_given
     shown = _ordered(report, paths, args.sort)
     if args.statistics:
         rendered = stats.render(shown, "json" if fmt == "json" else "text")
     else:
         rendered = _render(shown, fmt, args.lang, use_color(args, out), paths, result.root, advice)
+    if fixed is not None:
+        if fmt in ("full", "concise") and not args.statistics and not args.output:
+            rendered += fixing.summary(fixed) + "\n"
+        else:
+            print(fixing.summary(fixed), file=err)
     if args.output:
         Path(args.output).write_text(rendered, encoding="utf-8")
     else:
@@ -401,9 +431,12 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             None,
         )
         Path(args.sarif_output).write_text(sarif_log, encoding="utf-8")
-    if args.exit_zero or args.fail_on == "never":
+    failing = args.fail_on != "never" and report.exceeds(args.fail_on)
+    if fixed is not None:
+        return fixing.exit_status(args, fixed, failing)
+    if args.exit_zero:
         return 0
-    return 1 if report.exceeds(args.fail_on) else 0
+    return 1 if failing else 0
 
 
 # --------------------------------------------------------------------------- display

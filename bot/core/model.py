@@ -171,6 +171,26 @@ class Condition:
     when: T  # no placeholders: shown as is by `bot rules`, `bot explain`, the docs, SARIF
 
 
+FixLevel = Literal["safe", "unsafe", "display-only"]
+FIX_LEVELS: tuple[FixLevel, ...] = ("safe", "unsafe", "display-only")
+SAFE: FixLevel = "safe"
+UNSAFE: FixLevel = "unsafe"
+DISPLAY_ONLY: FixLevel = "display-only"
+
+
+@dataclass(frozen=True)
+class Applicability:
+    """How the mechanical fix of a rule's findings (`suggestion`, `proposal`) may be
+    applied, as ruff's `Applicability`: `safe` fixes change nothing beyond what the rule
+    asks for and `bot lint --fix` applies them; `unsafe` ones may change what a benchmark
+    measures or how it runs and are applied only with `--unsafe-fixes`; `display-only`
+    ones are shown (review suggestions, SARIF fixes, the text report) and never applied.
+    `reason` says why, in both languages, without placeholders."""
+
+    level: FixLevel
+    reason: T
+
+
 @dataclass(frozen=True)
 class Rule:
     id: str
@@ -191,6 +211,9 @@ class Rule:
     # Every case that raises or lowers `severity`, by name. A finding's severity is the
     # default or one of these: `hit(condition=NAME)`; nothing else can set it.
     conditions: Mapping[str, Condition] = field(default_factory=dict)
+    # How its findings' suggestions and proposals may be applied (`bot lint --fix`);
+    # required of every rule whose findings carry one, None for a rule without
+    applicability: Applicability | None = None
 
     def severity_of(self, condition: str | None) -> Severity:
         if condition is None:

@@ -7,7 +7,18 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
+from bot.core.model import (
+    ERROR,
+    SAFE,
+    WARNING,
+    Applicability,
+    Condition,
+    Example,
+    Finding,
+    Rule,
+    Span,
+    T,
+)
 from bot.parse.changelog import Change, Changelog, entry_changes
 from bot.parse.changelog_diff import base_changelog
 
@@ -59,6 +70,20 @@ RULE = Rule(
     fix=T(
         en="Set `pr-link` to `{expected}`",
         zh="将 `pr-link` 设为 `{expected}`",
+    ),
+    applicability=Applicability(
+        SAFE,
+        T(
+            en=(
+                "Only the `pr-link` line changes: it is set to the URL of the pull request "
+                "the entry belongs to, or a malformed link is cut back to its pull request "
+                "number. Nothing the sweep runs or measures reads it."
+            ),
+            zh=(
+                "只改动 `pr-link` 这一行：设为该条目所属 PR 的 URL，"
+                "或把格式错误的链接截回其 PR 编号。扫描任务运行和测量的内容都不读取它。"
+            ),
+        ),
     ),
     rationale=T(
         en=(

@@ -10,7 +10,7 @@ from typing import Any
 
 from bot.core.changeset import ChangeSet
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.core.model import DISPLAY_ONLY, ERROR, Applicability, Example, Finding, Rule, Span, T
 from bot.core.tree import glob_match
 from bot.parse.changelog import Changelog, Entry
 from bot.parse.changelog_diff import config_keys, diff_changelogs, readable, wildcard_match
@@ -115,6 +115,22 @@ RULE = Rule(
     fix=T(
         en="Append a `perf-changelog.yaml` entry whose `config-keys` name {keys}",
         zh="在 `perf-changelog.yaml` 末尾追加一个条目，其 `config-keys` 包含 {keys}",
+    ),
+    applicability=Applicability(
+        DISPLAY_ONLY,
+        T(
+            en=(
+                "The proposed entry belongs in another file (`perf-changelog.yaml`), its "
+                "description is generated from the fields that changed and needs the author's"
+                " words, and a new entry schedules benchmark runs for its config keys: it is "
+                "shown in reviews and reports, never applied."
+            ),
+            zh=(
+                "建议的条目属于另一个文件（`perf-changelog.yaml`），"
+                "其描述由变更的字段生成、需要作者自己撰写，而且新条目会为其配置键安排基准运行："
+                "因此只在评审与报告中展示，从不自动应用。"
+            ),
+        ),
     ),
     rationale=T(
         en=(

@@ -6,7 +6,17 @@ from collections.abc import Iterator
 
 from bot.core.conditions import CLAUSES, clause_at
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
+from bot.core.model import (
+    ERROR,
+    UNSAFE,
+    WARNING,
+    Applicability,
+    Condition,
+    Example,
+    Finding,
+    Rule,
+    T,
+)
 from bot.core.suggest import drop_flag
 from bot.parse import facts
 from bot.parse.recipe import Recipe
@@ -60,6 +70,26 @@ RULE = Rule(
     fix=T(
         en="Drop `{flag} {parser}`; keep `--tool-call-parser`",
         zh="删除 `{flag} {parser}`，保留 `--tool-call-parser`",
+    ),
+    applicability=Applicability(
+        UNSAFE,
+        T(
+            en=(
+                "Dropping the reasoning parser changes what the server returns to every "
+                "client: the think block stays in `message.content` instead of "
+                "`reasoning_content`. That is what a multi-turn eval needs, but other evals "
+                "and any client that reads `reasoning_content` see different responses, and "
+                "the harm depends on how evals run (a warning by default), so the author "
+                "decides."
+            ),
+            zh=(
+                "删除推理解析器会改变服务器返回给所有客户端的内容："
+                "思考块留在 `message.content` 中，"
+                "而不是 `reasoning_content`。这正是多轮评估所需要的，"
+                "但其他评估以及读取 `reasoning_content` 的客户端会看到不同的响应；"
+                "危害取决于评估的运行方式（默认只是警告），因此由作者决定。"
+            ),
+        ),
     ),
     rationale=T(
         en=(

@@ -7,7 +7,17 @@ from typing import Any
 
 from bot.core.conditions import CLAUSES, clause_at
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
+from bot.core.model import (
+    ERROR,
+    UNSAFE,
+    WARNING,
+    Applicability,
+    Condition,
+    Example,
+    Finding,
+    Rule,
+    T,
+)
 from bot.core.suggest import replace_at
 from bot.parse import engines, facts
 from bot.parse.recipe import Origin, Recipe, Setting, describe_path
@@ -69,6 +79,21 @@ RULE = Rule(
         ),
     },
     fix=T(en="Set `{flag} {limit}`", zh="将其设为 `{flag} {limit}`"),
+    applicability=Applicability(
+        UNSAFE,
+        T(
+            en=(
+                "Lowering the memory fraction shrinks the KV cache the engine allocates, "
+                "which changes the throughput and latency the benchmark measures; the limit "
+                "comes from a sibling recipe or an engine default, not from this recipe's own"
+                " run, so the author confirms it."
+            ),
+            zh=(
+                "降低显存占用比例会缩小引擎分配的 KV 缓存，从而改变基准测得的吞吐与延迟；"
+                "该上限取自同类配方或引擎默认值，而非本配方自己的运行，因此需由作者确认。"
+            ),
+        ),
+    ),
     rationale=T(
         en=(
             "A separate draft model (EAGLE/EAGLE3/DSpark head) needs GPU memory of its own for "

@@ -9,7 +9,18 @@ from bot.core.conditions import CLAUSES
 from bot.core.conditions import of as conditions_of
 from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T, part
+from bot.core.model import (
+    ERROR,
+    UNSAFE,
+    WARNING,
+    Applicability,
+    Condition,
+    Example,
+    Finding,
+    Rule,
+    T,
+    part,
+)
 from bot.core.suggest import replace_at
 from bot.parse import engines, facts
 from bot.parse.golden import GoldenCurve, candidates
@@ -185,6 +196,22 @@ RULE = Rule(
             ),
         ),
     },
+    applicability=Applicability(
+        UNSAFE,
+        T(
+            en=(
+                "Changing the simulated acceptance changes the throughput the benchmark "
+                "reports; the expected value follows the thinking mode and the draft variant "
+                "the bot inferred from the recipe (a model's default, a curve file chosen by "
+                "the draft's name), which the author confirms."
+            ),
+            zh=(
+                "修改模拟接受长度会改变基准报告的吞吐；"
+                "期望值取决于机器人从配方推断出的思考模式与草稿变体（模型的默认值、"
+                "按草稿名称选择的曲线文件），需由作者确认。"
+            ),
+        ),
+    ),
     rationale=T(
         en=(
             "AgentX fairness (golden_al_distribution/README.md): once synthetic acceptance is on, "
