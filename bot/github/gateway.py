@@ -129,6 +129,7 @@ _SLUG = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 class _Entry:
     sha: str
     size: int | None
+    mode: str = "100644"
 
 
 # --------------------------------------------------------------------------- gateway
@@ -359,7 +360,8 @@ class PyGithubGateway(GatewayBase):
                     and isinstance(e.get("sha"), str)
                 ):
                     size = e.get("size")
-                    listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size))
+                    mode = _text(e, "mode") or "100644"
+                    listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size), mode)
         if cacheable:
             self._trees.put((repo, ref), listing)
         return dict(listing)
@@ -627,6 +629,12 @@ class PyGithubGateway(GatewayBase):
 
     def app_permissions(self, repo: str) -> dict[str, str]:
         return self._http.installation_permissions(_check_repo(repo))
+
+    def file_mode(self, repo: str, path: str, ref: str) -> str | None:
+        repo = _check_repo(repo)
+        clean = _clean_path(path)
+        entry = self._listing(repo, ref).get(clean) if clean is not None else None
+        return None if entry is None else entry.mode
 
     def commit_tree(self, repo: str, sha: str) -> str:
         repo = _check_repo(repo)

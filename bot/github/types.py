@@ -343,6 +343,10 @@ class CommitGateway(Gateway, Protocol):
         """The permissions of the App's installation on `repo` ({"contents": "write", ...},
         from its access token); {} when the credential is not an App's."""
 
+    def file_mode(self, repo: str, path: str, ref: str) -> str | None:
+        """The git mode of the file at `path` in `ref` ("100644", "100755"), None when
+        there is no such file."""
+
     def commit_tree(self, repo: str, sha: str) -> str:
         """The SHA of commit `sha`'s tree."""
 

@@ -140,10 +140,16 @@ def _fit(text: str, note: str) -> str:
     return text[: MAX_OUTPUT - len(note) - 2] + "\n\n" + note
 
 
-def summary(markdown: str, annotated: int, left_out: int) -> str:
+def summary(markdown: str, annotated: int, left_out: int, fixable: int = 0) -> str:
     """The review's summary (the sticky comment's text, without its hidden markers),
-    with the annotation counts."""
+    with the annotation counts and, when offered, what "Apply safe fixes" would do."""
     text = _HIDDEN.sub("", markdown).rstrip() + "\n"
+    if fixable:
+        text += (
+            f"\n🔧 {fixable} finding(s) have a safe fix: **Apply safe fixes** above commits "
+            f"them to the branch (`bot lint --fix`). / {fixable} 条问题有安全修复：点击上方的"
+            "**Apply safe fixes** 即可将其提交到分支（等同 `bot lint --fix`）。\n"
+        )
     if annotated or left_out:
         text += (
             f"\n{annotated} finding(s) on changed lines are annotations on the diff. "

@@ -28,7 +28,7 @@ from bot.github.types import (
     Status,
 )
 from bot.report.links import RULES_URL
-from bot.review import checkrun, checks, render
+from bot.review import checkrun, checks, fixes, render
 
 DOCS_URL = RULES_URL
 log = logging.getLogger("bot.review")
@@ -201,15 +201,22 @@ def _complete_run(
         config_error=outcome.config_error is not None,
     )
     annotations, left_out = checkrun.annotations_for(report.findings)
+    actions = []
+    fixable = 0
+    if settings.fix_action and outcome.config_error is None:
+        fixable = fixes.offer(gw, pull, report.findings)
+        if fixable:
+            actions.append(checkrun.fix_action(fixable))
     posted.annotations = checks.complete(
         gw,
         pull.repo,
         run,
         conclusion=verdict.conclusion,
         title=verdict.title,
-        summary=checkrun.summary(summary, len(annotations), left_out),
+        summary=checkrun.summary(summary, len(annotations), left_out, fixable),
         text=checkrun.details(report.findings, rationale, settings.docs_url),
         annotations=annotations,
+        actions=actions,
         details_url=details_url,
     )
     posted.check_run_id = run.id

@@ -56,6 +56,7 @@ from bot.server.worker import (
     WorkerPool,
     pipeline_reviewer,
     service_adviser,
+    service_fixer,
     service_signoffer,
 )
 
@@ -275,6 +276,7 @@ def create_app(
             adviser=adviser if adviser is not None else service_adviser(settings),
             redact=settings_redactor(settings),
             job_timeout=settings.job_timeout,
+            fixer=service_fixer(settings),
         )
     service = Service(settings, queue, metrics, identity, pool)
     _attach_gauges(service)

@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
+from bot.review.checkrun import FIX_ACTION
 from bot.server.ingress import valid_id, valid_repo
 from bot.signoff.detect import has_phrase, has_reuse_sweep
 
@@ -203,7 +204,6 @@ def classify(
     return decision
 
 
-FIX_ACTION = "apply-safe-fixes"  # the identifier of the "Apply safe fixes" button
 _EXTERNAL = re.compile(r"(\d{1,10})(?::[A-Za-z0-9_.-]{1,60})?")
 
 
