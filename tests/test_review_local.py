@@ -139,8 +139,15 @@ def test_replay_reads_local_git_when_asked(
     out, err = capsys.readouterr()
     assert code == 0, err
     writes = json.loads(out)["writes"]
-    assert [w["kind"] for w in writes] == ["create_review", "create_issue_comment", "set_status"]
-    assert writes[2]["status"]["state"] == "failure"
+    assert [w["kind"] for w in writes] == [
+        "create_check_run",
+        "create_review",
+        "create_issue_comment",
+        "update_check_run",
+        "set_status",
+    ]
+    assert writes[3]["extra"]["run"]["conclusion"] == "failure"
+    assert writes[4]["status"]["state"] == "failure"
     assert "pull/7" in json.dumps(writes)  # the pr-link suggestion names this PR
     code = main(argv)  # without --dry-run there is nowhere to write
     _, err = capsys.readouterr()
