@@ -2096,7 +2096,9 @@ class FakeGitHub:
 
     @staticmethod
     def _invalid(why: str) -> HTTPError:
-        return HTTPError(422, "Validation Failed", errors=[why])
+        """GitHub's 422 for invalid input to the Checks and Git Data APIs: the reason as
+        the message ("Update is not a fast forward")."""
+        return HTTPError(422, why)
 
     def _check_output(self, output: Any) -> list[JSON]:
         """Validate a check run's `output` as GitHub does; its annotations as stored."""

@@ -227,8 +227,11 @@ def _template_regex(template: str) -> tuple[re.Pattern[str], int]:
         parts.append(re.escape(text))
         literal += len(text)
         name = m.group(1)
-        # a file path spans segments; every other parameter is one segment (percent-encoded)
-        parts.append(f"(?P<{name}>.+)" if name == "path" else f"(?P<{name}>[^/]+?)")
+        # a file path spans segments, and so does a git reference (`heads/feature`, as
+        # GitHub documents it for /git/ref/{ref} and /git/refs/{ref}); every other
+        # parameter is one segment (percent-encoded)
+        spans = name == "path" or (name == "ref" and "/git/" in template)
+        parts.append(f"(?P<{name}>.+)" if spans else f"(?P<{name}>[^/]+?)")
         pos = m.end()
     parts.append(re.escape(template[pos:]))
     literal += len(template) - pos
