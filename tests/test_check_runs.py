@@ -494,3 +494,97 @@ def test_settings_refuse_a_review_with_nothing_to_carry_its_verdict() -> None:
         load_settings({**env, "BOT_CHECK_RUN_NAME": "codeowner-signoff-verify"})
     assert load_settings(env).check_run == NAME
     assert datetime.date.today()  # (the fix job reviews with today's date, as the CLI)
+
+
+# ------------------------------------------------------------------ GitHub's own payloads
+
+SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "webhooks"
+needs_shared = pytest.mark.skipif(
+    not (SHARED / "check_run.json").exists(), reason="../shared/webhooks is absent"
+)
+
+
+@needs_shared
+def test_githubs_check_run_and_check_suite_payloads_are_classified() -> None:
+    import copy
+    import json
+
+    from bot.server.webhook import classify
+
+    runs = json.loads((SHARED / "check_run.json").read_text(encoding="utf-8"))
+    suites = json.loads((SHARED / "check_suite.json").read_text(encoding="utf-8"))
+    (pressed,) = [p for p in runs if p["action"] == "requested_action"]
+    name = pressed["check_run"]["name"]
+    # another App's identifier: not ours to act on
+    other = classify("check_run", pressed, check_run=name)
+    assert other.kind == "ignore" and "does not offer" in other.reason
+    ours = copy.deepcopy(pressed)
+    ours["requested_action"]["identifier"] = "apply-safe-fixes"
+    fix = classify("check_run", ours, check_run=name)
+    assert fix.kind == "fix" and fix.pull is not None
+    assert (fix.pull.number, fix.pull.head_sha) == (26764, pressed["check_run"]["head_sha"])
+    assert fix.pull.repo == pressed["repository"]["full_name"]
+    assert classify("check_run", ours, check_run="recipe-review").reason == "another check run"
+    assert classify("check_run", ours).kind == "ignore"  # check runs off
+
+    for payload in [p for p in runs if p["action"] == "rerequested"]:
+        # these runs name no pull request and carry no external_id: nothing to review
+        d = classify("check_run", payload, check_run=payload["check_run"]["name"])
+        assert d.kind == "ignore" and "names no pull request" in d.reason
+        mine = copy.deepcopy(payload)
+        mine["check_run"]["external_id"] = "12:rerun-3"
+        d = classify("check_run", mine, check_run=payload["check_run"]["name"])
+        assert d.kind == "review" and d.pull is not None and d.pull.number == 12
+    for payload in suites:
+        d = classify("check_suite", payload, check_run="recipe-review")
+        if payload["action"] != "rerequested":
+            assert d.kind == "ignore"
+        else:
+            assert d.kind == "review" and d.pull is not None and d.pull.number == 2
+            assert d.pull.head_sha == payload["check_suite"]["head_sha"]
+            assert d.pull.updated_at is not None
+
+
+# ------------------------------------------------------------------ the payload, pure
+
+
+def _finding(line: int, end: int | None = None, col: int = 5, end_col: int | None = 9) -> Any:
+    from bot.core.model import ERROR, Finding, Span, T
+
+    return Finding(
+        rule="RCP002",
+        slug="s",
+        severity=ERROR,
+        path="a.sh",
+        span=Span(line, col, end, end_col),
+        title=T("t", "标题"),
+        message=T("m " + "x" * 70_000, "消息"),
+        fix=None,
+        subject=f"s{line}",
+        in_diff=True,
+    )
+
+
+def test_annotations_carry_columns_only_on_one_line_and_respect_githubs_limits() -> None:
+    from bot.review import checkrun
+
+    one = checkrun.annotation(_finding(3))
+    assert (one.start_line, one.end_line, one.start_column, one.end_column) == (3, 3, 5, 9)
+    assert one.annotation_level == "failure" and len(one.message.encode()) <= 64 * 1024
+    many = checkrun.annotation(_finding(3, 5))
+    assert (many.start_line, many.end_line, many.start_column, many.end_column) == (
+        3,
+        5,
+        None,
+        None,
+    )
+    assert "start_column" not in many.to_json()
+    kept, left = checkrun.annotations_for([_finding(n) for n in range(1, 620)])
+    assert (len(kept), left) == (checkrun.MAX_ANNOTATIONS, 119)
+    assert [len(b) for b in checkrun.batches(kept)] == [50] * 10
+    assert checkrun.batches([]) == [()]
+    text = checkrun.summary("## recipe-review\n" + "y" * 70_000, len(kept), left)
+    assert len(text) <= 65_535 and text.endswith("已按 GitHub 长度限制截断)")
+    action = checkrun.fix_action(123456)
+    assert len(action.label) <= 20 and len(action.description) <= 40
+    assert len(action.identifier) <= 20
