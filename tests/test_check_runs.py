@@ -482,6 +482,11 @@ def test_a_token_cannot_write_check_runs_and_the_review_still_lands(
     assert attempt.status == 403
     assert [s["state"] for s in r.statuses(pull.head_sha)] == ["failure"]
     assert any(render.SUMMARY_MARK in c["body"] for c in r.fake.repo(REPO).issue_comments[1])
+    # the process remembers it: the next review does not ask again
+    other = r.fake.create_pull(REPO, head=example_files(), number=2, head_ref="other")
+    r.deliver("pull_request", r.opened(2))
+    assert len(r.fake.calls("POST", r"/check-runs$")) == 1
+    assert [s["state"] for s in r.statuses(other.head_sha)] == ["failure"]
 
 
 def test_settings_refuse_a_review_with_nothing_to_carry_its_verdict() -> None:

@@ -247,6 +247,7 @@ class Posted:
     refused: int = 0
     partial: bool = False  # GitHub listed only part of the PR's files
     check_run_id: int | None = None  # the check run completed for the head
+    check_runs_refused: bool = False  # GitHub refused to create one (403: not an App)
     conclusion: str | None = None  # its conclusion
     annotations: int = 0  # annotations sent to it by this run
 

@@ -95,6 +95,7 @@ def review_pull_request(
             run_key=key,
             details_url=pull.html_url or None,
         )
+    refused = run is None and settings.check_run is not None
     files = gw.pull_files(repo, number)
     outcome = lint_pull(gw, pull, files, today or datetime.date.today())
     mine = _mine(gw, repo, number, me)
@@ -106,6 +107,7 @@ def review_pull_request(
     # findings GitHub refused to place inline on this head (a 422 before) stay in the summary
     render.keep_refused_outside(plan, mine, pull.head_sha)
     posted = Posted(head_sha=pull.head_sha, partial=partial is not None)
+    posted.check_runs_refused = refused
     # re-read the head just before writing: a push during linting makes
     # this review stale, and a newer job will review the new head
     now = gw.pull(repo, number).head_sha
@@ -118,10 +120,10 @@ def review_pull_request(
     for comment in plan.resolve:
         gw.edit_review_comment(repo, comment.id, render.resolved_body(comment.body, pull.head_sha))
         posted.resolved += 1
-    refused: list[Finding] = []
+    not_placed: list[Finding] = []
     if plan.review_body is not None:
-        refused = _post_review(gw, pull, plan, posted)
-    summary = _summary(plan, findings, silenced, pull.head_sha, outcome, partial, refused)
+        not_placed = _post_review(gw, pull, plan, posted)
+    summary = _summary(plan, findings, silenced, pull.head_sha, outcome, partial, not_placed)
     if settings.summary_comment or run is None:
         if plan.summary_comment is not None:
             if plan.summary_comment.body != summary:

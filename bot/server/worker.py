@@ -88,7 +88,7 @@ class PipelineReviewer:
         expected_head: str | None,
         run_key: str | None = None,
     ) -> Posted:
-        return review_pull_request(
+        posted = review_pull_request(
             gateway,
             repo,
             number,
@@ -96,6 +96,17 @@ class PipelineReviewer:
             expected_head=expected_head,
             run_key=run_key,
         )
+        if posted.check_runs_refused and self.settings.check_run is not None:
+            # a credential that is no App's (or lacks `checks: write`): the reviews of
+            # this process report through the status and the summary comment from now on
+            log.warning(
+                "GitHub refused to create a check run: reviews report through the commit "
+                "status and the summary comment until the service restarts"
+            )
+            self.settings = dataclasses.replace(
+                self.settings, check_run=None, commit_status=True, summary_comment=True
+            )
+        return posted
 
 
 def pipeline_reviewer(settings: Settings) -> PipelineReviewer:
