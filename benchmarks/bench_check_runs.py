@@ -77,11 +77,10 @@ def main() -> int:
             servers[config] = LiveServer(create_app(load_settings(env))).__enter__()
         try:
             with httpx.Client(timeout=60) as client:
-                n = 0
                 for i in range(args.runs * 2):
                     # alternate, and alternate which goes first in each pair
                     config = ("on", "off")[(i + i // 2) % 2]
-                    n += 1
+                    n = i + 1
                     pull = fake.create_pull(REPO, head=head, number=n, head_ref=f"topic-{n}")
                     body = encode(payload(fake, "opened", n))
                     before = len(fake.requests)
