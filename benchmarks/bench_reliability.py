@@ -83,11 +83,32 @@ def headers(body: bytes, event: str, delivery_id: str, signature: str | None = N
     }
 
 
+CREDENTIALS = {"app": True}  # `--token`: act as a token (no check runs), as before
+
+
+def audited(fake: FakeGitHub, numbers: Any) -> Any:
+    """`audit` as the bot the service acts as: the App (its check runs counted too: one
+    per head, none left in progress) or the token's account."""
+    if CREDENTIALS["app"]:
+        return audit(fake, numbers, bot=fake.bot_login, check_runs=True)
+    return audit(fake, numbers)
+
+
 def env_for(fake: FakeGitHub, db: str, **extra: str) -> dict[str, str]:
+    """The service's environment: the fake's GitHub App (the review writes its check run
+    too), or with `--token` the canary token."""
+    if CREDENTIALS["app"]:
+        who = {
+            "GITHUB_APP_ID": str(fake.app_id),
+            "GITHUB_APP_PRIVATE_KEY": fake.app_private_key_pem,
+            "GITHUB_APP_SLUG": fake.app_slug,
+        }
+    else:
+        who = {"GITHUB_TOKEN": TOKEN}
     return {
         "BOT_WEBHOOK_SECRET": SECRET,
         "GITHUB_API_URL": fake.url,
-        "GITHUB_TOKEN": TOKEN,
+        **who,
         "BOT_DB": db,
         "BOT_WRITE_INTERVAL": "0",
         "BOT_POLL_SECONDS": "0.05",
@@ -299,7 +320,7 @@ def part_once(fake: FakeGitHub, tmp: Path) -> None:
     for r in answers:
         key = r.json().get("outcome", str(r.status_code))
         outcomes[key] = outcomes.get(key, 0) + 1
-    result = audit(fake, range(500, 501))
+    result = audited(fake, range(500, 501))
     print(f"    outcomes {outcomes}; jobs {jobs}; {result.line()}")
     bar(outcomes == {"queued": 1, "duplicate": 99} and jobs == 1, "one job, 99 duplicates")
     bar(result.duplicates == 0 and not result.lost and result.reviews == 1, "one review")
@@ -400,7 +421,7 @@ def part_kill(fake: FakeGitHub, tmp: Path, kills: int) -> None:
     dead = con.execute("SELECT count(*) FROM jobs WHERE state = 'dead'").fetchone()[0]
     con.close()
     missing = [d for d in acked if d not in stored]
-    result = audit(fake, sorted(touched))
+    result = audited(fake, sorted(touched))
     text = log_path.read_bytes()
     files = b"".join(p.read_bytes() for p in tmp.glob("kill.sqlite3*"))
     leaked = [c for c in (TOKEN, SECRET) if c.encode() in text or c.encode() in files]
@@ -412,7 +433,7 @@ def part_kill(fake: FakeGitHub, tmp: Path, kills: int) -> None:
     print(f"    {result.line()}")
     print(f"    {len(text.splitlines())} DEBUG log lines; canaries found: {leaked or 'none'}")
     bar(kills >= 30 and not missing and not result.lost and not unacked, "0 lost")
-    bar(result.duplicates == 0, "0 duplicate reviews, comments or statuses")
+    bar(result.duplicates == 0, "0 duplicate reviews, comments, statuses or check runs")
     bar(not leaked and b"Bad credentials" in text, "no credential in the logs or the database")
 
 
@@ -437,14 +458,14 @@ def part_chaos(fake: FakeGitHub, tmp: Path, reviews: int) -> None:
             dead = srv.service.queue.stats().jobs["dead"]
     finally:
         fake.chaos(0)
-    result = audit(fake, numbers)
+    result = audited(fake, numbers)
     print(
         f"    {fake.chaos_hits} writes answered 502 after being applied, {dead} dead jobs, "
         f"{time.monotonic() - started:.1f} s"
     )
     print(f"    {result.line()}")
     bar(result.reviews == reviews and not result.lost and not dead, "0 lost")
-    bar(result.duplicates == 0, "0 duplicate reviews, comments or statuses")
+    bar(result.duplicates == 0, "0 duplicate reviews, comments, statuses or check runs")
 
 
 def part_ratelimit(fake: FakeGitHub, tmp: Path) -> None:
@@ -468,7 +489,7 @@ def part_ratelimit(fake: FakeGitHub, tmp: Path) -> None:
         wait(lambda: srv.drained(len(numbers)), 300, "the reviews")
         dead = srv.service.queue.stats().jobs["dead"]
     limited = sum(1 for r in fake.requests if r.status in (403, 429))
-    result = audit(fake, numbers)
+    result = audited(fake, numbers)
     print(f"    {limited} requests rate limited; {dead} dead; {time.monotonic() - started:.1f} s")
     print(f"    {result.line()}")
     bar(not result.lost and not dead and result.duplicates == 0, "0 lost, 0 duplicates")
@@ -534,7 +555,13 @@ def main() -> int:
     ap.add_argument("--schema", type=int, default=4000, help="schema-shaped payloads")
     ap.add_argument("--garbage", type=int, default=1200, help="raw garbage bodies")
     ap.add_argument("--ack", type=int, default=2000, help="deliveries for the ack part")
+    ap.add_argument(
+        "--token",
+        action="store_true",
+        help="act as a token (no check runs) instead of the fake's GitHub App",
+    )
     args = ap.parse_args()
+    CREDENTIALS["app"] = not args.token
     unknown = [p for p in args.parts if p not in PARTS]
     if unknown:
         ap.error(f"unknown part(s): {', '.join(unknown)}")

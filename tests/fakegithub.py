@@ -223,6 +223,17 @@ class FakeRepo:
             node[parts[-1]] = (path.strip("/"), _as_bytes(content))
         return self._put_node(root, modes or {})
 
+    def put_tree_shas(self, files: Mapping[str, tuple[str, str]]) -> str:
+        """Store a tree for {path: (mode, blob sha)} (blobs already stored)."""
+        root: dict[str, Any] = {}
+        for path, (_mode, sha) in files.items():
+            parts = path.strip("/").split("/")
+            node = root
+            for part in parts[:-1]:
+                node = node.setdefault(part, {})
+            node[parts[-1]] = (path, self.blobs[sha])
+        return self._put_node(root, {p: m for p, (m, _) in files.items()})
+
     def _put_node(self, node: dict[str, Any], modes: Mapping[str, str]) -> str:
         entries: list[TreeEntry] = []
         for name, child in node.items():
@@ -509,6 +520,12 @@ class FakeGitHub:
         self._token_ids = itertools.count(1)
         self._diff_cache: dict[tuple[str, str, str], list[JSON]] = {}
         self._refused: dict[tuple[str, int, str], set[int]] = {}
+        # what the App's installation may do (its tokens carry it); `contents: write` lets
+        # it commit (the "Apply safe fixes" action), `checks: write` write check runs
+        self.app_permissions: dict[str, str] = dict(APP_PERMISSIONS)
+        self._caller = threading.local()  # the identity of the request being answered
+        self._annotations: dict[int, list[JSON]] = {}  # check run id -> its annotations
+        self.ref_updates: list[tuple[str, str, str, str]] = []  # (repo, branch, old, new)
         self.patch_limit: int | None = None  # changed lines above which `patch` is left out
         self._server: _Server | None = None
         self._thread: threading.Thread | None = None
@@ -1173,6 +1190,7 @@ class FakeGitHub:
             return 200, self._installation_json(repo), {}
 
         identity = self._identity(headers)
+        self._caller.identity = identity
         if path == "/user" and method == "GET":
             if identity["installation"] is not None:
                 raise HTTPError(403, "Resource not accessible by integration")
@@ -1244,6 +1262,16 @@ class FakeGitHub:
             (r"/pulls/(\d+)/commits", "GET", self._list_pull_commits),
             (r"/collaborators/([^/]+)/permission", "GET", self._collaborator_permission),
             (r"/commits/([^/]+)/check-runs", "GET", self._list_check_runs),
+            (r"/check-runs", "POST", self._create_check_run),
+            (r"/check-runs/(\d+)", "GET", self._get_check_run),
+            (r"/check-runs/(\d+)", "PATCH", self._update_check_run),
+            (r"/check-runs/(\d+)/annotations", "GET", self._list_annotations),
+            (r"/git/blobs", "POST", self._create_blob),
+            (r"/git/trees", "POST", self._create_tree),
+            (r"/git/commits", "POST", self._create_git_commit),
+            (r"/git/commits/([0-9a-f]{40})", "GET", self._get_git_commit),
+            (r"/git/ref/(.+)", "GET", self._get_ref),
+            (r"/git/refs/(.+)", "PATCH", self._update_ref),
             (r"/pulls/(\d+)/comments/(\d+)/replies", "POST", self._reply_review_comment),
             (r"/pulls/comments/(\d+)", "GET", self._get_review_comment),
             (r"/pulls/comments/(\d+)", "PATCH", self._edit_review_comment),
@@ -1376,7 +1404,7 @@ class FakeGitHub:
             "html_url": f"https://github.com/apps/{self.app_slug}",
             "created_at": "2026-01-01T00:00:00Z",
             "updated_at": "2026-01-01T00:00:00Z",
-            "permissions": dict(APP_PERMISSIONS),
+            "permissions": dict(self.app_permissions),
             "events": ["pull_request", "issue_comment"],
         }
 
@@ -1393,7 +1421,7 @@ class FakeGitHub:
             "app_slug": self.app_slug,
             "target_id": self.user(repo.owner, "Organization")["id"],
             "target_type": "Organization",
-            "permissions": dict(APP_PERMISSIONS),
+            "permissions": dict(self.app_permissions),
             "events": ["pull_request", "issue_comment"],
             "created_at": "2026-01-01T00:00:00Z",
             "updated_at": "2026-01-01T00:00:00Z",
@@ -1417,7 +1445,7 @@ class FakeGitHub:
         return {
             "token": token,
             "expires_at": datetime.fromtimestamp(expires, UTC).strftime("%Y-%m-%dT%H:%M:%SZ"),
-            "permissions": dict(APP_PERMISSIONS),
+            "permissions": dict(self.app_permissions),
             "repository_selection": "all",
         }
 
@@ -2054,6 +2082,445 @@ class FakeGitHub:
         runs = repo.check_runs.get(sha, [])
         chunk, headers = self._paginate(f"/{repo.full_name}/commits/{g[0]}/check-runs", runs, q)
         return 200, {"total_count": len(runs), "check_runs": chunk}, headers
+
+    # ------------------------------------------------------------------ handlers: check runs
+
+    def _app_caller(self, permission: str) -> None:
+        """Only a GitHub App's installation writes check runs (GitHub: "You must
+        authenticate via a GitHub App."), and only with `permission: write`."""
+        identity = getattr(self._caller, "identity", None)
+        if identity is None or identity["installation"] is None:
+            raise HTTPError(403, "You must authenticate via a GitHub App.")
+        if self.app_permissions.get(permission) != "write":
+            raise HTTPError(403, "Resource not accessible by integration")
+
+    @staticmethod
+    def _invalid(why: str) -> HTTPError:
+        """GitHub's 422 for invalid input to the Checks and Git Data APIs: the reason as
+        the message ("Update is not a fast forward")."""
+        return HTTPError(422, why)
+
+    def _check_output(self, output: Any) -> list[JSON]:
+        """Validate a check run's `output` as GitHub does; its annotations as stored."""
+        if not isinstance(output, dict):
+            raise self._invalid("output must be an object")
+        if not isinstance(output.get("title"), str) or not isinstance(output.get("summary"), str):
+            raise self._invalid("output needs a title and a summary")
+        for key in ("summary", "text"):
+            value = output.get(key)
+            if isinstance(value, str) and len(value) > 65535:
+                raise self._invalid(f"output.{key} is too long (maximum is 65535 characters)")
+        annotations = output.get("annotations") or []
+        if not isinstance(annotations, list):
+            raise self._invalid("output.annotations must be an array")
+        if len(annotations) > 50:
+            # GitHub: "a maximum of 50 per API request"
+            raise self._invalid("Only 50 annotations are allowed per request")
+        stored = []
+        for a in annotations:
+            if not isinstance(a, dict):
+                raise self._invalid("an annotation must be an object")
+            start, end = a.get("start_line"), a.get("end_line")
+            if not (isinstance(start, int) and isinstance(end, int) and 1 <= start <= end):
+                raise self._invalid("annotation lines must satisfy 1 <= start_line <= end_line")
+            columns = [a.get("start_column"), a.get("end_column")]
+            if any(c is not None for c in columns) and start != end:
+                raise self._invalid("start_column and end_column only on one line")
+            if a.get("annotation_level") not in ("notice", "warning", "failure"):
+                raise self._invalid("annotation_level must be notice, warning or failure")
+            if len(str(a.get("title") or "")) > 255:
+                raise self._invalid("annotation title is too long (maximum is 255 characters)")
+            for key in ("message", "raw_details"):
+                if len(str(a.get(key) or "").encode()) > 64 * 1024:
+                    raise self._invalid(f"annotation {key} is too long (maximum is 64 KB)")
+            stored.append(
+                {
+                    "path": str(a.get("path")),
+                    "start_line": start,
+                    "end_line": end,
+                    "start_column": a.get("start_column"),
+                    "end_column": a.get("end_column"),
+                    "annotation_level": a["annotation_level"],
+                    "title": a.get("title"),
+                    "message": a.get("message"),
+                    "raw_details": a.get("raw_details"),
+                }
+            )
+        return stored
+
+    def _check_actions(self, actions: Any) -> list[JSON]:
+        if not isinstance(actions, list) or len(actions) > 3:
+            raise self._invalid("at most three actions")
+        for a in actions:
+            if not isinstance(a, dict):
+                raise self._invalid("an action must be an object")
+            limits = {"label": 20, "description": 40, "identifier": 20}
+            for key, most in limits.items():
+                if not isinstance(a.get(key), str) or len(a[key]) > most:
+                    raise self._invalid(f"action {key} is missing or longer than {most}")
+        return [dict(a) for a in actions]
+
+    def _apply_check_run(self, repo: FakeRepo, run: JSON, body: JSON) -> None:
+        """Fields of a create or update request applied to a stored run (annotations
+        appended, as GitHub does)."""
+        status = body.get("status")
+        conclusion = body.get("conclusion")
+        if status is not None and status not in ("queued", "in_progress", "completed"):
+            raise self._invalid(f"status {status!r} is not valid")
+        if conclusion is not None and conclusion not in (
+            "action_required",
+            "cancelled",
+            "failure",
+            "neutral",
+            "success",
+            "skipped",
+            "stale",
+            "timed_out",
+        ):
+            raise self._invalid(f"conclusion {conclusion!r} is not valid")
+        if status == "completed" and conclusion is None and run.get("conclusion") is None:
+            raise self._invalid("conclusion is required when status is completed")
+        if conclusion is not None:
+            status = "completed"  # GitHub: a conclusion completes the run
+        annotations = self._check_output(body["output"]) if "output" in body else None
+        actions = self._check_actions(body["actions"]) if "actions" in body else None
+        for key in ("name", "details_url", "external_id", "started_at"):
+            if isinstance(body.get(key), str):
+                run[key] = body[key]
+        if status is not None:
+            run["status"] = status
+        if conclusion is not None:
+            run["conclusion"] = conclusion
+        if run["status"] == "completed":
+            run["completed_at"] = body.get("completed_at") or run["completed_at"] or self._now()
+        if annotations is not None:
+            out = run["output"]
+            for key in ("title", "summary", "text"):
+                if key in body["output"]:
+                    out[key] = body["output"][key]
+            stored = self._annotations.setdefault(run["id"], [])
+            head = run["head_sha"]
+            for a in annotations:
+                a["blob_href"] = f"https://github.com/{repo.full_name}/blob/{head}/{a['path']}"
+                stored.append(a)
+            out["annotations_count"] = len(stored)
+        if actions is not None:
+            run["actions"] = actions
+
+    def _pull_requests_at(self, repo: FakeRepo, sha: str) -> list[JSON]:
+        """The open pull requests whose head is `sha` in this repository (a fork's are
+        never listed, as on GitHub), as `pull-request-minimal`."""
+        api = self._repo_url(repo)
+        mini = {"id": repo.id, "url": api, "name": repo.name}
+        return [
+            {
+                "id": p.id,
+                "number": p.number,
+                "url": f"{api}/pulls/{p.number}",
+                "head": {"ref": p.head_ref, "sha": p.head_sha, "repo": mini},
+                "base": {"ref": p.base_ref, "sha": p.base_sha, "repo": mini},
+            }
+            for p in repo.pulls.values()
+            if p.head_sha == sha and p.head_repo is None and p.state == "open"
+        ]
+
+    def _create_check_run(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        self._app_caller("checks")
+        if not isinstance(body, dict) or not isinstance(body.get("name"), str):
+            raise self._invalid("name is required")
+        sha = body.get("head_sha")
+        if not isinstance(sha, str) or sha not in repo.commits:
+            raise HTTPError(422, f"No commit found for SHA: {sha}")
+        rid = next(self._ids)
+        api = self._repo_url(repo)
+        run: JSON = {
+            "id": rid,
+            "node_id": f"CR_{rid}",
+            "head_sha": sha,
+            "external_id": "",
+            "url": f"{api}/check-runs/{rid}",
+            "html_url": f"https://github.com/{repo.full_name}/runs/{rid}",
+            "details_url": f"https://github.com/apps/{self.app_slug}",
+            "name": body["name"],
+            "status": "queued",
+            "conclusion": None,
+            "started_at": self._now(),
+            "completed_at": None,
+            "output": {
+                "title": None,
+                "summary": None,
+                "text": None,
+                "annotations_count": 0,
+                "annotations_url": f"{api}/check-runs/{rid}/annotations",
+            },
+            "check_suite": {"id": rid + 1},
+            "app": self._app_json(),
+            "pull_requests": [],
+        }
+        self._apply_check_run(repo, run, body)
+        repo.check_runs.setdefault(sha, []).append(run)
+        return 201, self._check_run_answer(repo, run), {}
+
+    def _check_run_answer(self, repo: FakeRepo, run: JSON) -> JSON:
+        out = {k: v for k, v in run.items() if k != "actions"}
+        out["pull_requests"] = self._pull_requests_at(repo, run["head_sha"])
+        return out
+
+    def find_check_run(self, full_name: str, run_id: int) -> JSON:
+        for runs in self.repos[full_name].check_runs.values():
+            for run in runs:
+                if run["id"] == run_id:
+                    return run
+        raise KeyError(run_id)
+
+    def _stored_run(self, repo: FakeRepo, rid: str) -> JSON:
+        try:
+            return self.find_check_run(repo.full_name, int(rid))
+        except KeyError:
+            raise HTTPError(404, "Not Found") from None
+
+    def _get_check_run(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        return 200, self._check_run_answer(repo, self._stored_run(repo, g[0])), {}
+
+    def _update_check_run(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        self._app_caller("checks")
+        run = self._stored_run(repo, g[0])
+        if (run.get("app") or {}).get("slug") != self.app_slug:
+            raise HTTPError(403, "Resource not accessible by integration")  # another App's
+        if not isinstance(body, dict):
+            raise HTTPError(400, "Problems parsing JSON")
+        self._apply_check_run(repo, run, body)
+        return 200, self._check_run_answer(repo, run), {}
+
+    def _list_annotations(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        run = self._stored_run(repo, g[0])
+        items = self._annotations.get(run["id"], [])
+        return self._list(repo, f"/check-runs/{g[0]}/annotations", items, q)
+
+    def annotations(self, run_id: int) -> list[JSON]:
+        """The annotations a check run carries (every request's, in order)."""
+        return list(self._annotations.get(run_id, []))
+
+    def check_run_event(
+        self, full_name: str, run_id: int, action: str, identifier: str | None = None
+    ) -> JSON:
+        """The `check_run` webhook GitHub sends for one of the App's runs (`rerequested`,
+        `requested_action` with the action's `identifier`), in the shape of GitHub's
+        payloads (../shared/webhooks/check_run.json)."""
+        repo = self.repos[full_name]
+        run = self.find_check_run(full_name, run_id)
+        payload: JSON = {
+            "action": action,
+            "check_run": {
+                **self._check_run_answer(repo, run),
+                "check_suite": {
+                    "id": run["check_suite"]["id"],
+                    "head_sha": run["head_sha"],
+                    "pull_requests": self._pull_requests_at(repo, run["head_sha"]),
+                    "app": self._app_json(),
+                },
+            },
+            "repository": self._repo_json(repo),
+            "sender": self.user("maintainer"),
+            "installation": {"id": repo.installation_id, "node_id": "I_1"},
+        }
+        if identifier is not None:
+            payload["requested_action"] = {"identifier": identifier}
+        return payload
+
+    def check_suite_event(self, full_name: str, sha: str, action: str = "rerequested") -> JSON:
+        """The `check_suite` webhook for the App's suite on commit `sha`."""
+        repo = self.repos[full_name]
+        runs = [r for r in repo.check_runs.get(sha, []) if r["app"]["slug"] == self.app_slug]
+        suite_id = runs[-1]["check_suite"]["id"] if runs else next(self._ids)
+        return {
+            "action": action,
+            "check_suite": {
+                "id": suite_id,
+                "head_sha": sha,
+                "head_branch": None,
+                "status": "completed",
+                "conclusion": runs[-1]["conclusion"] if runs else None,
+                "pull_requests": self._pull_requests_at(repo, sha),
+                "app": self._app_json(),
+                "created_at": _EPOCH,
+                "updated_at": self._now(),
+            },
+            "repository": self._repo_json(repo),
+            "sender": self.user("maintainer"),
+            "installation": {"id": repo.installation_id, "node_id": "I_1"},
+        }
+
+    # ------------------------------------------------------------------ handlers: git writes
+
+    def _contents_writer(self, repo: FakeRepo, actor: str) -> None:
+        identity = getattr(self._caller, "identity", None)
+        if identity is not None and identity["installation"] is not None:
+            if self.app_permissions.get("contents") != "write":
+                raise HTTPError(403, "Resource not accessible by integration")
+        elif repo.permissions.get(actor) not in ("admin", "maintain", "write"):
+            raise HTTPError(403, "Resource not accessible by integration")
+
+    def _create_blob(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        self._contents_writer(repo, actor)
+        if not isinstance(body, dict) or not isinstance(body.get("content"), str):
+            raise self._invalid("content is required")
+        encoding = body.get("encoding", "utf-8")
+        if encoding == "base64":
+            try:
+                data = base64.b64decode(body["content"], validate=True)
+            except ValueError:
+                raise self._invalid("content is not valid base64") from None
+        elif encoding == "utf-8":
+            data = body["content"].encode()
+        else:
+            raise self._invalid(f"encoding {encoding!r} is not supported")
+        sha = git_blob_sha(data)
+        repo.blobs[sha] = data
+        return 201, {"url": f"{self._repo_url(repo)}/git/blobs/{sha}", "sha": sha}, {}
+
+    def _create_tree(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        self._contents_writer(repo, actor)
+        if not isinstance(body, dict) or not isinstance(body.get("tree"), list):
+            raise self._invalid("tree is required")
+        files: dict[str, tuple[str, str]] = {}
+        base = body.get("base_tree")
+        if base is not None:
+            if base not in repo.trees:
+                raise self._invalid(f"base_tree {base} does not exist")
+            files = {p: (e.mode, e.sha) for p, e in repo.walk(base) if e.type == "blob"}
+        for entry in body["tree"]:
+            path = str(entry.get("path") or "").strip("/")
+            if not path:
+                raise self._invalid("tree.path is required")
+            if "content" in entry:
+                data = str(entry["content"]).encode()
+                sha = git_blob_sha(data)
+                repo.blobs[sha] = data
+            else:
+                sha = entry.get("sha")
+            if sha is None:
+                files.pop(path, None)  # GitHub: a null sha deletes the file
+                continue
+            if entry.get("type", "blob") != "blob" or sha not in repo.blobs:
+                raise self._invalid(f"tree.sha {sha} is not a valid blob")
+            files[path] = (str(entry.get("mode") or "100644"), sha)
+        tree = repo.put_tree_shas(files)
+        top = [
+            {
+                "path": e.name,
+                "mode": e.mode,
+                "type": e.type,
+                "sha": e.sha,
+                "url": f"{self._repo_url(repo)}/git/{e.type}s/{e.sha}",
+            }
+            for e in repo.trees[tree]
+        ]
+        url = f"{self._repo_url(repo)}/git/trees/{tree}"
+        return 201, {"sha": tree, "url": url, "truncated": False, "tree": top}, {}
+
+    def _git_commit_json(self, repo: FakeRepo, sha: str) -> JSON:
+        c = repo.commits[sha]
+        api = self._repo_url(repo)
+        login = c.get("author") or "A"
+        who = {
+            "name": login,
+            "email": f"{login}@users.noreply.github.com",
+            "date": c.get("date", _EPOCH),
+        }
+        return {
+            "sha": sha,
+            "node_id": f"C_{sha[:12]}",
+            "url": f"{api}/git/commits/{sha}",
+            "html_url": f"https://github.com/{repo.full_name}/commit/{sha}",
+            "author": dict(who),
+            "committer": dict(who),
+            "tree": {"sha": c["tree"], "url": f"{api}/git/trees/{c['tree']}"},
+            "message": c["message"],
+            "parents": [
+                {
+                    "sha": p,
+                    "url": f"{api}/git/commits/{p}",
+                    "html_url": f"https://github.com/{repo.full_name}/commit/{p}",
+                }
+                for p in c["parents"]
+            ],
+            "verification": {
+                "verified": False,
+                "reason": "unsigned",
+                "signature": None,
+                "payload": None,
+                "verified_at": None,
+            },
+        }
+
+    def _create_git_commit(
+        self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str
+    ) -> Any:
+        self._contents_writer(repo, actor)
+        if not isinstance(body, dict) or not isinstance(body.get("message"), str):
+            raise self._invalid("message is required")
+        tree = body.get("tree")
+        if tree not in repo.trees:
+            raise self._invalid(f"Tree SHA {tree} does not exist")
+        parents = body.get("parents") or []
+        if any(p not in repo.commits for p in parents):
+            raise self._invalid("Parent SHA does not exist or is not a commit object")
+        # no author given: the authenticated identity (an App's bot account) and now
+        author = (body.get("author") or {}).get("name") or actor
+        text = f"tree {tree}\n" + "".join(f"parent {p}\n" for p in parents)
+        text += f"author {author}\n\n{body['message']} #{next(self._ids)}\n"
+        sha = hashlib.sha1(f"commit {len(text)}\x00{text}".encode()).hexdigest()
+        repo.commits[sha] = {
+            "tree": tree,
+            "parents": list(parents),
+            "message": body["message"],
+            "date": self._now(),
+            "author": author,
+        }
+        return 201, self._git_commit_json(repo, sha), {}
+
+    def _get_git_commit(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        if g[0] not in repo.commits:
+            raise HTTPError(404, "Not Found")
+        return 200, self._git_commit_json(repo, g[0]), {}
+
+    def _ref_json(self, repo: FakeRepo, branch: str) -> JSON:
+        api = self._repo_url(repo)
+        sha = repo.branches[branch]
+        return {
+            "ref": f"refs/heads/{branch}",
+            "node_id": f"REF_{branch}",
+            "url": f"{api}/git/refs/heads/{branch}",
+            "object": {"type": "commit", "sha": sha, "url": f"{api}/git/commits/{sha}"},
+        }
+
+    def _get_ref(self, repo: FakeRepo, g: list[str], q: Any, b: Any, actor: str) -> Any:
+        branch = g[0].removeprefix("heads/")
+        if not g[0].startswith("heads/") or branch not in repo.branches:
+            raise HTTPError(404, "Not Found")
+        return 200, self._ref_json(repo, branch), {}
+
+    def _update_ref(self, repo: FakeRepo, g: list[str], q: Any, body: Any, actor: str) -> Any:
+        self._contents_writer(repo, actor)
+        branch = g[0].removeprefix("refs/").removeprefix("heads/")
+        if branch not in repo.branches:
+            raise self._invalid("Reference does not exist")
+        if not isinstance(body, dict) or not isinstance(body.get("sha"), str):
+            raise self._invalid("sha is required")
+        sha = body["sha"]
+        if sha not in repo.commits:
+            raise self._invalid("Object does not exist")
+        old = repo.branches[branch]
+        if not body.get("force") and old not in repo.ancestors(sha):
+            raise self._invalid("Update is not a fast forward")
+        repo.branches[branch] = sha
+        for pull in repo.pulls.values():  # the pull requests whose head branch this is
+            if pull.head_repo is None and pull.head_ref == branch and pull.state == "open":
+                pull.head_sha = sha
+                self._reanchor(repo, pull)
+        self.ref_updates.append((repo.full_name, branch, old, sha))
+        return 200, self._ref_json(repo, branch), {}
 
     def _team_membership(self, org: str, slug: str, login: str) -> tuple[int, Any, dict[str, str]]:
         if org in self.hidden_team_orgs:

@@ -6,7 +6,9 @@ back everything the bot wrote and counts what must never happen: a PR whose curr
 head has no status of ours (a lost delivery), more than one review per head, more than
 one summary comment, an inline finding posted twice on the current diff (an outdated
 comment, whose line GitHub nulled after a push, is not on it), and the same status
-written twice in a row for one commit and context.
+written twice in a row for one commit and context; with `check_runs`, more than one
+check run of the App on a head (no re-run was asked for), and a current head without a
+completed run (lost) or a run left `in_progress` on any head the bot reviewed.
 """
 
 from __future__ import annotations
@@ -34,8 +36,11 @@ class Audit:
     duplicate_summaries: int = 0
     duplicate_inline: int = 0
     duplicate_statuses: int = 0
+    duplicate_check_runs: int = 0
     reviews: int = 0
     statuses: int = 0
+    check_runs: int = 0
+    unfinished_runs: int = 0  # left in_progress on a head the bot reviewed
 
     @property
     def duplicates(self) -> int:
@@ -44,13 +49,20 @@ class Audit:
             + self.duplicate_summaries
             + self.duplicate_inline
             + self.duplicate_statuses
+            + self.duplicate_check_runs
         )
 
     def line(self) -> str:
+        runs = (
+            f", check runs {self.duplicate_check_runs} ({self.check_runs} written, "
+            f"{self.unfinished_runs} left in progress)"
+            if self.check_runs or self.duplicate_check_runs
+            else ""
+        )
         return (
             f"{self.pulls} PRs: lost {len(self.lost)}, duplicate reviews "
             f"{self.duplicate_reviews}, summaries {self.duplicate_summaries}, inline "
-            f"{self.duplicate_inline}, statuses {self.duplicate_statuses} "
+            f"{self.duplicate_inline}, statuses {self.duplicate_statuses}{runs} "
             f"({self.reviews} reviews, {self.statuses} statuses written)"
         )
 
@@ -86,7 +98,9 @@ def delivery(fake: FakeGitHub, action: str, number: int) -> bytes:
     return encode(body)
 
 
-def audit(fake: FakeGitHub, numbers: Sequence[int], bot: str = "recipe-bot") -> Audit:
+def audit(
+    fake: FakeGitHub, numbers: Sequence[int], bot: str = "recipe-bot", check_runs: bool = False
+) -> Audit:
     repo = fake.repo(REPO)
     out = Audit(pulls=len(numbers))
     for n in numbers:
@@ -122,9 +136,22 @@ def audit(fake: FakeGitHub, numbers: Sequence[int], bot: str = "recipe-bot") -> 
                     key = ("state", "description", "target_url")
                     if all(a.get(k) == b.get(k) for k in key):
                         out.duplicate_statuses += 1
-        if not any(
+        lost = not any(
             s["context"] == CONTEXT and s["creator"]["login"] == bot
             for s in repo.statuses.get(pull.head_sha, [])
-        ):
+        )
+        if check_runs:
+            for sha in heads_seen | {pull.head_sha}:
+                runs = [
+                    r
+                    for r in repo.check_runs.get(sha or "", [])
+                    if r["app"]["slug"] == fake.app_slug and r["name"] == CONTEXT
+                ]
+                out.check_runs += len(runs)
+                out.duplicate_check_runs += max(0, len(runs) - 1)
+                out.unfinished_runs += sum(1 for r in runs if r["status"] != "completed")
+                if sha == pull.head_sha and not any(r["status"] == "completed" for r in runs):
+                    lost = True
+        if lost:
             out.lost.append(n)
     return out

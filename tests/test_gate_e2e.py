@@ -85,7 +85,8 @@ def open_gate(tmp_path: Path, base: dict[str, str], head: dict[str, str]) -> Ite
 
 
 def review(gate: Gate) -> tuple[dict[str, Any], str]:
-    """Deliver `pull_request.opened`; the review's status and its summary comment."""
+    """Deliver `pull_request.opened`; the review's status, and what it says: its summary
+    comment (the counts, the gate, what is not inline) and its inline comments."""
     gate.deliver("pull_request", {**gate.push_event(), "action": "opened"})
     statuses = [
         s
@@ -93,7 +94,8 @@ def review(gate: Gate) -> tuple[dict[str, Any], str]:
         if s["context"] == "recipe-review"
     ]
     summary = next(c["body"] for c in gate.comments() if render.SUMMARY_MARK in c["body"])
-    return statuses[-1], summary
+    inline = [c["body"] for c in gate.fake.repo(REPO).review_comments.get(gate.number, [])]
+    return statuses[-1], "\n".join([summary, *inline])
 
 
 @pytest.fixture

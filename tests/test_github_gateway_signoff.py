@@ -116,6 +116,8 @@ def test_check_runs_are_paginated_and_typed(fake_github: FakeGitHub) -> None:
         head_sha=pull.head_sha,
         details_url=runs[0].details_url,
         id=runs[0].id,
+        external_id="",
+        app_slug="github-actions",
     )
     assert "/actions/runs/" in runs[0].details_url
     assert (runs[-2].conclusion, runs[-1].status, runs[-1].conclusion) == (

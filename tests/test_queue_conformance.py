@@ -616,3 +616,44 @@ def test_sweep_queues_each_head_left_without_a_review_once(queue: Any) -> None:
     job = claim_soon(queue, "w")
     assert queue.finish(job, reviewed=True)
     assert queue.sweep(0.0) == []
+
+
+def fix_record(delivery: str, number: int = 7, head: str = sha(1)) -> DeliveryRecord:
+    """The check run's "Apply safe fixes" pressed for `head`."""
+    pull = PullEvent(REPO, number, head, 100.0, 1, "maintainer", False)
+    return DeliveryRecord(
+        delivery, "check_run", "requested_action", "fix", "check_run.requested_action", pull
+    )
+
+
+def test_safe_fixes_are_queued_once_per_head(queue: Any) -> None:
+    first = queue.ingest(fix_record("f1"))
+    assert first.outcome == "queued" and queue.fix_requested(REPO, sha(1))
+    # pressed again (another delivery), queued or not, done or not: nothing more
+    assert queue.ingest(fix_record("f2")).outcome == "superseded"
+    job = queue.claim("w1")
+    assert job is not None and (job.kind, job.head_sha) == ("fix", sha(1))
+    assert queue.finish(job, reviewed=False, detail="committed")
+    assert queue.ingest(fix_record("f3")).outcome == "superseded"
+    # a redelivery of the first is a duplicate; another head of the PR is a new request
+    assert queue.ingest(fix_record("f1")).duplicate
+    assert queue.ingest(fix_record("f4", head=sha(2))).outcome == "queued"
+    assert not queue.fix_requested(REPO, sha(3))
+    # the review of the PR is not held back by its fix job, nor the fix job by the review
+    review = queue.ingest(record("r1", head=sha(2)))
+    assert review.outcome == "queued"
+    kinds = sorted(j.kind for j in (queue.claim("w2"), queue.claim("w3")) if j is not None)
+    assert kinds == ["fix", "review"]
+
+
+def test_a_rerun_request_is_told_apart_from_a_push(queue: Any) -> None:
+    queue.ingest(record("push", head=sha(1)))
+    push_job = queue.claim("w")
+    assert push_job is not None and not queue.rerun_requested(push_job)
+    queue.finish(push_job, reviewed=True)
+    rerun = dataclasses.replace(
+        record("rerun", head=sha(1), at=200.0), event="check_run", action="rerequested"
+    )
+    assert queue.ingest(rerun).outcome == "queued"  # the reviewed head, again
+    job = queue.claim("w")
+    assert job is not None and job.head_sha == sha(1) and queue.rerun_requested(job)

@@ -9,6 +9,7 @@ the commit SHAs (which differ between the two) are normalised.
 from __future__ import annotations
 
 import json
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -55,12 +56,16 @@ def local_pr(tmp_path: Path, base: dict[str, str], head: dict[str, str]) -> tupl
     return repo, git(repo, "rev-parse", "HEAD")
 
 
+STAMP = re.compile(r"\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ")  # a check run's started/completed_at
+
+
 def normalised(writes: list[dict[str, Any]], head_sha: str) -> str:
     text = json.dumps(writes, ensure_ascii=False, sort_keys=True)
-    return (
+    return STAMP.sub(
+        "<TIME>",
         text.replace(head_sha, "<HEAD>")
         .replace(head_sha[:12], "<HEAD12>")
-        .replace(head_sha[:7], "<HEAD7>")
+        .replace(head_sha[:7], "<HEAD7>"),
     )
 
 
@@ -73,11 +78,18 @@ def test_local_dry_run_is_the_review_the_service_posts(
     fake_github.add_token("t", "recipe-review[bot]")
     gateway = from_token("t", fake_github.url, seconds_between_writes=0, sleep=lambda s: None)
     dry = DryRunGateway(gateway)
-    review_pull_request(dry, REPO, 2423, settings=ReviewSettings(), today=TODAY)
+    settings = ReviewSettings(check_run="recipe-review")
+    review_pull_request(dry, REPO, 2423, settings=settings, today=TODAY)
     service = json.loads(dry.to_json())
     gateway.close()
-    assert [w["kind"] for w in service] == ["create_review", "create_issue_comment", "set_status"]
-    assert len(service[0]["comments"]) == 3
+    assert [w["kind"] for w in service] == [
+        "create_check_run",
+        "create_review",
+        "create_issue_comment",
+        "update_check_run",
+        "set_status",
+    ]
+    assert len(service[1]["comments"]) == 3
 
     repo, head_sha = local_pr(tmp_path, base, head)
     argv = ["review", "--repo", str(repo), "--pr", "2423", "--base", "main", "--head", "pr"]
@@ -90,9 +102,11 @@ def test_local_dry_run_is_the_review_the_service_posts(
     # the readable form: every inline comment with its body, the summary, the status
     assert main(argv) == 0
     text, _ = capsys.readouterr()
-    # three inline comments (RCP001's deletion an empty suggestion block), the summary
-    # comment and the failing status, none performed
-    readable = text.replace(head_sha, "<HEAD>").replace(head_sha[:12], "<HEAD12>")
+    # the check run started, three inline comments (RCP001's deletion an empty suggestion
+    # block), the summary comment, the check run's payload with its annotations and the
+    # failing status, none performed
+    readable = STAMP.sub("<TIME>", text.replace(head_sha, "<HEAD>"))
+    readable = readable.replace(head_sha[:12], "<HEAD12>")
     check_snapshot("review-dry-run.txt", readable.replace(head_sha[:7], "<HEAD7>"))
 
 
@@ -125,8 +139,15 @@ def test_replay_reads_local_git_when_asked(
     out, err = capsys.readouterr()
     assert code == 0, err
     writes = json.loads(out)["writes"]
-    assert [w["kind"] for w in writes] == ["create_review", "create_issue_comment", "set_status"]
-    assert writes[2]["status"]["state"] == "failure"
+    assert [w["kind"] for w in writes] == [
+        "create_check_run",
+        "create_review",
+        "create_issue_comment",
+        "update_check_run",
+        "set_status",
+    ]
+    assert writes[3]["extra"]["run"]["conclusion"] == "failure"
+    assert writes[4]["status"]["state"] == "failure"
     assert "pull/7" in json.dumps(writes)  # the pr-link suggestion names this PR
     code = main(argv)  # without --dry-run there is nowhere to write
     _, err = capsys.readouterr()

@@ -120,7 +120,7 @@ def test_ping_is_answered_and_recorded(make_bot: Callable[..., Bot]) -> None:
         ("pull_request", pr_payload("opened", 2, sha(1), draft=True), "draft"),
         (
             "pull_request",
-            pr_payload("synchronize", 2, sha(1), sender=BOT, sender_type="Bot"),
+            pr_payload("reopened", 2, sha(1), sender=BOT, sender_type="Bot"),
             "bot itself",
         ),
         ("pull_request", pr_payload("opened", 2, sha(1), sender="me-bot"), "bot itself"),
@@ -139,10 +139,17 @@ def test_other_events_and_actions_get_2xx_and_are_ignored(
 
 def test_app_slug_alone_identifies_the_bot(make_bot: Callable[..., Bot]) -> None:
     bot = make_bot(github_app_slug="recipe-review")
-    r = bot.post(pr_payload("synchronize", 2, sha(1), sender=BOT, sender_type="Bot"))
+    r = bot.post(pr_payload("opened", 2, sha(1), sender=BOT, sender_type="Bot"))
     assert r.json()["outcome"] == "ignored"
     other = pr_payload("synchronize", 2, sha(1), sender="dependabot[bot]", sender_type="Bot")
     assert bot.post(other).json()["outcome"] == "queued"  # other bots' pushes are reviewed
+
+
+def test_the_bots_own_push_is_reviewed(make_bot: Callable[..., Bot]) -> None:
+    """The "Apply safe fixes" commit is the bot's own push: its new head is reviewed."""
+    bot = make_bot(github_app_slug="recipe-review")
+    mine = pr_payload("synchronize", 2, sha(2), sender=BOT, sender_type="Bot")
+    assert bot.post(mine).json()["outcome"] == "queued"
 
 
 def test_drafts_are_reviewed_when_configured(make_bot: Callable[..., Bot]) -> None:

@@ -25,8 +25,9 @@ examples:
 
 Runs the service's review pipeline (lint, split by the diff, render) on a pull
 request read from local git, and prints exactly what the service would post:
-the review with each inline comment and its body, the summary comment and the
-commit status. Nothing is sent anywhere; no GitHub access is needed (like
+the review with each inline comment and its body, the summary comment, the
+check run (the payload GitHub would receive, its summary, details and each
+annotation) and the commit status. Nothing is sent anywhere; no GitHub access is needed (like
 `danger pr`). The changed files and patches are `git diff MERGE_BASE HEAD`, the
 configuration is read from BASE, and the review is rendered as the bot's first
 on the pull request (a local clone holds no comments).
@@ -68,6 +69,12 @@ def register(sub: Subparsers) -> None:
         "--status-context", default="recipe-review", metavar="NAME", help="commit status name"
     )
     vp.add_argument(
+        "--check-run",
+        default="recipe-review",
+        metavar="NAME",
+        help="the check run's name (default: recipe-review; '' for none, status only)",
+    )
+    vp.add_argument(
         "--format", choices=("text", "json"), default="text", help="output format (default: text)"
     )
     vp.set_defaults(func=run)
@@ -96,7 +103,11 @@ def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
             dry,
             pull.repo,
             pull.number,
-            settings=ReviewSettings(status_context=args.status_context, bot_login=local.login()),
+            settings=ReviewSettings(
+                status_context=args.status_context,
+                bot_login=local.login(),
+                check_run=args.check_run or None,
+            ),
             today=args.date or datetime.date.today(),
         )
     finally:

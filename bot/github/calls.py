@@ -28,7 +28,14 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any, Protocol, TypeVar
 
-from bot.github.types import WRITES, Gateway, GitHubError, OptionalReads, SignoffGateway
+from bot.github.types import (
+    WRITES,
+    CommitGateway,
+    Gateway,
+    GitHubError,
+    OptionalReads,
+    SignoffGateway,
+)
 
 G = TypeVar("G")
 B = TypeVar("B", bound="GatewayBase")
@@ -36,7 +43,7 @@ B = TypeVar("B", bound="GatewayBase")
 
 def _protocol_methods() -> dict[str, Callable[..., Any]]:
     out: dict[str, Callable[..., Any]] = {}
-    for proto in (Gateway, SignoffGateway, OptionalReads):
+    for proto in (Gateway, SignoffGateway, CommitGateway, OptionalReads):
         for name, value in vars(proto).items():
             if not name.startswith("_") and callable(value):
                 out.setdefault(name, value)
@@ -45,7 +52,8 @@ def _protocol_methods() -> dict[str, Callable[..., Any]]:
 
 _METHODS = _protocol_methods()
 METHODS: tuple[str, ...] = tuple(_METHODS)
-"""Every gateway method: `Gateway`'s, then `SignoffGateway`'s, then the optional ones."""
+"""Every gateway method: `Gateway`'s, `SignoffGateway`'s, `CommitGateway`'s, then the
+optional ones."""
 OPTIONAL: frozenset[str] = frozenset(n for n in METHODS if n in vars(OptionalReads))
 
 

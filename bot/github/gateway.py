@@ -44,8 +44,11 @@ from bot.github.http import (
 )
 from bot.github.types import (
     PERMISSIONS,
+    Annotation,
+    CheckRun,
     CheckRunInfo,
     Comment,
+    CommitGateway,
     Gateway,
     GitHubError,
     PullFile,
@@ -53,12 +56,14 @@ from bot.github.types import (
     ReviewComment,
     SignoffGateway,
     Status,
+    TreeChange,
 )
 
 MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
 MAX_LIST_ITEMS = 10_000  # comments, reviews: a bound against runaway pagination
 MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
 MAX_CHECK_RUNS = 1_000  # per commit: a bound against runaway pagination
+MAX_ANNOTATIONS_READ = 5_000  # per check run: a bound against runaway pagination
 MAX_STATUSES_READ = 1_000  # GitHub keeps at most 1,000 statuses per commit and context
 MAX_FILE_BYTES = 50 * 1024 * 1024
 STATUS_DESCRIPTION_MAX = 140  # GitHub rejects longer commit status descriptions
@@ -124,6 +129,7 @@ _SLUG = re.compile(r"[A-Za-z0-9_.-]{1,100}")
 class _Entry:
     sha: str
     size: int | None
+    mode: str = "100644"
 
 
 # --------------------------------------------------------------------------- gateway
@@ -276,6 +282,7 @@ class PyGithubGateway(GatewayBase):
                 title=str(data.get("title") or ""),
                 body=str(data.get("body") or ""),
                 changed_files=_int_or_none(data.get("changed_files")),
+                head_repo=_text(head.get("repo"), "full_name") or None,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise GitHubError(
@@ -353,7 +360,8 @@ class PyGithubGateway(GatewayBase):
                     and isinstance(e.get("sha"), str)
                 ):
                     size = e.get("size")
-                    listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size))
+                    mode = _text(e, "mode") or "100644"
+                    listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size), mode)
         if cacheable:
             self._trees.put((repo, ref), listing)
         return dict(listing)
@@ -575,9 +583,91 @@ class PyGithubGateway(GatewayBase):
                     head_sha=_text(r, "head_sha") or sha,
                     details_url=_text(r, "details_url"),
                     id=_int_or_none(r.get("id")),
+                    external_id=_text(r, "external_id"),
+                    app_slug=_text(r.get("app"), "slug"),
                 )
             )
         return runs
+
+    def check_run_annotations(self, repo: str, check_run_id: int) -> list[Annotation]:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/check-runs/{int(check_run_id)}/annotations"
+        out = []
+        for a in self._http.pages(repo, url, MAX_ANNOTATIONS_READ):
+            start, end = _int_or_none(a.get("start_line")), _int_or_none(a.get("end_line"))
+            if start is None or end is None:
+                continue
+            out.append(
+                Annotation(
+                    path=_text(a, "path"),
+                    start_line=start,
+                    end_line=end,
+                    annotation_level=_text(a, "annotation_level"),
+                    message=_text(a, "message"),
+                    title=_text(a, "title"),
+                    raw_details=_text(a, "raw_details"),
+                    start_column=_int_or_none(a.get("start_column")),
+                    end_column=_int_or_none(a.get("end_column")),
+                )
+            )
+        return out
+
+    def create_check_run(self, repo: str, run: CheckRun) -> int:
+        """`POST /check-runs`: a GitHub App's installation only (a personal token gets 403)."""
+        repo = _check_repo(repo)
+        data = self._http.write(repo, "POST", f"/repos/{repo}/check-runs", run.to_json())
+        return self._id(data, "check run")
+
+    def update_check_run(self, repo: str, check_run_id: int, run: CheckRun) -> None:
+        repo = _check_repo(repo)
+        body = run.to_json()
+        body.pop("head_sha", None)  # not a field of an update
+        url = f"/repos/{repo}/check-runs/{int(check_run_id)}"
+        self._http.write(repo, "PATCH", url, body)
+
+    # ------------------------------------------------------------------ git data (commits)
+
+    def app_permissions(self, repo: str) -> dict[str, str]:
+        return self._http.installation_permissions(_check_repo(repo))
+
+    def file_mode(self, repo: str, path: str, ref: str) -> str | None:
+        repo = _check_repo(repo)
+        clean = _clean_path(path)
+        entry = self._listing(repo, ref).get(clean) if clean is not None else None
+        return None if entry is None else entry.mode
+
+    def commit_tree(self, repo: str, sha: str) -> str:
+        repo = _check_repo(repo)
+        data = self._get(repo, f"/repos/{repo}/git/commits/{_q(sha)}")
+        tree = data.get("tree") if isinstance(data, dict) else None
+        value = tree.get("sha") if isinstance(tree, dict) else None
+        if not isinstance(value, str):
+            raise GitHubError(f"GET /repos/{repo}/git/commits/{sha}: no tree", status=0)
+        return value
+
+    def create_blob(self, repo: str, content: bytes) -> str:
+        repo = _check_repo(repo)
+        body = {"content": base64.b64encode(content).decode("ascii"), "encoding": "base64"}
+        return self._sha(self._http.write(repo, "POST", f"/repos/{repo}/git/blobs", body), "blob")
+
+    def create_tree(self, repo: str, base_tree: str, changes: Sequence[TreeChange]) -> str:
+        repo = _check_repo(repo)
+        entries = [{"path": c.path, "mode": c.mode, "type": "blob", "sha": c.sha} for c in changes]
+        body = {"base_tree": base_tree, "tree": entries}
+        return self._sha(self._http.write(repo, "POST", f"/repos/{repo}/git/trees", body), "tree")
+
+    def create_commit(self, repo: str, message: str, tree: str, parents: Sequence[str]) -> str:
+        """No author or committer: GitHub records the authenticated identity (the App's
+        bot account) and the current time."""
+        repo = _check_repo(repo)
+        body = {"message": message, "tree": tree, "parents": list(parents)}
+        data = self._http.write(repo, "POST", f"/repos/{repo}/git/commits", body)
+        return self._sha(data, "commit")
+
+    def update_ref(self, repo: str, ref: str, sha: str) -> None:
+        repo = _check_repo(repo)
+        url = f"/repos/{repo}/git/refs/{_q(ref, '/')}"
+        self._http.write(repo, "PATCH", url, {"sha": sha, "force": False})
 
     # ------------------------------------------------------------------ writes
 
@@ -655,6 +745,13 @@ class PyGithubGateway(GatewayBase):
         self._http.write(repo, "POST", f"/repos/{repo}/statuses/{_q(sha)}", payload)
 
     @staticmethod
+    def _sha(data: Any, what: str) -> str:
+        value = data.get("sha") if isinstance(data, dict) else None
+        if not isinstance(value, str) or not _SHA.fullmatch(value):
+            raise GitHubError(f"created {what} has no sha", status=0)
+        return value
+
+    @staticmethod
     def _id(data: Any, what: str) -> int:
         value = data.get("id") if isinstance(data, dict) else None
         if not isinstance(value, int):
@@ -683,6 +780,10 @@ def _conforms(gateway: PyGithubGateway) -> Gateway:
 
 
 def _conforms_signoff(gateway: PyGithubGateway) -> SignoffGateway:
+    return gateway
+
+
+def _conforms_commit(gateway: PyGithubGateway) -> CommitGateway:
     return gateway
 
 

@@ -241,6 +241,8 @@ class GitHubHttp:
         self._clients: dict[int | None, Github] = {}
         self._integration: GithubIntegration | None = None
         self._installations: dict[str, int] = {}
+        # installation id -> the permissions its newest access token carries
+        self._permissions: dict[int, dict[str, str]] = {}
 
     @property
     def is_app(self) -> bool:
@@ -310,7 +312,25 @@ class GitHubHttp:
         expires = _iso_time(data.get("expires_at") if isinstance(data, dict) else None)
         if not isinstance(token, str) or not token or expires is None:
             raise GitHubError(f"POST {url}: no token in the answer", 0, request=f"POST {url}")
+        granted = data.get("permissions") if isinstance(data, dict) else None
+        with self._lock:
+            self._permissions[installation_id] = {
+                str(k): str(v) for k, v in (granted or {}).items() if isinstance(v, str)
+            }
         return token, expires
+
+    def installation_permissions(self, repo: str) -> dict[str, str]:
+        """The permissions the App's installation on `repo` grants (its access token's);
+        {} for a token credential."""
+        if not self.is_app:
+            return {}
+        iid = self.installation_id(repo)
+        requester = self.requester(repo)
+        auth = getattr(requester, "auth", None)
+        if isinstance(auth, InstallationToken):
+            _ = auth.token  # exchanged (or renewed) when needed
+        with self._lock:
+            return dict(self._permissions.get(iid, {}))
 
     # ------------------------------------------------------------------ calls
 

@@ -18,7 +18,14 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from bot.github.calls import FallbackGateway, is_write
-from bot.github.types import Comment, GitHubError, PullFile, PullInfo
+from bot.github.types import (
+    Annotation,
+    CheckRunInfo,
+    Comment,
+    GitHubError,
+    PullFile,
+    PullInfo,
+)
 from bot.sources import GitTree, git, merge_base
 
 _STATUS = {"A": "added", "M": "modified", "D": "removed", "R": "renamed", "C": "copied"}
@@ -125,6 +132,12 @@ class LocalGitGateway(FallbackGateway):
         return []
 
     def reviews(self, repo: str, number: int) -> list[Comment]:
+        return []
+
+    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
+        return []  # a clone holds none: the review is rendered as the head's first
+
+    def check_run_annotations(self, repo: str, check_run_id: int) -> list[Annotation]:
         return []
 
     # ----------------------------------------------------------------- writes

@@ -13,10 +13,11 @@ import logging
 from dataclasses import dataclass
 
 from bot.advisor.render import section_in, with_section
-from bot.app.pull import lint_pull
+from bot.app.pull import PullLint, lint_pull
 from bot.core.changeset import FileChange
 from bot.core.model import Finding, T
 from bot.core.registry import all_rules
+from bot.core.suppress import Silenced
 from bot.github.types import (
     Comment,
     Gateway,
@@ -24,11 +25,10 @@ from bot.github.types import (
     Posted,
     PullFile,
     PullInfo,
-    ReviewComment,
     Status,
 )
 from bot.report.links import RULES_URL
-from bot.review import render
+from bot.review import checkrun, checks, fixes, render
 
 DOCS_URL = RULES_URL
 log = logging.getLogger("bot.review")
@@ -40,6 +40,14 @@ class ReviewSettings:
     review_drafts: bool = False
     docs_url: str = DOCS_URL
     bot_login: str | None = None
+    # the check run's name; None: no check run (the service turns it on, `BOT_CHECK_RUN`)
+    check_run: str | None = None
+    commit_status: bool = True  # the commit status `status_context` (`BOT_COMMIT_STATUS`)
+    # the sticky summary comment; off only where the check run carries the summary
+    summary_comment: bool = True
+    # offer "Apply safe fixes" on the check run (where the PR has safe fixes, its head
+    # branch is in the base repository and the App may write contents)
+    fix_action: bool = False
 
 
 def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:
@@ -59,10 +67,13 @@ def review_pull_request(
     settings: ReviewSettings | None = None,
     expected_head: str | None = None,
     today: datetime.date | None = None,
+    run_key: str | None = None,
 ) -> Posted:
     """Review the PR's current head. `expected_head` (the newest head a delivery named)
     is a hint only: deliveries arrive in any order, GitHub's answer decides which head is
-    the newest (`Posted.head_sha` says which one was reviewed)."""
+    the newest (`Posted.head_sha` says which one was reviewed). `run_key`: this review
+    answers a re-run request for `expected_head` and gets a check run of its own (keyed
+    by it, so a retry finds it again), when that head is still the PR's."""
     settings = settings or ReviewSettings()
     gw = gateway
     pull = gw.pull(repo, number)
@@ -71,6 +82,20 @@ def review_pull_request(
     if pull.draft and not settings.review_drafts:
         return Posted(skipped=["draft pull request"], head_sha=pull.head_sha)
     me = settings.bot_login or gw.login()
+    run: checks.Started | None = None
+    if settings.check_run:
+        key = run_key if run_key is not None and expected_head == pull.head_sha else None
+        run = checks.start(
+            gw,
+            repo,
+            number,
+            pull.head_sha,
+            settings.check_run,
+            me,
+            run_key=key,
+            details_url=pull.html_url or None,
+        )
+    refused = run is None and settings.check_run is not None
     files = gw.pull_files(repo, number)
     outcome = lint_pull(gw, pull, files, today or datetime.date.today())
     mine = _mine(gw, repo, number, me)
@@ -81,10 +106,69 @@ def review_pull_request(
     plan = render.plan_review(findings, mine, pull.head_sha, rationale, settings.docs_url, silenced)
     # findings GitHub refused to place inline on this head (a 422 before) stay in the summary
     render.keep_refused_outside(plan, mine, pull.head_sha)
-    if partial is not None:
-        plan.summary = render.with_partial_note(plan.summary, *partial)
+    posted = Posted(head_sha=pull.head_sha, partial=partial is not None)
+    posted.check_runs_refused = refused
+    # re-read the head just before writing: a push during linting makes
+    # this review stale, and a newer job will review the new head
+    now = gw.pull(repo, number).head_sha
+    if now != pull.head_sha:
+        if run is not None:
+            checks.abandon(
+                gw, repo, run, "the head moved during the review", "审查期间分支头已更新"
+            )
+        return Posted(skipped=["head moved during review"], head_sha=now)
+    for comment in plan.resolve:
+        gw.edit_review_comment(repo, comment.id, render.resolved_body(comment.body, pull.head_sha))
+        posted.resolved += 1
+    not_placed: list[Finding] = []
+    if plan.review_body is not None:
+        not_placed = _post_review(gw, pull, plan, posted)
+    summary = _summary(plan, findings, silenced, pull.head_sha, outcome, partial, not_placed)
+    if settings.summary_comment or run is None:
+        if plan.summary_comment is not None:
+            if plan.summary_comment.body != summary:
+                gw.edit_issue_comment(repo, plan.summary_comment.id, summary)
+            posted.summary_comment_id = plan.summary_comment.id
+        else:
+            posted.summary_comment_id = gw.create_issue_comment(repo, number, summary)
+    url = pull.html_url or None
+    if url and posted.summary_comment_id is not None:
+        url = f"{pull.html_url}#issuecomment-{posted.summary_comment_id}"
     if outcome.config_error is not None:
-        plan.summary = render.truncate(
+        status = Status("error", settings.status_context, "Invalid .recipe-bot.yml", url)
+    else:
+        status = render.status_for(findings, settings.status_context, url, silenced)
+        if partial is not None:
+            status = render.partial_status(status, *partial)
+    if run is not None:
+        _complete_run(gw, pull, run, outcome, summary, rationale, settings, partial, url, posted)
+    if settings.commit_status or run is None:
+        gw.set_status(repo, pull.head_sha, status)
+        posted.status = status
+    return posted
+
+
+def _summary(
+    plan: render.Plan,
+    findings: list[Finding],
+    silenced: list[Silenced],
+    head_sha: str,
+    outcome: PullLint,
+    partial: tuple[int, int] | None,
+    refused: list[Finding],
+) -> str:
+    """The review's summary as posted: the plan's (again when GitHub refused inline
+    comments, which it then lists), with its notes and the advisor's kept section."""
+    summary = plan.summary
+    if refused:
+        summary = render.with_refused_note(
+            render.summary_body(findings, plan.outside, plan.fixed, head_sha, silenced),
+            len(refused),
+        )
+    if partial is not None:
+        summary = render.with_partial_note(summary, *partial)
+    if outcome.config_error is not None:
+        summary = render.truncate(
             "## recipe-review\n\n"
             f"❌ The repository's bot configuration is invalid: {outcome.config_error}\n\n"
             f"❌ 仓库的机器人配置无效：{outcome.config_error}\n\n" + render.SUMMARY_MARK
@@ -92,37 +176,53 @@ def review_pull_request(
     if plan.summary_comment is not None:
         # the advise job's collapsed section for this very head survives a re-review
         kept = section_in(plan.summary_comment.body)
-        if kept is not None and kept[0] == pull.head_sha:
-            plan.summary = render.truncate(with_section(plan.summary, kept[1]))
-    posted = Posted(head_sha=pull.head_sha, partial=partial is not None)
-    # re-read the head just before writing: a push during linting makes
-    # this review stale, and a newer job will review the new head
-    now = gw.pull(repo, number).head_sha
-    if now != pull.head_sha:
-        return Posted(skipped=["head moved during review"], head_sha=now)
-    for comment in plan.resolve:
-        gw.edit_review_comment(repo, comment.id, render.resolved_body(comment.body, pull.head_sha))
-        posted.resolved += 1
-    if plan.review_body is not None:
-        refused = _post_review(gw, pull, plan, posted)
-        if refused:
-            plan.summary = render.with_refused_note(plan.summary, len(refused))
-    if plan.summary_comment is not None:
-        if plan.summary_comment.body != plan.summary:
-            gw.edit_issue_comment(repo, plan.summary_comment.id, plan.summary)
-        posted.summary_comment_id = plan.summary_comment.id
-    else:
-        posted.summary_comment_id = gw.create_issue_comment(repo, number, plan.summary)
-    url = f"{pull.html_url}#issuecomment-{posted.summary_comment_id}" if pull.html_url else None
-    if outcome.config_error is not None:
-        status = Status("error", settings.status_context, "Invalid .recipe-bot.yml", url)
-    else:
-        status = render.status_for(findings, settings.status_context, url, silenced)
-        if partial is not None:
-            status = render.partial_status(status, *partial)
-    gw.set_status(repo, pull.head_sha, status)
-    posted.status = status
-    return posted
+        if kept is not None and kept[0] == head_sha:
+            summary = render.truncate(with_section(summary, kept[1]))
+    return summary
+
+
+def _complete_run(
+    gw: Gateway,
+    pull: PullInfo,
+    run: checks.Started,
+    outcome: PullLint,
+    summary: str,
+    rationale: dict[str, T],
+    settings: ReviewSettings,
+    partial: tuple[int, int] | None,
+    details_url: str | None,
+    posted: Posted,
+) -> None:
+    """Complete the head's check run with the review's verdict and annotations."""
+    report = outcome.report
+    verdict = checkrun.verdict(
+        report.findings,
+        report.silenced,
+        checked=bool(report.files or report.findings or report.silenced),
+        partial=partial is not None,
+        config_error=outcome.config_error is not None,
+    )
+    annotations, left_out = checkrun.annotations_for(report.findings)
+    actions = []
+    fixable = 0
+    if settings.fix_action and outcome.config_error is None:
+        fixable = fixes.offer(gw, pull, report.findings)
+        if fixable:
+            actions.append(checkrun.fix_action(fixable))
+    posted.annotations = checks.complete(
+        gw,
+        pull.repo,
+        run,
+        conclusion=verdict.conclusion,
+        title=verdict.title,
+        summary=checkrun.summary(summary, len(annotations), left_out, fixable),
+        text=checkrun.details(report.findings, rationale, settings.docs_url),
+        annotations=annotations,
+        actions=actions,
+        details_url=details_url,
+    )
+    posted.check_run_id = run.id
+    posted.conclusion = verdict.conclusion
 
 
 def _partial(pull: PullInfo, files: list[PullFile]) -> tuple[int, int] | None:
@@ -147,7 +247,7 @@ def _post_review(gw: Gateway, pull: PullInfo, plan: render.Plan, posted: Posted)
     assert plan.review_body is not None
     repo, number, head = pull.repo, pull.number, pull.head_sha
     inline = list(plan.inline)
-    attempts: list[list[tuple[Finding, ReviewComment]]] = [inline]
+    attempts: list[list[render.Inline]] = [inline]
     try:
         comments = [c for _, c in inline]
         posted.review_id = gw.create_review(repo, number, head, plan.review_body, comments)
@@ -163,13 +263,13 @@ def _post_review(gw: Gateway, pull: PullInfo, plan: render.Plan, posted: Posted)
         f.path: set(FileChange.from_patch(f.path, f.patch).shown_lines) if f.patch else set()
         for f in gw.pull_files(repo, number)
     }
-    placeable = [(f, c) for f, c in inline if render.placeable(c, lines)]
+    placeable = [item for item in inline if render.placeable(item.comment, lines)]
     if placeable and len(placeable) < len(inline):
         attempts.append(placeable)
     attempts.append([])  # the last resort: no inline comment at all
     refused: list[Finding] = []
     for keep in attempts[1:]:
-        refused = [f for f, c in inline if (f, c) not in keep]
+        refused = [f for item in inline if item not in keep for f in item.findings]
         body = render.review_body(len(keep), [*plan.outside, *refused], head, refused=refused)
         try:
             posted.review_id = gw.create_review(repo, number, head, body, [c for _, c in keep])

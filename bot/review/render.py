@@ -5,14 +5,21 @@ the finding's fingerprint (rule, path and normalised offending text, not the
 line number), so a re-run after a push, a crash or a 5xx recognises what is
 already posted and never posts it twice. Only comments written by the bot's
 own account are trusted to carry markers.
+
+A review people read: findings of one rule with the same message at one location share
+one inline comment (it carries each one's fingerprint); a later location of the same rule
+and message in the same file gets a short comment pointing at the first; a rule's
+rationale is shown once per review, collapsed, in the first of its comments; the summary
+lists only what is not inline, with the counts.
 """
 
 from __future__ import annotations
 
 import json
 import re
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import SEVERITY_RANK, Finding, T
@@ -60,35 +67,61 @@ def suggestion_block(suggestion: str) -> list[str]:
     return [f"{fence}suggestion", *body, fence]
 
 
-def comment_body(f: Finding, rationale: T | None, docs_url: str) -> str:
+def rule_link(f: Finding, docs_url: str) -> str:
     anchor = f"{docs_url}#{f.rule.lower()}" if docs_url else ""
-    rule = f"[`{f.rule}` {f.slug}]({anchor})" if anchor else f"`{f.rule}` {f.slug}"
-    parts = [
-        f"{ICON.get(f.severity, '')} **{f.severity} / {SEV_ZH.get(f.severity, f.severity)}** · {rule}",
+    return f"[`{f.rule}` {f.slug}]({anchor})" if anchor else f"`{f.rule}` {f.slug}"
+
+
+def rationale_block(rationale: T) -> list[str]:
+    """A rule's rationale, collapsed (`<details>`)."""
+    return [
+        "<details><summary>Why / 原因</summary>",
         "",
-        f.message.en,
+        rationale.en,
         "",
-        f.message.zh,
+        rationale.zh,
+        "",
+        "</details>",
     ]
-    if f.fix is not None:
-        parts += ["", f"**Fix:** {f.fix.en}", "", f"**修复：** {f.fix.zh}"]
+
+
+def comment_body(
+    f: Finding,
+    rationale: T | None,
+    docs_url: str,
+    *,
+    also: Sequence[Finding] = (),
+    same_as: int | None = None,
+) -> str:
+    """The inline comment on `f`. `also`: findings of the same rule with the same message
+    at the same location, sharing this comment (their fingerprints are carried too);
+    `same_as`: the line of an earlier comment in the same file with the same rule and
+    message, which this short one points at instead of repeating the message and fix;
+    `rationale`: shown (collapsed) only when given, once per rule and review."""
+    head = (
+        f"{ICON.get(f.severity, '')} **{f.severity} / {SEV_ZH.get(f.severity, f.severity)}** · "
+        f"{rule_link(f, docs_url)}"
+    )
+    if also:
+        head += f" · ×{len(also) + 1}"
+    parts = [head, ""]
+    if same_as is not None:
+        parts += [
+            f"Same finding as on line {same_as} of this file; see the comment there. "
+            f"/ 与本文件第 {same_as} 行的问题相同，详见该处评论。"
+        ]
+    else:
+        parts += [f.message.en, "", f.message.zh]
+        if f.fix is not None:
+            parts += ["", f"**Fix:** {f.fix.en}", "", f"**修复：** {f.fix.zh}"]
     if f.suggestion is not None:
         parts += ["", *suggestion_block(f.suggestion)]
-    if f.proposal is not None:
+    if f.proposal is not None and same_as is None:
         fence = "`" * max([3, *(len(m) + 1 for m in re.findall(r"`{3,}", f.proposal))])
         parts += ["", "**Proposed addition / 建议添加：**", "", fence, f.proposal, fence]
     if rationale is not None:
-        parts += [
-            "",
-            "<details><summary>Why / 原因</summary>",
-            "",
-            rationale.en,
-            "",
-            rationale.zh,
-            "",
-            "</details>",
-        ]
-    parts += ["", FP_MARK.format(fp=f.fingerprint)]
+        parts += ["", *rationale_block(rationale)]
+    parts += ["", "".join(FP_MARK.format(fp=x.fingerprint) for x in (f, *also))]
     return truncate("\n".join(parts))
 
 
@@ -177,6 +210,9 @@ def summary_body(
     head_sha: str,
     silenced: Sequence[Silenced] = (),
 ) -> str:
+    """The sticky summary (and the check run's summary): the counts, the gate, and only
+    the findings that are not inline comments (`outside`: on lines the PR did not change,
+    refused by GitHub, or over the inline cap); the inline ones are counted."""
     c = counts(findings)
     title = "## recipe-review"
     gate = decide(findings, silenced)
@@ -185,14 +221,25 @@ def summary_body(
         if silenced:
             lines += ["", *gate_lines(gate)]
     else:
-        lines = [title, "", f"**{counts_line(c)}** on `{head_sha[:7]}`", "", *gate_lines(gate), ""]
-        lines += _table(sorted(findings, key=lambda f: (-SEVERITY_RANK[f.severity], f.sort_key())))
+        lines = [title, "", f"**{counts_line(c)}** on `{head_sha[:7]}`", "", *gate_lines(gate)]
+        inline = len(findings) - len(outside)
+        if inline:
+            lines += [
+                "",
+                f"{inline} finding(s) are inline comments on the diff. "
+                f"/ {inline} 条问题已作为差异中的行内评论。",
+            ]
         if outside:
             lines += [
                 "",
-                f"{len(outside)} finding(s) are on lines this PR did not change, so they are listed "
-                f"here rather than inline. / {len(outside)} 条问题位于本 PR 未修改的行，故仅在此列出。",
+                f"{len(outside)} finding(s) are not inline (on lines this PR did not change, "
+                f"or not placeable on the diff): / {len(outside)} 条问题不在行内评论中"
+                "（位于本 PR 未修改的行，或无法定位到差异）：",
+                "",
             ]
+            lines += _table(
+                sorted(outside, key=lambda f: (-SEVERITY_RANK[f.severity], f.sort_key()))
+            )
     lines += silenced_lines(silenced)
     if fixed:
         lines += ["", "**Fixed since the last push / 自上次推送以来已修复：**", ""]
@@ -217,8 +264,9 @@ def review_body(
     head_sha: str,
     refused: Sequence[Finding] = (),
 ) -> str:
-    """The review's own body. `refused`: findings (also in `outside`) whose inline comment
-    GitHub could not place on this head; marked, so a re-run keeps them here."""
+    """The review's own body. `outside` findings are counted (the summary lists them);
+    `refused`: findings (also in `outside`) whose inline comment GitHub could not place on
+    this head, listed here and marked, so a re-run keeps them out of the diff."""
     lines = [
         f"**recipe-review** · `{head_sha[:7]}` · {new_inline} new inline comment(s) "
         f"/ {new_inline} 条新的行内评论",
@@ -228,9 +276,16 @@ def review_body(
             "",
             f"GitHub could not place {len(refused)} comment(s) on the diff; they are listed "
             f"below. / GitHub 无法将 {len(refused)} 条评论定位到差异中的行，已在下方列出。",
+            "",
+            *_table(refused, limit=50),
         ]
-    if outside:
-        lines += ["", "Outside the diff / 不在本次改动范围内：", "", *_table(outside, limit=50)]
+    rest = len(outside) - len(refused)
+    if rest > 0:
+        lines += [
+            "",
+            f"{rest} finding(s) outside the diff are listed in the summary. "
+            f"/ 另有 {rest} 条问题不在本次改动范围内，列于摘要中。",
+        ]
     lines += ["", REVIEW_MARK.format(sha=head_sha)]
     lines += [REFUSED_MARK.format(fp=f.fingerprint) for f in refused]
     return truncate("\n".join(lines))
@@ -249,11 +304,13 @@ def keep_refused_outside(plan: Plan, mine: Sequence[Comment], head_sha: str) -> 
     """Findings GitHub refused to place inline on this head stay outside the diff: a re-run
     neither posts them inline again nor posts a second review for them."""
     refused = refused_in(mine, head_sha)
-    moved = [f for f, _ in plan.inline if f.fingerprint in refused]
+    moved = [f for fs, _ in plan.inline for f in fs if f.fingerprint in refused]
     if not moved:
         return
-    plan.inline = [(f, c) for f, c in plan.inline if f.fingerprint not in refused]
-    plan.outside = [*plan.outside, *moved]
+    plan.inline = [
+        Inline(fs, c) for fs, c in plan.inline if not any(f.fingerprint in refused for f in fs)
+    ]
+    plan.outside = [*plan.outside, *(f for f in moved if f not in plan.outside)]
     if plan.inline:
         plan.review_body = review_body(len(plan.inline), plan.outside, head_sha)
     else:
@@ -335,9 +392,18 @@ def status_for(
 
 
 # ---------------------------------------------------------------------- plan
+class Inline(NamedTuple):
+    """One inline comment to post: the findings it stands for (the first is the one it
+    shows; the others are the same rule and message at the same location) and the
+    comment itself."""
+
+    findings: tuple[Finding, ...]
+    comment: ReviewComment
+
+
 @dataclass
 class Plan:
-    inline: list[tuple[Finding, ReviewComment]] = field(default_factory=list)
+    inline: list[Inline] = field(default_factory=list)
     outside: list[Finding] = field(default_factory=list)
     already: list[Finding] = field(default_factory=list)
     resolve: list[Comment] = field(default_factory=list)
@@ -347,11 +413,49 @@ class Plan:
     fixed: list[list[str]] = field(default_factory=list)
 
 
+def _inline_comments(
+    new: Sequence[Finding], rationale: Mapping[str, T], docs_url: str, limit: int
+) -> tuple[list[Inline], list[Finding]]:
+    """The inline comments for `new` findings (each placed on the diff), at most `limit`,
+    and the findings left over. Findings of one rule with the same message at the same
+    location share one comment; a later location of the same rule and message in the same
+    file gets a short comment pointing at the first; each rule's rationale is shown once,
+    in its first comment."""
+    groups: dict[tuple[str, str, T, tuple[int, int] | None], list[Finding]] = {}
+    for f in new:
+        groups.setdefault((f.rule, f.path, f.message, f.comment_lines), []).append(f)
+    comments: list[Inline] = []
+    left: list[Finding] = []
+    first_line: dict[tuple[str, str, T], int] = {}
+    explained: set[str] = set()
+    for (rule, path, message, lines), fs in groups.items():
+        if lines is None or len(comments) >= limit:
+            left.extend(fs)
+            continue
+        first, last = lines
+        shown = fs[0]
+        if len({f.suggestion for f in fs}) > 1 or shown.span.last_line > last:
+            # the suggestion replaces every line of the finding; on a comment covering
+            # fewer lines GitHub would replace only those (and two findings disagreeing
+            # on the replacement have none to offer)
+            shown = replace(shown, suggestion=None)
+        key = (rule, path, message)
+        why = rationale.get(rule) if rule not in explained else None
+        explained.add(rule)
+        body = comment_body(shown, why, docs_url, also=tuple(fs[1:]), same_as=first_line.get(key))
+        first_line.setdefault(key, last)
+        comment = ReviewComment(
+            path=path, line=last, start_line=first if last > first else None, body=body
+        )
+        comments.append(Inline(tuple(fs), comment))
+    return comments, left
+
+
 def plan_review(
     findings: Sequence[Finding],
     mine: Sequence[Comment],
     head_sha: str,
-    rationale: dict[str, T],
+    rationale: Mapping[str, T],
     docs_url: str,
     silenced: Sequence[Silenced] = (),
 ) -> Plan:
@@ -372,26 +476,16 @@ def plan_review(
         ):
             posted.update(fingerprints_in(c.body))
     current = {f.fingerprint for f in findings}
+    new: list[Finding] = []
     for f in findings:
         if f.fingerprint in posted:
             plan.already.append(f)
-            continue
-        if f.comment_lines is not None and len(plan.inline) < MAX_INLINE:
-            first, last = f.comment_lines
-            shown = f
-            if f.span.last_line > last and f.suggestion is not None:
-                # the suggestion replaces every line of the finding; on a comment
-                # covering fewer lines GitHub would replace only those
-                shown = replace(f, suggestion=None)
-            comment = ReviewComment(
-                path=f.path,
-                line=last,
-                start_line=first if last > first else None,
-                body=comment_body(shown, rationale.get(f.rule), docs_url),
-            )
-            plan.inline.append((f, comment))
+        elif f.comment_lines is not None:
+            new.append(f)
         else:
             plan.outside.append(f)
+    plan.inline, left = _inline_comments(new, rationale, docs_url, MAX_INLINE)
+    plan.outside += left
     for c in mine:
         if c.kind != "review" or c.in_reply_to is not None or RESOLVED_MARK in c.body:
             continue

@@ -56,6 +56,7 @@ from bot.server.worker import (
     WorkerPool,
     pipeline_reviewer,
     service_adviser,
+    service_fixer,
     service_signoffer,
 )
 
@@ -127,6 +128,7 @@ class Service:
                     review_drafts=self.settings.review_drafts,
                     is_self=self.identity.is_self,
                     signoff=self.settings.signoff_enabled,
+                    check_run=self.settings.check_run,
                 )
         if not valid_delivery_id(delivery):
             delivery = f"invalid-{digest[:32]}"  # still recorded once, by body
@@ -136,7 +138,7 @@ class Service:
             action=decision.action,
             kind=decision.kind,
             reason=decision.reason,
-            pull=decision.pull if decision.kind == "review" else None,
+            pull=decision.pull if decision.kind in ("review", "fix") else None,
             body_sha256=digest,
             size=len(body),
             signoff=decision.signoff,  # a sign-off job (alone, or beside the review)
@@ -196,7 +198,7 @@ class Service:
             f".{decision.action}" if decision.action else "",
             outcome,
             f" ({decision.reason})"
-            if decision.kind not in ("review", "signoff") and decision.reason
+            if decision.kind not in ("review", "signoff", "fix") and decision.reason
             else "",
         )
         if ingested.outcome == "malformed":
@@ -274,6 +276,7 @@ def create_app(
             adviser=adviser if adviser is not None else service_adviser(settings),
             redact=settings_redactor(settings),
             job_timeout=settings.job_timeout,
+            fixer=service_fixer(settings),
         )
     service = Service(settings, queue, metrics, identity, pool)
     _attach_gauges(service)

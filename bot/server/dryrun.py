@@ -1,7 +1,8 @@
 """`DryRunGateway`: reads go to the real gateway, writes are recorded instead of performed.
 
 `bot replay --dry-run` runs the review pipeline through it and prints `render()`.
-Created comments and reviews get negative ids (never a real GitHub id), and they are
+Created comments and reviews get negative ids (never a real GitHub id), created git
+objects SHAs of leading zeros, and they are
 not visible to later reads: one pipeline run reads before it writes, so it needs
 nothing more.
 
@@ -20,12 +21,13 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from bot.github.calls import bind, is_method, is_write, signature
-from bot.github.types import Gateway, ReviewComment, Status
+from bot.github.types import CheckRun, Gateway, ReviewComment, Status
 
 # a write's parameters that `Write` has a field for (parameter name → field name)
 _FIELDS = {
     "number": "number",
     "comment_id": "id",
+    "check_run_id": "id",
     "commit_sha": "sha",
     "sha": "sha",
     "body": "body",
@@ -66,7 +68,9 @@ class DryRunGateway:
         return self._recorder(name)
 
     def _recorder(self, name: str) -> Callable[..., Any]:
-        creates = signature(name).return_annotation is int
+        returns = signature(name).return_annotation
+        creates = returns is int
+        stores = returns is str  # a git object (blob, tree, commit): a fake SHA
 
         def record(*args: Any, **kwargs: Any) -> Any:
             arguments = bind(name, args, kwargs)
@@ -80,6 +84,8 @@ class DryRunGateway:
             if new_id is not None:
                 known["id"] = new_id
             self.writes.append(Write(name, extra=arguments, **known))
+            if stores:
+                return f"{-self._fake_id():040x}"  # never a real object's SHA
             return new_id
 
         record.__name__ = name
@@ -102,6 +108,9 @@ class DryRunGateway:
                     out.append(f"target_url: {s.target_url}")
             if w.body:
                 out.append(w.body.rstrip("\n"))
+            run = w.extra.get("run")
+            if isinstance(run, CheckRun):
+                out.extend(_check_run_lines(w.kind, run))
             for c in w.comments:
                 where = (
                     f"{c.path}:{c.start_line}-{c.line}" if c.start_line else f"{c.path}:{c.line}"
@@ -134,8 +143,39 @@ def _title(w: Write) -> str:
         return f"would edit comment {w.id} in {w.repo}"
     if w.kind == "edit_review_comment":
         return f"would edit review comment {w.id} in {w.repo}"
+    if w.kind == "create_check_run":
+        run = w.extra.get("run")
+        name = run.name if isinstance(run, CheckRun) else "?"
+        return f"would create check run {name!r} on {w.repo}"
+    if w.kind == "update_check_run":
+        return f"would update check run {w.id} in {w.repo}"
     if w.kind == "set_status":
         context = w.status.context if w.status else "?"
         return f"would set status {context!r} on {w.repo}@{w.sha}"
     args = ", ".join(f"{k}={v!r}" for k, v in w.extra.items())
     return f"would call {w.kind} on {w.repo}" + (f" ({args})" if args else "")
+
+
+def _check_run_lines(kind: str, run: CheckRun) -> list[str]:
+    """The check run payload as GitHub would receive it (REST JSON), then its summary,
+    details and annotations readable."""
+    body = run.to_json()
+    if kind == "update_check_run":
+        body.pop("head_sha", None)
+    shown = {k: v for k, v in body.items() if k != "output"}
+    out = [f"payload: {json.dumps(shown, ensure_ascii=False, sort_keys=True)}"]
+    if run.output is None:
+        return out
+    o = run.output
+    out.append(f"title: {o.title}")
+    out += ["summary:", *("  " + line for line in o.summary.rstrip("\n").splitlines())]
+    if o.text:
+        out += ["text:", *("  " + line for line in o.text.rstrip("\n").splitlines())]
+    for a in o.annotations:
+        cols = f":{a.start_column}-{a.end_column}" if a.start_column is not None else ""
+        where = f"{a.path}:{a.start_line}" + (
+            f"-{a.end_line}" if a.end_line != a.start_line else cols
+        )
+        out.append(f"  ▸ annotation {a.annotation_level} {where} {a.title}")
+        out.extend("    " + line for line in a.message.splitlines())
+    return out

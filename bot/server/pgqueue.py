@@ -19,8 +19,9 @@ What the bot keeps beside them (tables `bot_*`, schema version `SCHEMA_VERSION`)
 `bot_deliveries` (dedupe by `X-GitHub-Delivery`, written in the transaction that defers the
 job; another body under a known id is a `conflict`), `bot_pulls` (newest head, last
 reviewed head, last swept head), `bot_jobs` (the job as workers and
-operators see it: state, attempts, head, sign-off events, the current procrastinate job)
-and `bot_pacing` (GitHub write pacing and rate-limit holds shared by replicas,
+operators see it: state, attempts, head, sign-off events, the current procrastinate job),
+`bot_fixes` (the heads whose safe fixes were requested: "Apply safe fixes" acts once per
+head) and `bot_pacing` (GitHub write pacing and rate-limit holds shared by replicas,
 `bot.server.pacing`).
 
 A retry is never procrastinate's `retry_job`: that puts the same row back to `todo`, which
@@ -58,6 +59,7 @@ from bot.server.queue import (
     DEAD,
     DEFAULT_LEASE_SECONDS,
     FINISHED,
+    FIX,
     JOB_STATES,
     MAX_JOB_EVENTS,
     QUEUED,
@@ -76,8 +78,8 @@ from bot.server.queue import (
     merge_events,
 )
 
-SCHEMA_VERSION = 4  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1;
-# 3: advise jobs; 4: delivery conflicts, bot_pulls.swept_head)
+SCHEMA_VERSION = 5  # of the bot_* tables and functions (1: tables only, before bot_ingest_v1;
+# 3: advise jobs; 4: delivery conflicts, bot_pulls.swept_head; 5: bot_fixes)
 QUEUE_NAME = "recipe-bot"
 
 _BOT_SCHEMA = """
@@ -138,6 +140,15 @@ CREATE UNIQUE INDEX IF NOT EXISTS bot_jobs_one_queued ON bot_jobs(repo, number, 
 CREATE UNIQUE INDEX IF NOT EXISTS bot_jobs_one_running ON bot_jobs(repo, number, kind)
     WHERE state = 'running';
 ALTER TABLE bot_pulls ADD COLUMN IF NOT EXISTS swept_head text;
+CREATE TABLE IF NOT EXISTS bot_fixes (
+    repo         text NOT NULL,
+    head_sha     text NOT NULL,
+    number       integer NOT NULL,
+    requested_at double precision NOT NULL,
+    delivery_id  text NOT NULL,
+    job_id       bigint,
+    PRIMARY KEY (repo, head_sha)
+);
 CREATE TABLE IF NOT EXISTS bot_pacing (
     key           text PRIMARY KEY,
     next_write_at double precision NOT NULL DEFAULT 0,
@@ -662,6 +673,16 @@ class PostgresQueue:
             ),
         ).fetchone()
         assert row is not None
+        if record.kind == FIX and pull is not None and not row["r_duplicate"]:
+            # bot_ingest_v1 stored the delivery (a new one: "ignored"); the fix job and its
+            # durable record are decided here, in the same transaction
+            outcome, fix_job, detail = self._enqueue_fix(db, record, now)
+            db.execute(
+                "UPDATE bot_deliveries SET outcome = %s, detail = %s, job_id = %s"
+                " WHERE delivery_id = %s",
+                (outcome, detail[:500], fix_job, record.delivery_id),
+            )
+            return Ingested(outcome, fix_job)
         job = row["r_job"]
         conflict = None
         if row["r_outcome"] == "conflict":
@@ -677,6 +698,65 @@ class PostgresQueue:
             requeued=bool(row["r_requeued"]),
             conflict=conflict,
         )
+
+    def _enqueue_fix(
+        self, db: psycopg.Connection[Any], record: DeliveryRecord, now: float
+    ) -> tuple[str, int | None, str]:
+        """As `SQLiteQueue._enqueue_fix`: a head's fix job once, by its `bot_fixes` row."""
+        ev = record.pull
+        assert ev is not None
+        self._lock_pr(db, ev.repo, ev.number)
+        done = db.execute(
+            "SELECT job_id FROM bot_fixes WHERE repo = %s AND head_sha = %s",
+            (ev.repo, ev.head_sha),
+        ).fetchone()
+        if done is not None:
+            job = done["job_id"]
+            why = f"safe fixes of {ev.head_sha[:12]} requested before"
+            return "superseded", int(job) if job is not None else None, why
+        queued = db.execute(
+            "SELECT id FROM bot_jobs WHERE repo = %s AND number = %s AND kind = %s"
+            " AND state = 'queued' FOR UPDATE",
+            (ev.repo, ev.number, FIX),
+        ).fetchone()
+        if queued is not None:
+            db.execute(
+                "UPDATE bot_jobs SET head_sha = %s,"
+                " installation_id = coalesce(%s, installation_id),"
+                " deliveries = deliveries + 1, updated_at = %s WHERE id = %s",
+                (ev.head_sha, ev.installation_id, now, queued["id"]),
+            )
+            outcome, job_id = "collapsed", int(queued["id"])
+        else:
+            row = db.execute(
+                "SELECT bot_insert_job_v1(%s, %s, %s, %s, %s, %s, '[]', %s) AS id",
+                (FIX, ev.repo, ev.number, ev.head_sha, ev.installation_id, now, QUEUE_NAME),
+            ).fetchone()
+            assert row is not None
+            outcome, job_id = "queued", int(row["id"])
+        db.execute(
+            "INSERT INTO bot_fixes (repo, head_sha, number, requested_at, delivery_id, job_id)"
+            " VALUES (%s, %s, %s, %s, %s, %s)",
+            (ev.repo, ev.head_sha, ev.number, now, record.delivery_id, job_id),
+        )
+        return outcome, job_id, record.reason
+
+    def fix_requested(self, repo: str, head_sha: str) -> bool:
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT 1 FROM bot_fixes WHERE repo = %s AND head_sha = %s", (repo, head_sha)
+            ).fetchone()
+        return row is not None
+
+    def rerun_requested(self, job: Job) -> bool:
+        """As `SQLiteQueue.rerun_requested`."""
+        with self._tx() as db:
+            row = db.execute(
+                "SELECT 1 FROM bot_deliveries WHERE job_id = %s AND action = 'rerequested'"
+                " AND event IN ('check_run', 'check_suite') LIMIT 1",
+                (job.id,),
+            ).fetchone()
+        return row is not None
 
     def _revive(self, db: psycopg.Connection[Any], job_id: int, now: float) -> bool:
         """A redelivery (or `bot queue retry`) of a dead-lettered job queues it again."""

@@ -8,9 +8,10 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
   `pull_request.updated_at`; a finished review records the head GitHub showed it, which
   settles a tie), the head of the last finished review, and the head the sweeper last
   queued (`sweep`: a newest head left without a review and without a job).
-- `jobs`: jobs of three kinds, `review` (the review pipeline), `signoff` (the
-  CODEOWNER sign-off gate, `bot.signoff.service`) and `advise` (the optional LLM
-  advisor, queued by a worker through `ingest` after a finished review). States: `queued` (due at
+- `jobs`: jobs of four kinds, `review` (the review pipeline), `signoff` (the
+  CODEOWNER sign-off gate, `bot.signoff.service`), `advise` (the optional LLM
+  advisor, queued by a worker through `ingest` after a finished review) and `fix`
+  (the check run's "Apply safe fixes" button, `bot.review.fixes`). States: `queued` (due at
   `run_after`; retries wait here), `running` (leased to one worker until
   `lease_until`), and the finished states `done`, `dead` (dead letter: attempts
   exhausted or a permanent error) and `superseded` (a newer job of the same PR
@@ -19,6 +20,10 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
   deliveries it stands for (`events`, JSON): collapsing appends to them, and a
   superseded job hands them to the job that took over, so no tampering report
   is lost.
+
+- `fixes`: one row per head whose safe fixes were requested (the durable record that
+  makes the "Apply safe fixes" button act at most once per head, whatever happens to
+  the job: a second press, or a press on a run GitHub shows again, starts nothing).
 
 A delivery id seen before is a redelivery (nothing new is stored) when its body is the
 same; with another body it is a `conflict` (nothing stored; the server answers 409).
@@ -52,9 +57,9 @@ from typing import Any, Protocol
 from bot.server.ingress import check_record
 from bot.server.webhook import PullEvent, SignoffRequest
 
-SCHEMA_VERSION = 3  # 3: pulls.swept_head (the sweeper)
+SCHEMA_VERSION = 4  # 3: pulls.swept_head (the sweeper); 4: fixes
 DEFAULT_LEASE_SECONDS = 30.0  # renewed every third of it: a dead worker's jobs return fast
-REVIEW, SIGNOFF, ADVISE = "review", "signoff", "advise"  # job kinds
+REVIEW, SIGNOFF, ADVISE, FIX = "review", "signoff", "advise", "fix"  # job kinds
 MAX_JOB_EVENTS = 200  # delivery summaries kept per sign-off job (the newest)
 
 QUEUED, RUNNING, DONE, DEAD, SUPERSEDED = "queued", "running", "done", "dead", "superseded"
@@ -123,6 +128,15 @@ CREATE TABLE IF NOT EXISTS jobs (
 );
 CREATE INDEX IF NOT EXISTS jobs_state ON jobs(state, run_after);
 CREATE INDEX IF NOT EXISTS jobs_finished ON jobs(finished_at);
+CREATE TABLE IF NOT EXISTS fixes (
+    repo         TEXT NOT NULL,
+    head_sha     TEXT NOT NULL,
+    number       INTEGER NOT NULL,
+    requested_at REAL NOT NULL,
+    delivery_id  TEXT NOT NULL,
+    job_id       INTEGER,
+    PRIMARY KEY (repo, head_sha)
+);
 """
 # after the migration: version 1 had these per PR, version 2 has them per PR and kind
 _INDEXES = """
@@ -431,6 +445,8 @@ class SQLiteQueue:
         if record.kind == ADVISE and record.pull is not None:
             outcome, job_id = self._enqueue_advise(db, record.pull, now)
             return outcome, job_id, record.reason
+        if record.kind == FIX and record.pull is not None:
+            return self._enqueue_fix(db, record, record.pull, now)
         if record.kind != "review" or record.pull is None:
             return "ignored", None, record.reason
         outcome, job_id, detail = self._decide_review(db, record.pull, record.reason, now)
@@ -501,6 +517,65 @@ class SQLiteQueue:
             (ev.repo, ev.number, ev.head_sha, ev.installation_id, now, now, now, ADVISE),
         )
         return "queued", cur.lastrowid
+
+    def _enqueue_fix(
+        self, db: sqlite3.Connection, record: DeliveryRecord, ev: PullEvent, now: float
+    ) -> tuple[str, int | None, str]:
+        """Queue the fix job of a head, once: a head whose fixes were requested before
+        starts nothing (`superseded`); a fix job queued for another head of the PR moves to
+        this one (that head is older: its fixes would be refused anyway)."""
+        done = db.execute(
+            "SELECT job_id FROM fixes WHERE repo = ? AND head_sha = ?", (ev.repo, ev.head_sha)
+        ).fetchone()
+        if done is not None:
+            return (
+                "superseded",
+                done["job_id"],
+                f"safe fixes of {ev.head_sha[:12]} requested before",
+            )
+        queued = db.execute(
+            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND kind = ? AND state = 'queued'",
+            (ev.repo, ev.number, FIX),
+        ).fetchone()
+        if queued is not None:
+            db.execute(
+                "UPDATE jobs SET head_sha = ?, installation_id = coalesce(?, installation_id),"
+                " deliveries = deliveries + 1, updated_at = ? WHERE id = ?",
+                (ev.head_sha, ev.installation_id, now, queued["id"]),
+            )
+            outcome, job_id = "collapsed", queued["id"]
+        else:
+            cur = db.execute(
+                "INSERT INTO jobs (repo, number, head_sha, installation_id, state, run_after,"
+                " created_at, updated_at, kind) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
+                (ev.repo, ev.number, ev.head_sha, ev.installation_id, now, now, now, FIX),
+            )
+            outcome, job_id = "queued", cur.lastrowid
+        db.execute(
+            "INSERT INTO fixes (repo, head_sha, number, requested_at, delivery_id, job_id)"
+            " VALUES (?, ?, ?, ?, ?, ?)",
+            (ev.repo, ev.head_sha, ev.number, now, record.delivery_id, job_id),
+        )
+        return outcome, job_id, record.reason
+
+    def fix_requested(self, repo: str, head_sha: str) -> bool:
+        """Whether the safe fixes of `head_sha` were requested (the durable record)."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT 1 FROM fixes WHERE repo = ? AND head_sha = ?", (repo, head_sha)
+            ).fetchone()
+        return row is not None
+
+    def rerun_requested(self, job: Job) -> bool:
+        """Whether a re-run request (`check_run`/`check_suite` `rerequested`) fed `job`:
+        its review then gets a check run of its own."""
+        with self._lock:
+            row = self._db.execute(
+                "SELECT 1 FROM deliveries WHERE job_id = ? AND action = 'rerequested'"
+                " AND event IN ('check_run', 'check_suite') LIMIT 1",
+                (job.id,),
+            ).fetchone()
+        return row is not None
 
     def _decide_review(
         self, db: sqlite3.Connection, ev: PullEvent, reason: str, now: float

@@ -119,7 +119,11 @@ def replay(
         raise ReplayError(str(exc)) from None
     identity = Identity(settings.self_login, settings.github_app_slug)
     decision = classify(
-        options.event, payload, review_drafts=settings.review_drafts, is_self=identity.is_self
+        options.event,
+        payload,
+        review_drafts=settings.review_drafts,
+        is_self=identity.is_self,
+        check_run=settings.check_run,
     )
     if decision.kind == "malformed":
         raise ReplayError(f"{options.event_file}: {decision.reason}")

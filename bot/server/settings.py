@@ -104,6 +104,31 @@ OPTIONS: tuple[Option, ...] = (
     Option("BOT_RETRY_MAX_SECONDS", "float", "900", "longest retry delay"),
     Option("BOT_POLL_SECONDS", "float", "1", "how often idle workers look for due retries"),
     Option("BOT_STATUS_CONTEXT", "str", "recipe-review", "commit status context"),
+    Option(
+        "BOT_COMMIT_STATUS",
+        "bool",
+        "true",
+        "set the commit status BOT_STATUS_CONTEXT (branch protection that requires it)",
+    ),
+    Option(
+        "BOT_CHECK_RUNS",
+        "bool",
+        "true",
+        "report each review as a check run (a GitHub App with `checks: write`)",
+    ),
+    Option("BOT_CHECK_RUN_NAME", "str", "recipe-review", "the check run's name"),
+    Option(
+        "BOT_SUMMARY_COMMENT",
+        "bool",
+        "true",
+        "post the sticky summary comment (`false`: the check run carries the summary)",
+    ),
+    Option(
+        "BOT_FIX_ACTION",
+        "bool",
+        "true",
+        'offer "Apply safe fixes" on the check run (needs `contents: write`)',
+    ),
     Option("BOT_REVIEW_DRAFTS", "bool", "false", "review draft pull requests too"),
     Option("BOT_DOCS_URL", "str", "", "rule documentation URL in comments (default: built in)"),
     Option(
@@ -204,6 +229,13 @@ class Settings:
     retry_max_seconds: float = 900.0
     poll_seconds: float = 1.0
     status_context: str = "recipe-review"
+    commit_status: bool = True
+    # `load_settings` turns check runs on by default (BOT_CHECK_RUNS=true); a Settings
+    # built by hand (tests, benchmarks, embedding) opts in explicitly
+    check_runs: bool = False
+    check_run_name: str = "recipe-review"
+    summary_comment: bool = True
+    fix_action: bool = False
     review_drafts: bool = False
     docs_url: str | None = None
     # `load_settings` turns the sign-off gate on by default (BOT_SIGNOFF_ENABLED=true); a
@@ -230,6 +262,11 @@ class Settings:
         if self.github_app_id is not None and self.github_app_private_key:
             return "app"
         return None
+
+    @property
+    def check_run(self) -> str | None:
+        """The review's check run name, or None when check runs are off."""
+        return self.check_run_name if self.check_runs else None
 
     @property
     def self_login(self) -> str | None:
@@ -333,6 +370,11 @@ def load_settings(
         retry_max_seconds=values["BOT_RETRY_MAX_SECONDS"],
         poll_seconds=values["BOT_POLL_SECONDS"],
         status_context=values["BOT_STATUS_CONTEXT"],
+        commit_status=values["BOT_COMMIT_STATUS"],
+        check_runs=values["BOT_CHECK_RUNS"],
+        check_run_name=values["BOT_CHECK_RUN_NAME"],
+        summary_comment=values["BOT_SUMMARY_COMMENT"],
+        fix_action=values["BOT_FIX_ACTION"],
         review_drafts=values["BOT_REVIEW_DRAFTS"],
         docs_url=values["BOT_DOCS_URL"] or None,
         signoff_enabled=values["BOT_SIGNOFF_ENABLED"],
@@ -379,6 +421,16 @@ def _validate(s: Settings) -> None:
         (0 < s.keepalive_timeout <= 300, "BOT_KEEPALIVE_TIMEOUT must be in (0, 300]"),
         (s.retention_days > 0, "BOT_RETENTION_DAYS must be positive"),
         (bool(s.status_context.strip()), "BOT_STATUS_CONTEXT is empty"),
+        (bool(s.check_run_name.strip()), "BOT_CHECK_RUN_NAME is empty"),
+        (
+            s.check_run_name != s.signoff_status_context,
+            "BOT_CHECK_RUN_NAME must differ from BOT_SIGNOFF_STATUS_CONTEXT",
+        ),
+        (
+            s.check_runs or (s.commit_status and s.summary_comment),
+            "with BOT_CHECK_RUNS=false the review needs BOT_COMMIT_STATUS and"
+            " BOT_SUMMARY_COMMENT (nothing else would carry its verdict and summary)",
+        ),
         (bool(s.signoff_status_context.strip()), "BOT_SIGNOFF_STATUS_CONTEXT is empty"),
         (
             s.signoff_status_context != s.status_context,

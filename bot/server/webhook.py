@@ -26,6 +26,7 @@ from datetime import datetime
 from typing import Any, Literal
 from urllib.parse import parse_qs
 
+from bot.review.checkrun import FIX_ACTION
 from bot.server.ingress import valid_id, valid_repo
 from bot.signoff.detect import has_phrase, has_reuse_sweep
 
@@ -108,7 +109,7 @@ class SignoffRequest:
     event: dict[str, Any]
 
 
-Kind = Literal["review", "signoff", "ping", "ignore", "malformed"]
+Kind = Literal["review", "signoff", "fix", "ping", "ignore", "malformed"]
 
 
 @dataclass(frozen=True)
@@ -159,10 +160,15 @@ def classify(
     review_drafts: bool = False,
     is_self: Callable[[str, str], bool] = lambda login, kind: False,
     signoff: bool = False,
+    check_run: str | None = None,
 ) -> Decision:
     """What a verified delivery asks for. Never raises on any payload shape.
 
-    `signoff`: route the sign-off gate's events too (`BOT_SIGNOFF_ENABLED`)."""
+    `signoff`: route the sign-off gate's events too (`BOT_SIGNOFF_ENABLED`).
+    `check_run`: the name of the review's check run (`BOT_CHECK_RUN_NAME`), whose
+    "Re-run" (`check_run`/`check_suite` `rerequested`) queues a review of its head and
+    whose "Apply safe fixes" button (`requested_action`) a fix job; None: check
+    events are ignored."""
     if not isinstance(payload, dict):
         return Decision("malformed", "payload is not a JSON object")
     action = payload.get("action")
@@ -171,6 +177,8 @@ def classify(
         return Decision("ping", "ping", action)
     if signoff and event in SIGNOFF_EVENTS:
         return _classify_signoff(event, action, payload, is_self)
+    if check_run is not None and event in ("check_run", "check_suite"):
+        return _classify_check(event, action, payload, check_run, is_self)
     if event != "pull_request":
         return Decision("ignore", f"event {event}", action)
     decision = _classify_pull(event, action, payload, review_drafts, is_self)
@@ -196,6 +204,80 @@ def classify(
     return decision
 
 
+_EXTERNAL = re.compile(r"(\d{1,10})(?::[A-Za-z0-9_.-]{1,60})?")
+
+
+def _check_pull_number(obj: dict[str, Any], repo_id: Any) -> int | None:
+    """The pull request a check run or suite is for: the first one of this repository
+    its payload lists, else (a check run of a fork's pull request, whose payload lists
+    none) the number our App wrote in its `external_id`."""
+    pulls = obj.get("pull_requests")
+    for pr in pulls if isinstance(pulls, list) else []:
+        if not isinstance(pr, dict):
+            continue
+        base = pr.get("base")
+        base_repo = base.get("repo") if isinstance(base, dict) else None
+        same = not isinstance(base_repo, dict) or base_repo.get("id") in (None, repo_id)
+        number = pr.get("number")
+        if same and isinstance(number, int) and valid_id(number, 2**31 - 1):
+            return number
+    m = _EXTERNAL.fullmatch(_str(obj, "external_id"))
+    if m and 0 < int(m.group(1)) < 2**31:
+        return int(m.group(1))
+    return None
+
+
+def _classify_check(
+    event: str,
+    action: str | None,
+    payload: dict[str, Any],
+    name: str,
+    is_self: Callable[[str, str], bool],
+) -> Decision:
+    """`check_run`/`check_suite` `rerequested` (GitHub's "Re-run" buttons) → a review of
+    that head, queued like a push; `check_run.requested_action` "apply-safe-fixes" → a fix
+    job for that head. Only the review's own check run counts (by name)."""
+    if action is None:
+        return Decision("malformed", f"{event} delivery without an action")
+    wanted = {"check_run": ("rerequested", "requested_action"), "check_suite": ("rerequested",)}
+    if action not in wanted[event]:
+        return Decision("ignore", f"action {action}", action)
+    obj = payload.get(event)
+    if not isinstance(obj, dict):
+        return Decision("malformed", f"{event} delivery without a {event} object")
+    if event == "check_run" and _str(obj, "name") != name:
+        return Decision("ignore", "another check run", action)
+    sender = payload.get("sender")
+    login = _str(sender, "login")
+    if login and is_self(login, _str(sender, "type")):
+        return Decision("ignore", "sent by the bot itself", action)
+    if action == "requested_action":
+        requested = payload.get("requested_action")
+        if _str(requested, "identifier") != FIX_ACTION:
+            return Decision("ignore", "an action this bot does not offer", action)
+    repository = payload.get("repository")
+    repo = _str(repository, "full_name")
+    if not valid_repo(repo):
+        return Decision("malformed", "no valid owner/name repository in the payload")
+    head_sha = _str(obj, "head_sha").lower()
+    if not _SHA.fullmatch(head_sha):
+        return Decision("malformed", f"{event}.head_sha is not a commit id")
+    repo_id = repository.get("id") if isinstance(repository, dict) else None
+    number = _check_pull_number(obj, repo_id)
+    if number is None:
+        return Decision("ignore", f"the {event} names no pull request", action)
+    try:
+        inst_id = _installation_id(payload)
+    except Malformed as exc:
+        return Decision("malformed", str(exc), action)
+    # orders this request among the pull request's heads like a delivery's updated_at:
+    # the run's completion (or start), the suite's last update
+    stamp = _str(obj, "completed_at") or _str(obj, "started_at") or _str(obj, "updated_at")
+    pull = PullEvent(repo, number, head_sha, _timestamp(stamp), inst_id, login[:100], False)
+    kind: Kind = "fix" if action == "requested_action" else "review"
+    return Decision(kind, f"{event}.{action}", action, pull)
+
+
 def _classify_pull(
     event: str,
     action: str | None,
@@ -208,7 +290,8 @@ def _classify_pull(
     sender = payload.get("sender")
     login = _str(sender, "login")
     sender_type = _str(sender, "type")
-    if login and is_self(login, sender_type):
+    if login and is_self(login, sender_type) and action != "synchronize":
+        # the bot's own push (the "Apply safe fixes" commit) is a new head to review
         return Decision("ignore", "sent by the bot itself", action)
     if action == "edited":
         changes = payload.get("changes")

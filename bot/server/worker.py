@@ -41,19 +41,21 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from bot.advisor.client import Advisor, advisor_settings, sdk_available
 from bot.advisor.service import AdvisePosted, advise_pull_request
 from bot.github.calls import hooked
-from bot.github.types import Gateway, GitHubError, Posted
+from bot.github.types import CommitGateway, Gateway, GitHubError, Posted
 from bot.redact import redact
+from bot.review.fixes import FixPosted, apply_safe_fixes
 from bot.review.pipeline import ReviewSettings, review_pull_request
 from bot.server.gateways import ConfigurationError, GatewayFactory, Metered
 from bot.server.metrics import Metrics
 from bot.server.queue import (
     ADVISE,
     DEFAULT_LEASE_SECONDS,
+    FIX,
     QUEUED,
     SIGNOFF,
     DeliveryRecord,
@@ -70,23 +72,75 @@ Reviewer = Callable[[Gateway, str, int, str | None], Posted]
 """(gateway, "owner/name", PR number, expected head sha) → what was posted."""
 
 
-def pipeline_reviewer(settings: Settings) -> Reviewer:
+class PipelineReviewer:
+    """The real review: `bot.review.pipeline.review_pull_request` with the service's
+    settings. A `Reviewer`; the worker also passes it `run_key` for a job that answers
+    a re-run request (GitHub's "Re-run"), which gets a check run of its own."""
+
+    def __init__(self, settings: ReviewSettings) -> None:
+        self.settings = settings
+
+    def __call__(
+        self,
+        gateway: Gateway,
+        repo: str,
+        number: int,
+        expected_head: str | None,
+        run_key: str | None = None,
+    ) -> Posted:
+        posted = review_pull_request(
+            gateway,
+            repo,
+            number,
+            settings=self.settings,
+            expected_head=expected_head,
+            run_key=run_key,
+        )
+        if posted.check_runs_refused and self.settings.check_run is not None:
+            # a credential that is no App's (or lacks `checks: write`): the reviews of
+            # this process report through the status and the summary comment from now on
+            log.warning(
+                "GitHub refused to create a check run: reviews report through the commit "
+                "status and the summary comment until the service restarts"
+            )
+            self.settings = dataclasses.replace(
+                self.settings, check_run=None, commit_status=True, summary_comment=True
+            )
+        return posted
+
+
+def pipeline_reviewer(settings: Settings) -> PipelineReviewer:
     """The real review: `bot.review.pipeline.review_pull_request` with the service's settings."""
     review_settings = ReviewSettings(
         status_context=settings.status_context,
         review_drafts=settings.review_drafts,
         bot_login=settings.self_login,
+        check_run=settings.check_run,
+        commit_status=settings.commit_status,
+        summary_comment=settings.summary_comment,
+        fix_action=settings.fix_action,
     )
     if settings.docs_url:
         review_settings = dataclasses.replace(review_settings, docs_url=settings.docs_url)
+    return PipelineReviewer(review_settings)
 
-    def review(gateway: Gateway, repo: str, number: int, expected_head: str | None) -> Posted:
-        posted: Posted = review_pull_request(
-            gateway, repo, number, settings=review_settings, expected_head=expected_head
-        )
-        return posted
 
-    return review
+Fixer = Callable[[Gateway, Job], FixPosted]
+"""(gateway, the fix job) → what "Apply safe fixes" committed (or why it did not)."""
+
+
+def service_fixer(settings: Settings) -> Fixer | None:
+    """The check run's "Apply safe fixes" (`bot.review.fixes`), or None when it is off."""
+    if not (settings.fix_action and settings.check_run):
+        return None
+
+    def run(gateway: Gateway, job: Job) -> FixPosted:
+        if getattr(gateway, "update_ref", None) is None:
+            return FixPosted("skipped", head_sha=job.head_sha, skipped=["no Git Data API"])
+        commits = cast(CommitGateway, gateway)  # the service's gateway (PyGithubGateway)
+        return apply_safe_fixes(commits, job.repo, job.number, job.head_sha)
+
+    return run
 
 
 Signoffer = Callable[[Gateway, str, int, Sequence[Mapping[str, Any]]], SignoffPosted]
@@ -243,6 +297,7 @@ class WorkerPool:
         adviser: Adviser | None = None,
         redact: Callable[[str], str] = redact,
         job_timeout: float | None = None,
+        fixer: Fixer | None = None,
     ) -> None:
         self.queue = queue
         self.redact = redact  # every error and detail stored or logged goes through it
@@ -250,6 +305,7 @@ class WorkerPool:
         self.reviewer = reviewer
         self.signoffer = signoffer  # None: sign-off jobs finish as skipped
         self.adviser = adviser  # None: the advisor is off (no advise jobs are queued)
+        self.fixer = fixer  # None: "Apply safe fixes" is off (fix jobs finish as skipped)
         self.metrics = metrics
         self.workers = workers
         self.lease_seconds = lease_seconds
@@ -363,7 +419,10 @@ class WorkerPool:
             if job.kind == ADVISE:
                 self._advise(job, gw, where)
                 return
-            posted = self.reviewer(gw, job.repo, job.number, job.head_sha)
+            if job.kind == FIX:
+                self._fix(job, gw, where)
+                return
+            posted = self._review(job, gw)
         except GitHubError as exc:
             self._failed(
                 job, where, f"GitHub {exc.status}: {exc}", exc.retry_after, not exc.transient
@@ -398,6 +457,36 @@ class WorkerPool:
                 log.warning("%s: finished after its lease was lost", where)
         finally:
             self.metrics.attempt_seconds.observe(time.monotonic() - started)
+
+    def _review(self, job: Job, gw: Gateway) -> Posted:
+        """Run the reviewer; a job a re-run request fed gets its own check run."""
+        reviewer = self.reviewer
+        rerun = getattr(self.queue, "rerun_requested", None)
+        if isinstance(reviewer, PipelineReviewer) and rerun is not None and rerun(job):
+            return reviewer(gw, job.repo, job.number, job.head_sha, run_key=f"rerun-{job.id}")
+        return reviewer(gw, job.repo, job.number, job.head_sha)
+
+    def _fix(self, job: Job, gw: Gateway, where: str) -> None:
+        """Run "Apply safe fixes" for the job's head and finish it (errors go to `_run`)."""
+        where = f"fix {where}"
+        if self.fixer is None:
+            if self.queue.finish(job, reviewed=False, detail="apply safe fixes is off"):
+                self.metrics.jobs.inc("skipped")
+            return
+        posted = self.fixer(gw, job)
+        if posted.result == "committed":
+            detail = (
+                f"committed {posted.commit_sha} ({', '.join(posted.rules)}; "
+                f"{len(posted.files)} file(s)) on {job.head_sha[:12]}"
+            )
+        else:
+            detail = self.redact("; ".join(posted.skipped))
+        if not self.queue.finish(job, reviewed=False, detail=detail):
+            self.metrics.jobs.inc("lost")
+            log.warning("%s: finished after its lease was lost", where)
+            return
+        self.metrics.jobs.inc("done" if posted.result == "committed" else "skipped")
+        log.info("%s: %s", where, detail)
 
     def _queue_advice(self, job: Job) -> None:
         """After a finished review: queue the head's advise job (idempotent per head)."""
