@@ -189,3 +189,15 @@ def test_a_pr_over_githubs_3000_file_list_never_passes_the_signoff(large_gate: G
     assert "UNVERIFIED" in owner
     assert "GitHub lists 3,000 of the 3,001 files" in owner
     assert "GitHub 只列出了本 PR 修改的 3,001 个文件中的 3,000 个" in body
+
+
+def test_files_no_rule_reads_cost_no_request(large_gate: Gate) -> None:
+    """A file GitHub lists with its patch and status is placed from them: the lint behind
+    the sign-off reads neither side of the 3,000 notes no rule routes to. Without the
+    fix every listed file was fetched on base and head: 5,998 contents requests for one
+    sign-off, more than an installation's hourly budget of 5,000."""
+    gate = large_gate
+    gate.sign("alice")
+    reads = [r.path for r in gate.fake.requests if "/contents/docs/notes/" in r.path]
+    assert reads == []
+    assert gate.verdict()  # the sign-off was judged

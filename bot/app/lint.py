@@ -74,6 +74,9 @@ class Change:
     # GitHub's `patch` of each file: its hunks decide what is changed and commentable
     # (`bot.core.changeset`); None: difflib over the two trees decides
     patches: Mapping[str, str | None] | None = None
+    # how each path with a patch compares, head with base: added, deleted or modified
+    # (`bot.core.changeset.build_changeset` then reads neither side of it)
+    statuses: Mapping[str, str] | None = None
     # the local directory the paths are relative to (display, SARIF's %SRCROOT%)
     root: Path | None = None
     # how messages name the commit the configuration is read from ("origin/main")
@@ -226,6 +229,7 @@ def lint_change(
         pr=change.pr,
         author=change.author,
         patches=change.patches,
+        statuses=change.statuses,
     )
     ctx = Context.for_change(
         changeset,

@@ -41,6 +41,18 @@ class PullLint:
         return self.result.runs[0].ctx if self.result is not None else None
 
 
+# GitHub's file status as the head's path compares with the base's: a renamed or
+# copied file's path is new to the base
+_STATUS = {
+    "added": "added",
+    "copied": "added",
+    "renamed": "added",
+    "removed": "deleted",
+    "modified": "modified",
+    "changed": "modified",
+}
+
+
 def pull_change(gw: Gateway, pull: PullInfo, files: Sequence[PullFile]) -> Change:
     """The pull request's change: its head against its merge-base with the base branch,
     the files GitHub lists (with their previous paths) and their patches."""
@@ -62,6 +74,7 @@ def pull_change(gw: Gateway, pull: PullInfo, files: Sequence[PullFile]) -> Chang
         author=pull.author,
         repository=pull.repo,
         patches={f.path: f.patch for f in files},
+        statuses={f.path: _STATUS[f.status] for f in files if f.status in _STATUS},
         config_ref=pull.base_ref,
     )
 

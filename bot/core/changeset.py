@@ -267,17 +267,24 @@ def build_changeset(
     pr: int | None = None,
     author: str | None = None,
     patches: Mapping[str, str | None] | None = None,
+    statuses: Mapping[str, str] | None = None,
 ) -> ChangeSet:
     """The change from `base` to `head` over `paths`.
 
     `patches`: GitHub's `patch` of each file of a pull request. A file with a patch
     takes its hunks from it; a file GitHub shows no patch for (binary, too large, a
     pure rename) keeps difflib's changed lines and shows no line a comment can sit on;
-    without `patches` (local git) difflib decides both."""
+    without `patches` (local git) difflib decides both. `statuses` (added, deleted or
+    modified, as the head's path compares with the base's) of files with a patch spare
+    reading them: a file no rule reads costs no request however large the PR."""
     named = frozenset(paths)
     files = []
     for path in sorted(named):
         patch = patches.get(path) if patches is not None else None
+        status = statuses.get(path) if statuses is not None and patch is not None else None
+        if patch and status is not None:
+            files.append(FileChange.from_patch(path, patch, status))
+            continue
         change = diff_file(path, base.read(path), head.read(path), patch)
         if change is not None and patches is not None and patch is None:
             change = replace(change, shown_lines=frozenset())
