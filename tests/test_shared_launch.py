@@ -8,14 +8,18 @@ and head, and what the change introduces is reported on the shared file's change
 
 from __future__ import annotations
 
+import json
 import shutil
 from pathlib import Path
 
+import jsonschema
 import pytest
 
 from bot.cli import main
 from bot.core.shared import VIA
 from bot.parse.deps import Layout, references
+from bot.report import json_report, text
+from bot.review.render import with_shared_note
 from tests.lintkit import lint_pr
 from tests.test_cli import git
 
@@ -165,14 +169,20 @@ def test_a_patch_added_to_a_helper_recipes_run_is_reported_on_the_helper() -> No
     runs = '#!/usr/bin/env bash\nbash "$(dirname "$0")/helpers/apply_patches.sh"\nvllm serve m &\n'
     before = "#!/usr/bin/env bash\necho nothing to patch\n"
     after = before + "cd /usr/local/lib/python3.12/dist-packages/vllm && git apply /tmp/fix.patch\n"
-    report = lint_pr({recipe: runs, helper: after}, {recipe: runs, helper: before})
+    # the base files docs/waiver/: the waiver rule is in force (bot.core.practice)
+    waivers = {"docs/waiver/.gitkeep": ""}
+    report = lint_pr(
+        {recipe: runs, helper: after, **waivers}, {recipe: runs, helper: before, **waivers}
+    )
     assert [(f.rule, f.severity, f.path, f.line, f.in_diff) for f in report.findings] == [
         ("RCP008", "error", helper, 3, True)
     ]
     assert f"in `{recipe}` line 2, which uses `{helper}`" in report.findings[0].message.en
     assert report.shared[0].linted == (recipe,)
     # the same patch on the base too: nothing new
-    same = lint_pr({recipe: runs, helper: after + "# x\n"}, {recipe: runs, helper: after})
+    same = lint_pr(
+        {recipe: runs, helper: after + "# x\n", **waivers}, {recipe: runs, helper: after, **waivers}
+    )
     assert same.findings == []
 
 
@@ -228,9 +238,9 @@ def test_the_cli_checks_a_pr_that_changes_only_the_library(
         pytest.skip("git is not installed")
     root = tmp_path / "repo"
     recipe = "benchmarks/single_node/fixed_seq_len/y_fp8_h100.sh"
-    for rel, text in {LIB: LIB_TEXT, recipe: PLAIN}.items():
+    for rel, body in {LIB: LIB_TEXT, recipe: PLAIN}.items():
         (root / rel).parent.mkdir(parents=True, exist_ok=True)
-        (root / rel).write_text(text, encoding="utf-8")
+        (root / rel).write_text(body, encoding="utf-8")
     git(root, "init", "-q", "-b", "main")
     git(root, "add", "-A")
     git(root, "commit", "-q", "-m", "base")
@@ -241,4 +251,41 @@ def test_the_cli_checks_a_pr_that_changes_only_the_library(
     code = main(["lint", "--repo", str(root), "--base", "main", "--head", "pr", "--lang", "en"])
     out, err = capsys.readouterr()
     assert (code, err) == (0, "")
-    assert out == "No problems found in 1 file checked\n"
+    assert out == (
+        "No problems found in 1 file checked\n"
+        f"`{LIB}` is shared launch code used by 1 recipe(s); no check of theirs reads it, "
+        "so none needed linting again.\n"
+    )
+
+
+def test_the_summary_json_and_text_say_what_the_shared_file_reached() -> None:
+    """The review's summary, the JSON report and the terminal name the shared file, the
+    recipes it reaches, how many were linted and what the change introduced."""
+    report = lint_pr(
+        {TABLE: TABLE_TEXT, LAUNCHER: DROPPED}, {TABLE: TABLE_TEXT, LAUNCHER: LAUNCHER_TEXT}
+    )
+    en = (
+        f"`{LAUNCHER}` is shared launch code used by 1 recipe(s): 1 of them linted on base "
+        "and head; 1 finding(s) new with this change."
+    )
+    zh = "本次修改新引入 1 个问题"
+    summary = with_shared_note("## recipe-review\n\nbody", report.shared)
+    assert en in summary and zh in summary and summary.startswith("## recipe-review\n")
+    assert with_shared_note("## recipe-review\n\nbody", []) == "## recipe-review\n\nbody"
+    data = json.loads(json_report.render(report))
+    (shared,) = data["shared"]
+    assert shared["path"] == LAUNCHER and shared["introduced"] == 1
+    assert shared["summary"]["en"] == en
+    jsonschema.validate(data, json.loads(Path("schemas/findings.schema.json").read_text()))
+    lines = text.render(report, "both").splitlines()
+    assert en in lines and any(zh in line for line in lines)
+    # a report without shared code carries no `shared` member
+    assert "shared" not in json.loads(json_report.render(lint_pr(DROPPED_ONLY, DROPPED_ONLY_BASE)))
+
+
+DROPPED_ONLY = {
+    "benchmarks/single_node/fixed_seq_len/z_fp8_h100.sh": "#!/usr/bin/env bash\nvllm serve m2 &\n"
+}
+DROPPED_ONLY_BASE = {
+    "benchmarks/single_node/fixed_seq_len/z_fp8_h100.sh": "#!/usr/bin/env bash\nvllm serve m &\n"
+}

@@ -170,6 +170,15 @@ class LintResult:
                 for s in r.silenced
             ],
             suppressions=[replace(s, path=prefix + s.path) for s in r.suppressions],
+            shared=[
+                replace(
+                    c,
+                    path=prefix + c.path,
+                    dependents=tuple(prefix + p for p in c.dependents),
+                    linted=tuple(prefix + p for p in c.linted),
+                )
+                for c in r.shared
+            ],
         )
 
     def exceeds(self, level: str) -> bool:

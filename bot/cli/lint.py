@@ -8,6 +8,7 @@ renders the chosen format, with the advisor's output joined as data.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import os
 import sqlite3
 import sys
@@ -476,13 +477,7 @@ def _ordered(report: Report, paths: PathMap, sort: str) -> Report:
         where = (paths(f.path), f.span.line, f.span.col, f.rule)
         return (-SEVERITY_RANK[f.severity], *where) if sort == "severity" else where
 
-    return Report(
-        findings=sorted(report.findings, key=key),
-        files=report.files,
-        suppressed=report.suppressed,
-        silenced=report.silenced,
-        suppressions=report.suppressions,
-    )
+    return dataclasses.replace(report, findings=sorted(report.findings, key=key))
 
 
 def _render(

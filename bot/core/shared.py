@@ -60,6 +60,27 @@ class SharedCheck:
     introduced: int  # findings the head has and the base does not
     truncated: bool = False  # more than MAX_DEPENDENTS to lint; the rest not linted
 
+    def describe(self) -> T:
+        """What the review of the shared file covered, for a summary."""
+        used = T(
+            en=f"`{self.path}` is shared launch code used by {len(self.dependents)} recipe(s)",
+            zh=f"`{self.path}` 是共享启动代码，有 {len(self.dependents)} 个配方使用它",
+        )
+        if not self.linted:
+            return T(
+                en=f"{used.en}; no check of theirs reads it, so none needed linting again.",
+                zh=f"{used.zh}；它们的检查都不读取该文件，因此无需重新检查。",
+            )
+        n = len(self.linted)
+        return T(
+            en=f"{used.en}: {n} of them linted on base and head"
+            f"{f' (only the first {n})' if self.truncated else ''}; "
+            f"{self.introduced} finding(s) new with this change.",
+            zh=f"{used.zh}：其中 {n} 个在基准版本与新版本上都已检查"
+            f"{f'（仅前 {n} 个）' if self.truncated else ''}；"
+            f"本次修改新引入 {self.introduced} 个问题。",
+        )
+
 
 LintFn = Callable[["Context", list[str], list["RuleModule"]], Any]
 

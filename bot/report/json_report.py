@@ -7,7 +7,9 @@ Shape (documented by `schemas/findings.schema.json`, version 1)::
      "findings": [{"rule", "slug", "severity", "path", "line", "column", "end_line",
                    "end_column", "title": {"en", "zh"}, "message": {"en", "zh"},
                    "fix": {"en", "zh"} | null, "suggestion": str | null, "fingerprint"}],
-     "summary": {"error", "warning", "info", "files", "suppressed"}}
+     "summary": {"error", "warning", "info", "files", "suppressed"},
+     "shared": [{"path", "dependents", "linted", "introduced", "truncated",
+                 "summary": {"en", "zh"}}]}   (only when shared launch code changed)
 
 Both languages are always present; `lang` is accepted for a uniform renderer
 signature and ignored. Consumers should ignore members they do not know:
@@ -53,7 +55,7 @@ def finding_dict(f: Finding) -> dict[str, Any]:
 
 
 def report_dict(report: Report) -> dict[str, Any]:
-    return {
+    data: dict[str, Any] = {
         "version": VERSION,
         "tool": {"name": TOOL, "version": __version__},
         "findings": [finding_dict(f) for f in report.findings],
@@ -63,6 +65,19 @@ def report_dict(report: Report) -> dict[str, Any]:
             "suppressed": report.suppressed,
         },
     }
+    if report.shared:
+        data["shared"] = [
+            {
+                "path": c.path,
+                "dependents": list(c.dependents),
+                "linted": list(c.linted),
+                "introduced": c.introduced,
+                "truncated": c.truncated,
+                "summary": _t(c.describe()),
+            }
+            for c in report.shared
+        ]
+    return data
 
 
 def render(

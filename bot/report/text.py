@@ -89,6 +89,9 @@ def summary_lines(report: Report, lang: str) -> list[str]:
             if report.suppressed:
                 line += f"（已抑制 {report.suppressed} 条）"
         out.append(line)
+    for check in report.shared:
+        text = check.describe()
+        out.extend(text.en if code == "en" else text.zh for code in langs(lang))
     return out
 
 

@@ -165,6 +165,7 @@ def _summary(
             render.summary_body(findings, plan.outside, plan.fixed, head_sha, silenced),
             len(refused),
         )
+    summary = render.with_shared_note(summary, outcome.report.shared)
     if partial is not None:
         summary = render.with_partial_note(summary, *partial)
     if outcome.config_error is not None:

@@ -23,6 +23,7 @@ from typing import NamedTuple
 
 from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import SEVERITY_RANK, Finding, T
+from bot.core.shared import SharedCheck
 from bot.core.suppress import Silenced
 from bot.github.types import Comment, ReviewComment, Status
 from bot.report.markers import FP_MARK as FP_MARK
@@ -347,6 +348,16 @@ def with_partial_note(summary: str, listed: int, total: int) -> str:
         f"⚠️ **Partial review**: GitHub lists {listed:,} of the {total:,} files this PR "
         f"changes; the other {total - listed:,} were not reviewed. / **部分审查**：GitHub "
         f"只列出本 PR 修改的 {total:,} 个文件中的 {listed:,} 个，其余 {total - listed:,} 个未审查。",
+    )
+
+
+def with_shared_note(summary: str, shared: Sequence[SharedCheck]) -> str:
+    """The summary, saying which shared launch files were reviewed through the recipes
+    that use them (`bot.core.shared`)."""
+    if not shared:
+        return summary
+    return _with_note(
+        summary, "\n".join(f"ℹ️ {c.describe().en} / {c.describe().zh}" for c in shared)
     )
 
 
