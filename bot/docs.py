@@ -238,7 +238,7 @@ def update_readme(readme: str, rules: Sequence[RuleModule | Rule] | None = None)
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bot.docs",
-        description="Regenerate or check docs/rules.md and the README rule table.",
+        description="Regenerate or check docs/rules.md (and a README rule table, if any).",
     )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="rewrite the generated docs")
