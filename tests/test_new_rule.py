@@ -8,6 +8,7 @@ on a copy of this checkout holding a scaffolded rule: see CONTRIBUTING.md.)
 
 from __future__ import annotations
 
+import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -24,6 +25,7 @@ from bot.core.registry import RuleModule, all_rules, get_rule
 from tests.test_rule_examples import run_example
 from tests.test_snapshots import english_outside_code
 
+ROOT = Path(__file__).resolve().parents[1]
 NEW_ID, NEW_SLUG = "RCP900", "placeholder-under-test"
 MODULE = f"bot.rules.recipe.{NEW_ID}_placeholder_under_test"
 
@@ -146,3 +148,18 @@ def test_the_generated_case_file_and_snapshot_hold(
     assert snapshot == render_snapshot(rm)
     zh = [line.split("zh: ", 1)[1] for line in snapshot.splitlines() if "zh: " in line]
     assert zh and not any(english_outside_code(text) for text in zh)
+
+
+def test_the_generated_files_pass_ruff_as_ci_runs_it(checkout: Path) -> None:
+    """CI runs `ruff check` and `ruff format --check` over rules/: the scaffold is clean."""
+    pytest.importorskip("ruff")
+    made = scaffold.new_rule(checkout, NEW_ID, NEW_SLUG)
+    config = str(ROOT / "pyproject.toml")
+    for args in (["check"], ["format", "--check"]):
+        proc = subprocess.run(
+            [sys.executable, "-m", "ruff", *args, "--config", config, str(made.written[0])],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        assert proc.returncode == 0, proc.stdout + proc.stderr

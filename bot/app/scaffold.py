@@ -143,6 +143,7 @@ RULE = Rule(
                 "#!/usr/bin/env bash\\n"
                 'vllm serve "$MODEL" \\\\\\n'
                 "    --tensor-parallel-size 8 \\\\\\n"
+                "    --max-model-len 8192 \\\\\\n"
                 "    {flag} &  # [{rule_id}]\\n"
             ),
         ),
@@ -154,7 +155,8 @@ RULE = Rule(
             text=(
                 "#!/usr/bin/env bash\\n"
                 'vllm serve "$MODEL" \\\\\\n'
-                "    --tensor-parallel-size 8 &\\n"
+                "    --tensor-parallel-size 8 \\\\\\n"
+                "    --max-model-len 8192 &\\n"
             ),
         ),
     ),
