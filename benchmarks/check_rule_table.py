@@ -2,8 +2,8 @@
 
 Runs the real command line over a repository, as a user would, and checks that
 
-- `bot rules --format json`, `bot rules --format markdown` and the README's rule table
-  (between `<!-- rules:start -->` and `<!-- rules:end -->`) declare the same default
+- `bot rules --format json`, `bot rules --format markdown` and the rule table of docs/rules.md
+  (or a table between `<!-- rules:start -->` and `<!-- rules:end -->`) declare the same default
   severity and the same severity conditions for every rule;
 - every finding of `bot lint --repo DIR --format json` has a severity its rule declares
   (the default, or one of its conditions), by each of those surfaces;
@@ -86,12 +86,18 @@ def table_rows(markdown: str) -> dict[str, dict[str, Any]]:
     return rows
 
 
-def readme_table(readme: Path) -> str:
-    text = readme.read_text(encoding="utf-8")
+def rule_table(path: Path) -> str:
+    """The rule table of a Markdown file: between the README markers when it has them,
+    else the first table headed `| ID | Slug |` (docs/rules.md)."""
+    text = path.read_text(encoding="utf-8")
     start, end = text.find(README_START), text.find(README_END)
-    if start < 0 or end < start:
-        raise SystemExit(f"{readme} has no {README_START} block")
-    return text[start + len(README_START) : end]
+    if start >= 0 and end > start:
+        return text[start + len(README_START) : end]
+    head = text.find("| ID | Slug |")
+    if head < 0:
+        raise SystemExit(f"{path} has no rule table")
+    stop = text.find("\n\n", head)
+    return text[head : stop if stop >= 0 else len(text)]
 
 
 def allowed(declared: Declared) -> dict[str, list[str]]:
@@ -103,7 +109,7 @@ def allowed(declared: Declared) -> dict[str, list[str]]:
     return out
 
 
-def check(repo: Path, date: str | None, readme: Path) -> dict[str, Any]:
+def check(repo: Path, date: str | None, table: Path) -> dict[str, Any]:
     problems: list[str] = []
     timings: dict[str, float] = {}
 
@@ -116,7 +122,7 @@ def check(repo: Path, date: str | None, readme: Path) -> dict[str, Any]:
     surfaces: dict[str, dict[str, Declared]] = {
         "bot rules --format json": listed,
         "bot rules --format markdown": {k: v["declared"] for k, v in table_rows(text).items()},
-        "README table": {k: v["declared"] for k, v in table_rows(readme_table(readme)).items()},
+        "rule table": {k: v["declared"] for k, v in table_rows(rule_table(table)).items()},
     }
     for name, table in surfaces.items():
         if set(table) != set(listed):
@@ -198,13 +204,18 @@ def main(argv: list[str] | None = None) -> int:
     default_repo = os.environ.get("INFERENCEX_DIR") or str(PROJECT_ROOT.parent / "ix")
     parser.add_argument("--repo", type=Path, default=Path(default_repo))
     parser.add_argument("--date", help="review date for dated knowledge (YYYY-MM-DD)")
-    parser.add_argument("--readme", type=Path, default=PROJECT_ROOT / "README.md")
+    parser.add_argument(
+        "--table",
+        type=Path,
+        default=PROJECT_ROOT / "docs" / "rules.md",
+        help="the Markdown file whose rule table is checked (default: docs/rules.md)",
+    )
     parser.add_argument("--json", action="store_true", help="print the result as JSON")
     args = parser.parse_args(argv)
     if not args.repo.is_dir():
         print(f"no repository at {args.repo}; pass --repo or set INFERENCEX_DIR", file=sys.stderr)
         return 2
-    result = check(args.repo, args.date, args.readme)
+    result = check(args.repo, args.date, args.table)
     if args.json:
         print(json.dumps(result, indent=2))
         return 1 if result["problems"] else 0
@@ -230,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     print(
         "every emitted (rule, severity) is declared by bot rules (json and markdown), the "
-        "README table and SARIF, and the four agree"
+        "the rule table of docs/rules.md and SARIF, and the four agree"
     )
     return 0
 

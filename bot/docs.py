@@ -4,8 +4,11 @@
 one rule's section, shared by the docs, `bot explain` and the SARIF help text.
 The renderers are pure; only `main()` reads and writes files:
 
-    python -m bot.docs --write   # regenerate docs/rules.md and the README rule table
+    python -m bot.docs --write   # regenerate docs/rules.md (and a README rule table, if any)
     python -m bot.docs --check   # exit 1 when either is stale (CI)
+
+A README gets a rule table only between `<!-- rules:start -->` and `<!-- rules:end -->`;
+this project's README has none (its table is docs/rules.md's).
 """
 
 from __future__ import annotations
@@ -255,7 +258,7 @@ def update_readme(readme: str, rules: Sequence[RuleModule | Rule] | None = None)
 def main(argv: Sequence[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m bot.docs",
-        description="Regenerate or check docs/rules.md and the README rule table.",
+        description="Regenerate or check docs/rules.md (and a README rule table, if any).",
     )
     mode = parser.add_mutually_exclusive_group(required=True)
     mode.add_argument("--write", action="store_true", help="rewrite the generated docs")
@@ -273,9 +276,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if readme.exists():
         current = readme.read_text(encoding="utf-8")
         updated = update_readme(current)
-        if updated is None:
-            print(f"note: {readme} has no {README_START} block; skipped", file=sys.stderr)
-        else:
+        if updated is not None:
             wanted[readme] = updated
     stale = [
         path

@@ -1,8 +1,8 @@
 """benchmarks/check_rule_table.py: it agrees with the registry, and it can fail.
 
-The script itself is run on the real InferenceX tree (see the README); here it runs on
-the shipped example repository, once as is and once against a README whose table
-misstates a severity.
+The script itself is run on the real InferenceX tree (see docs/benchmarks.md); here it runs
+on the shipped example repository, once as is and once against a copy of docs/rules.md
+whose table misstates a severity.
 """
 
 from __future__ import annotations
@@ -44,19 +44,32 @@ def test_the_table_parser_reads_back_every_declaration() -> None:
 
 def test_the_check_passes_on_the_example_and_fails_on_a_misstated_table(tmp_path: Path) -> None:
     example = ROOT / "examples" / "inferencex-mini"
-    result = check_rule_table.check(example, None, ROOT / "README.md")
+    rules_md = ROOT / "docs" / "rules.md"
+    result = check_rule_table.check(example, None, rules_md)
     assert result["findings"] > 0 and result["problems"] == [], result["problems"]
     emitted = {e["rule"] for e in result["emitted"]}
-    # the README now calls each emitted rule's default severity something else
-    readme = (ROOT / "README.md").read_text(encoding="utf-8")
+    # the table now calls each emitted rule's default severity something else
+    table = rules_md.read_text(encoding="utf-8")
     for rm in all_rules():
         if rm.rule.id in emitted:
             other = "info" if rm.rule.severity != "info" else "error"
-            readme = readme.replace(
+            table = table.replace(
                 f"| `{rm.rule.slug}` | {rm.rule.severity}", f"| `{rm.rule.slug}` | {other}"
             )
-    bad = tmp_path / "README.md"
-    bad.write_text(readme, encoding="utf-8")
+    bad = tmp_path / "rules.md"
+    bad.write_text(table, encoding="utf-8")
     problems = check_rule_table.check(example, None, bad)["problems"]
-    assert any("README table" in p and "does not declare" in p for p in problems), problems
-    assert any(p.startswith("README table:") for p in problems), problems
+    assert any("rule table" in p and "does not declare" in p for p in problems), problems
+    assert any(p.startswith("rule table:") for p in problems), problems
+
+
+def test_the_rule_table_is_read_from_docs_rules_md_or_between_readme_markers(
+    tmp_path: Path,
+) -> None:
+    table = render_rules_table()
+    doc = tmp_path / "rules.md"
+    doc.write_text(f"# Rules\n\nintro\n\n{table}\n\n## CFG000\n\n| a | b |\n", encoding="utf-8")
+    assert check_rule_table.rule_table(doc).strip() == table
+    marked = tmp_path / "README.md"
+    marked.write_text(f"x\n<!-- rules:start -->\n{table}\n<!-- rules:end -->\n", encoding="utf-8")
+    assert check_rule_table.rule_table(marked).strip() == table

@@ -1,7 +1,8 @@
 """Every example of every rule runs: bad examples fire exactly on the marked lines, good ones stay silent.
 
 A line that must fire ends with `# [ID]` (the rule's own id). Markers are removed
-before linting, so the rule sees the file as a reviewer would. Markers of other
+before linting (`bot.app.examples`, which the snapshots and `bot new-rule` share), so the
+rule sees the file as a reviewer would. Markers of other
 rules are removed too and ignored: an example documents only its own rule.
 
 The extra cases of `tests/rule_cases/<RULE>.yml` run here too (`test_rule_case`), each
@@ -10,36 +11,15 @@ asserting the exact findings: rule id, path, line, severity and message variant.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
-from datetime import date
 
 import pytest
 import rulecases
 from lintkit import default_config
 
-from bot.core.changeset import build_changeset
-from bot.core.engine import Context, lint
+from bot.app.examples import example_findings, strip_markers
 from bot.core.model import Example, Span
 from bot.core.registry import RuleModule, all_rules
-from bot.core.tree import MemoryTree
-
-MARKER = re.compile(r"\s*#\s*\[([A-Z]{3}\d{3})\]\s*$")
-
-
-def strip_markers(text: str, rule_id: str) -> tuple[str, set[int]]:
-    """`text` without trailing `# [ID]` markers, and the lines marked with `rule_id`."""
-    out: list[str] = []
-    marked: set[int] = set()
-    for no, line in enumerate(text.splitlines(keepends=True), 1):
-        body = line.rstrip("\r\n")
-        ending = line[len(body) :]
-        while m := MARKER.search(body):
-            if m.group(1) == rule_id:
-                marked.add(no)
-            body = body[: m.start()]
-        out.append(body + ending)
-    return "".join(out), marked
 
 
 @dataclass(frozen=True)
@@ -62,23 +42,8 @@ def _cases() -> list[pytest.ParameterSet]:
 
 def run_example(rm: RuleModule, ex: Example) -> tuple[set[tuple[str, int]], set[tuple[str, int]]]:
     """(expected, actual) sets of (path, line) for the rule on this example."""
-    text, marked = strip_markers(ex.text, rm.rule.id)
-    tree = MemoryTree({ex.path: text, **ex.files})
-    base = MemoryTree(ex.base) if ex.base is not None else None
-    # with a base the example is a pull request: whole-change rules (target "change") run too
-    change = None
-    if base is not None:
-        change = build_changeset(base, tree, [ex.path, *ex.files], pr=ex.pr)
-    review_date = date.fromisoformat(ex.review_date) if ex.review_date else None
-    ctx = (
-        Context.for_change(change, default_config(), review_date=review_date)
-        if change is not None
-        else Context.for_tree(tree, default_config(), pr=ex.pr, review_date=review_date)
-    )
-    # the suppression rules judge other rules' findings, so every rule runs for them
-    rules = all_rules() if rm.rule.target == "suppression" else [rm]
-    report = lint(ctx, paths=[ex.path], rules=rules)
-    actual = {(f.path, f.span.line) for f in report.findings if f.rule == rm.rule.id}
+    _, marked = strip_markers(ex.text, rm.rule.id)
+    actual = {(f.path, f.span.line) for f in example_findings(rm, ex, default_config())}
     return {(ex.path, line) for line in marked}, actual
 
 

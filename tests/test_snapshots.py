@@ -1,7 +1,8 @@
 """Snapshot tests: every rendered finding of every rule's bad examples, and the comment
 bodies the bot posts (an inline comment, the review summary with the gate and a PR-added
 suppression, a sign-off verdict) and a representative set of sign-off verdict comments
-(`verdicts.md`), in both languages.
+(`verdicts.md`), in both languages. Each rule has its own file of rendered findings,
+`tests/snapshots/rules/<ID>.md` (`bot.app.examples.render_snapshot`).
 
 The snapshots live in tests/snapshots/; refresh them deliberately with
 `UPDATE_SNAPSHOTS=1 python -m pytest tests/test_snapshots.py` and review the diff.
@@ -12,60 +13,31 @@ from __future__ import annotations
 import re
 from collections.abc import Iterator
 from dataclasses import replace
-from datetime import date
 
+import pytest
 from snapshot import SNAPSHOTS, check_snapshot
 
-from bot.core.changeset import build_changeset
+from bot.app.examples import example_findings, render_snapshot
 from bot.core.config import build_config
-from bot.core.engine import Context, lint
 from bot.core.model import Example, Finding
 from bot.core.registry import RuleModule, all_rules
 from bot.core.suppress import Silenced, Suppression
-from bot.core.tree import MemoryTree
 from bot.review import render
 from bot.signoff.model import BenchmarkChange, PrContent, SignoffFacts, Verdict
 from bot.signoff.render import render_verdict_comment
 from bot.signoff.verify import verify_all
-from tests.test_rule_examples import strip_markers
 from tests.test_severity_and_gate import AGENTIC, PARSER_LINE, _lint
 from tests.test_signoff_matrix import CASES, VERSIONS, build
 
 
 def bad_example_findings() -> Iterator[tuple[RuleModule, int, Example, list[Finding]]]:
     """Every rule's bad examples, each with the findings of that rule it renders."""
-    config = build_config(None)
     for rm in all_rules():
         for n, ex in enumerate(rm.rule.bad, 1):
-            text, _ = strip_markers(ex.text, rm.rule.id)
-            tree = MemoryTree({ex.path: text, **ex.files})
-            base = MemoryTree(ex.base) if ex.base is not None else None
-            change = build_changeset(base, tree, [ex.path, *ex.files], pr=ex.pr) if base else None
-            day = date.fromisoformat(ex.review_date) if ex.review_date else None
-            ctx = (
-                Context.for_change(change, config, review_date=day)
-                if change is not None
-                else Context.for_tree(tree, config, pr=ex.pr, review_date=day)
-            )
-            rules = all_rules() if rm.rule.target == "suppression" else [rm]
-            found = lint(ctx, paths=[ex.path], rules=rules).findings
-            yield rm, n, ex, [f for f in found if f.rule == rm.rule.id]
+            yield rm, n, ex, example_findings(rm, ex)
 
 
-def rendered_findings() -> str:
-    out = ["# Every finding of every bad example, as rendered", ""]
-    for rm, n, ex, findings in bad_example_findings():
-        out.append(f"## {rm.rule.id} bad {n}: {ex.path}")
-        out.append("")
-        for f in findings:
-            out.append(f"- `{f.rule}` {f.severity} line {f.line}")
-            out.append(f"  - en: {f.message.en}")
-            out.append(f"  - zh: {f.message.zh}")
-            if f.fix is not None:
-                out.append(f"  - fix en: {f.fix.en}")
-                out.append(f"  - fix zh: {f.fix.zh}")
-        out.append("")
-    return "\n".join(out)
+WITH_BAD = [pytest.param(rm, id=rm.rule.id) for rm in all_rules() if rm.rule.bad]
 
 
 # English prose: two words of letters. Code spans (`...`) are values and may hold anything.
@@ -90,10 +62,12 @@ def test_no_rendered_finding_carries_english_prose_in_chinese() -> None:
 
 def test_no_snapshot_line_carries_english_prose_in_chinese() -> None:
     bad = []
-    for name in ("findings.md", "comments.md"):
-        for line in (SNAPSHOTS / name).read_text(encoding="utf-8").splitlines():
+    files = [SNAPSHOTS / "comments.md", *sorted((SNAPSHOTS / "rules").glob("*.md"))]
+    assert len(files) > 1
+    for path in files:
+        for line in path.read_text(encoding="utf-8").splitlines():
             if "zh: " in line and english_outside_code(line.split("zh: ", 1)[1]):
-                bad.append(f"{name}: {line}")
+                bad.append(f"{path.name}: {line}")
     assert not bad, "\n".join(bad)
 
 
@@ -103,8 +77,18 @@ def test_the_prose_check_can_fail() -> None:
     assert english_outside_code("（when the model is set）") == "when the"
 
 
-def test_rendered_findings_snapshot() -> None:
-    check_snapshot("findings.md", rendered_findings())
+@pytest.mark.parametrize("rm", WITH_BAD)
+def test_rendered_findings_snapshot(rm: RuleModule) -> None:
+    """One snapshot file per rule: a rule change rewrites its own file alone."""
+    check_snapshot(f"rules/{rm.rule.id}.md", render_snapshot(rm))
+
+
+def test_every_rule_snapshot_belongs_to_a_rule() -> None:
+    wanted = {f"{rm.rule.id}.md" for rm in all_rules() if rm.rule.bad}
+    present = {p.name for p in (SNAPSHOTS / "rules").glob("*")}
+    assert present == wanted, (
+        f"no rule for {sorted(present - wanted)}; missing {sorted(wanted - present)}"
+    )
 
 
 def test_comment_bodies_snapshot() -> None:

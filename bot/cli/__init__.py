@@ -40,6 +40,7 @@ COMMANDS: dict[str, str] = {
     "signoff": "bot.cli.signoff",
     "review": "bot.cli.review",
     "backtest": "bot.cli.backtest",
+    "new-rule": "bot.cli.new_rule",
     "db": "bot.cli.admin",
     "queue": "bot.cli.admin",
 }
