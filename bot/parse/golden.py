@@ -73,7 +73,9 @@ def parse_golden(path: str, text: str) -> list[GoldenCurve]:
             kwargs[m.group(1)] = m.group(2)
     out = []
     if not isinstance(data, dict):
-        raise YamlError(f"{path}: expected a mapping of model -> thinking mode -> K -> AL")
+        raise YamlError(
+            f"{path}: expected a mapping of model -> thinking mode -> K -> AL", kind="shape"
+        )
     for key, modes in data.items():
         if not isinstance(modes, dict):
             continue

@@ -21,14 +21,84 @@ from typing import Any, Literal, NamedTuple
 import tree_sitter_bash
 from tree_sitter import Language, Query, QueryCursor
 
+from bot.base.problem import Problem, problem
 from bot.base.span import Span
 from bot.parse import argv
-from bot.parse.bash import MAX_PATHS, Assumption, Command, Interpreter, Problem, parse_tree
+from bot.parse.bash import (
+    MAX_PATHS,
+    Assumption,
+    Command,
+    Interpreter,
+    InterpreterProblem,
+    parse_tree,
+)
 from bot.parse.jsonpos import JNode, parse_json
 from bot.parse.values import Str
+from bot.parse.yamlsafe import MAX_DEPTH as YAML_MAX_DEPTH
 from bot.parse.yamlsafe import YamlError, load_roundtrip
 
 MAX_RECIPE_BYTES = 1024 * 1024
+
+# The problems of a recipe, each a variant of RCP000 (`Problem.params` fill it).
+# A bash syntax error: where tree-sitter names it.
+SyntaxProblem = Literal[
+    "syntax_unclosed",  # token, construct: a construct that opens here is never closed
+    "syntax_missing",  # token: a token is missing here
+    "syntax_unexpected",  # near: a token the grammar cannot place
+    "syntax_end",  # the script ends inside a construct
+    "syntax",  # an error tree-sitter does not place
+]
+RecipeProblemKind = Literal[
+    InterpreterProblem,
+    SyntaxProblem,
+    # a bash script as a whole
+    "too_large",  # size, limit (bytes)
+    "binary",  # not a text file
+    "not_utf8",  # bytes that are not UTF-8 (U+FFFD after decoding)
+    "engine_yaml",  # detail: the engine YAML a heredoc writes cannot be read
+    # a YAML recipe (multi-node) or model table as a whole
+    "yaml",  # detail: YAML itself cannot read the file
+    "yaml_unreadable",  # detail: the YAML reader failed on it otherwise
+    "yaml_too_large",  # size, limit (characters)
+    "yaml_too_many_nodes",  # limit
+    "yaml_too_deep",  # limit
+    "crashed",  # error: the parser failed (a bug), nothing was analysed
+    # a multi-node recipe's structure (bot/parse/srt_recipe.py)
+    "empty",
+    "recipe_not_mapping",  # type
+    "not_mapping",  # key, type
+    "not_string",  # key, type
+    "no_section",  # section
+    "unknown_backend",  # backend
+    "roles_not_mapping",  # section, type
+    "unknown_role",  # role, section
+    "no_roles",  # section
+    # a model table (bot/parse/model_table.py)
+    "table_not_mapping",
+    "table_engine_unknown",
+    "not_word_list",  # key
+]
+RecipeProblem = Problem[RecipeProblemKind]
+
+
+def yaml_problem(exc: YamlError) -> RecipeProblem:
+    """A YAML recipe's (or model table's) `YamlError` as a recipe problem."""
+    line = exc.line or 1
+    if exc.kind == "nul":
+        return problem("binary", line)
+    if exc.kind == "not-utf8":
+        return problem("not_utf8", line)
+    if exc.kind == "too-large":
+        return problem("yaml_too_large", line, size=exc.params["size"], limit=exc.params["limit"])
+    if exc.kind == "too-many-nodes":
+        return problem("yaml_too_many_nodes", line, limit=exc.params["limit"])
+    if exc.kind == "too-deep":
+        return problem("yaml_too_deep", line, limit=exc.params.get("limit", str(YAML_MAX_DEPTH)))
+    detail = exc.params.get("detail", "")
+    if exc.kind == "unreadable":
+        return problem("yaml_unreadable", line, detail=detail)
+    return problem("yaml", line, detail=detail)
+
 
 ENGINES = ("vllm", "sglang", "trtllm", "atom")
 # commands that run another (`timeout 600 vllm serve`): the table is `argv.WRAPPERS`
@@ -260,7 +330,7 @@ class Recipe:
     # every other executed command, in order of execution (deduplicated across paths)
     commands: list[Run] = field(default_factory=list)
     comments: dict[int, str] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[RecipeProblem] = field(default_factory=list)
     # multi-node (srt-slurm YAML) recipes: the serving frontend ("dynamo", "vllm", ...)
     multi_node: bool = False
     frontend: str | None = None
@@ -405,39 +475,23 @@ def parse_recipe(
     data = text.encode("utf-8", errors="replace")
     if len(data) > MAX_RECIPE_BYTES:
         recipe.problems.append(
-            Problem(
-                1,
-                f"script is {len(data):,} bytes, over the {MAX_RECIPE_BYTES:,}-byte limit; not analysed",
-            )
+            problem("too_large", size=f"{len(data):,}", limit=f"{MAX_RECIPE_BYTES:,}")
         )
         return recipe
     binary = _binary_at(text)
     if binary is not None:
-        recipe.problems.append(
-            Problem(binary, "the file is not a text file (binary content); not analysed", "binary")
-        )
+        recipe.problems.append(problem("binary", binary))
         return recipe
     if "\ufffd" in text:
         line = text[: text.index("\ufffd")].count("\n") + 1
-        recipe.problems.append(
-            Problem(
-                line,
-                "script is not valid UTF-8 (or contains U+FFFD); values on this line may be wrong",
-            )
-        )
+        recipe.problems.append(problem("not_utf8", line))
     tree = parse_tree(data)
     root = tree.root_node
     _collect_comments(root, recipe, data)
     if root.has_error:
-        line, what = _first_error(root, data)
+        line, syntax, params = _first_error(root, data)
         line = min(line, max(1, len(text.splitlines())))
-        recipe.problems.append(
-            Problem(
-                line,
-                f"bash syntax error on line {line}: {what}; values after it may be missed",
-                "syntax",
-            )
-        )
+        recipe.problems.append(problem(syntax, line, line=str(line), **params))
     launches: list[Launch] = []
     runs: dict[tuple[Any, ...], Run] = {}
     docs: dict[str, Any] = engine_docs if engine_docs is not None else {}
@@ -511,7 +565,9 @@ def parse_recipe(
                         line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
                             0, (exc.line or 1) - 1
                         )
-                        recipe.problems.append(Problem(line, str(exc)))
+                        recipe.problems.append(
+                            problem("engine_yaml", line, detail=exc.params.get("detail", ""))
+                        )
         launches.append(
             Launch(
                 engine=engine,
@@ -538,11 +594,11 @@ def parse_recipe(
     )
     interp.run(root)
     recipe.problems.extend(interp.problems)
-    seen_problems: set[tuple[int, str]] = set()
+    seen_problems: set[tuple[str, int, tuple[tuple[str, str], ...]]] = set()
     unique = []
     for p in recipe.problems:
-        if (p.line, p.message) not in seen_problems:
-            seen_problems.add((p.line, p.message))
+        if p.key() not in seen_problems:
+            seen_problems.add(p.key())
             unique.append(p)
     recipe.problems = unique
     recipe.launches = _dedupe(launches)
@@ -614,20 +670,20 @@ def _binary_at(text: str) -> int | None:
     return None
 
 
-def _first_error(root: Any, data: bytes) -> tuple[int, str]:
-    """(line, what) of the first syntax error tree-sitter names, as precisely as it
-    can: a missing token is reported where its construct opens, an unexpected one
-    where it stands."""
+def _first_error(root: Any, data: bytes) -> tuple[int, SyntaxProblem, dict[str, str]]:
+    """(line, kind, params) of the first syntax error tree-sitter names, as precisely
+    as it can: a missing token is reported where its construct opens, an unexpected
+    one where it stands."""
     stack = [root]
     while stack:
         node = stack.pop()
         if node.is_missing:
             opener = node.parent
             if opener is None or opener.type == "program":
-                return int(node.start_point.row) + 1, f"missing `{node.type}` here"
+                return int(node.start_point.row) + 1, "syntax_missing", {"token": str(node.type)}
             line = int(opener.start_point.row) + 1
-            kind = str(opener.type).replace("_", " ")
-            return line, f"missing `{node.type}` to close the {kind} that starts here"
+            construct = str(opener.type).replace("_", " ")
+            return line, "syntax_unclosed", {"token": str(node.type), "construct": construct}
         if node.type == "ERROR":
             inner = [c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing]
             if inner:
@@ -643,11 +699,13 @@ def _first_error(root: Any, data: bytes) -> tuple[int, str]:
             line = int(at.start_point.row) + 1
             token = data[at.start_byte : at.end_byte].split(b"\n", 1)[0].strip()
             near = token.decode("utf-8", "replace")[:40]
-            return line, f"unexpected `{near}`" if near else "unexpected end of the script"
+            if near:
+                return line, "syntax_unexpected", {"near": near}
+            return line, "syntax_end", {}
         stack.extend(
             reversed([c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing])
         )
-    return 1, "unreadable construct"
+    return 1, "syntax", {}
 
 
 __all__ = [
@@ -659,10 +717,13 @@ __all__ = [
     "Recipe",
     "RecipeKind",
     "RecipeName",
+    "RecipeProblem",
+    "RecipeProblemKind",
     "Run",
     "Setting",
     "describe_path",
     "parse_recipe",
+    "yaml_problem",
 ]
 
 # The YAML recipe parsers build this module's `Recipe` and `Launch`: imported last, as

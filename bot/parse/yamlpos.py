@@ -31,7 +31,15 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from bot.parse.yamlsafe import NOT_RESOLVED, PlainScalars, YamlError, check_shape, thread_yaml
+from bot.parse.yamlsafe import (
+    NOT_RESOLVED,
+    PlainScalars,
+    YamlError,
+    check_shape,
+    refused,
+    thread_yaml,
+    unreadable,
+)
 
 MAX_BYTES = 1024 * 1024
 MAX_EVENTS = 100_000
@@ -125,7 +133,7 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
     try:
         return _load(text, label, thread_yaml("events"))
     except YamlError as exc:
-        if "invalid YAML" not in str(exc):
+        if exc.kind not in _INVALID:
             raise
         first = exc
     # libyaml (YAML 1.1) refuses `{ image: repo/name:tag }`; YAML 1.2 readers
@@ -134,7 +142,8 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
     fixed = text
     for _ in range(_MAX_REQUOTES):
         line = first.line
-        if line is None or "unexpected ':'" not in str(first):
+        # libyaml's own words for a `:` it does not take in a flow mapping
+        if line is None or "unexpected ':'" not in first.params.get("detail", ""):
             break
         rows = fixed.split("\n")
         if not 0 < line <= len(rows):
@@ -147,7 +156,7 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
         try:
             return _load(fixed, label, thread_yaml("events"))
         except YamlError as exc:
-            if "invalid YAML" not in str(exc):
+            if exc.kind not in _INVALID:
                 raise
             first = exc
     # libyaml refuses some plain scalars YAML 1.2 allows in flow mappings
@@ -156,16 +165,24 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
 
 
 _MAX_REQUOTES = 16
+# the parser refused the text (as opposed to a bound or a shape this reader refuses)
+_INVALID = frozenset({"syntax"})
 # `key: value` inside a flow mapping where the plain value holds a `:`
 _FLOW_COLON = re.compile(r"([{,]\s*[\w.-]+:\s+)([^\s'\"{}\[\],][^\s{}\[\],]*:[^\s{}\[\],]*)")
 
 
 def _load(text: str, label: str, loader: YAML) -> Any:
     if len(text) > MAX_BYTES:
-        raise YamlError(f"{label}: {len(text):,} characters is over the {MAX_BYTES:,} limit")
+        raise refused(
+            label,
+            "too-large",
+            f"{len(text):,} characters is over the {MAX_BYTES:,} limit",
+            size=f"{len(text):,}",
+            limit=f"{MAX_BYTES:,}",
+        )
     if "\x00" in text:
-        raise YamlError(
-            f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
+        raise refused(
+            label, "nul", "contains NUL bytes", text[: text.index("\x00")].count("\n") + 1
         )
     anchors: dict[str, Any] = {}
     scalars = PlainScalars()
@@ -178,7 +195,12 @@ def _load(text: str, label: str, loader: YAML) -> Any:
         for event in loader.parse(text):
             count += 1
             if count > MAX_EVENTS:
-                raise YamlError(f"{label}: more than {MAX_EVENTS:,} YAML events; not analysed")
+                raise refused(
+                    label,
+                    "too-many-nodes",
+                    f"more than {MAX_EVENTS:,} YAML events; not analysed",
+                    limit=f"{MAX_EVENTS:,}",
+                )
             cls = type(event)
             if cls is MappingEndEvent:
                 frame = stack.pop()
@@ -191,7 +213,7 @@ def _load(text: str, label: str, loader: YAML) -> Any:
                 documents += 1
                 if documents > 1:
                     line = int(event.start_mark.line) + 1
-                    raise YamlError(f"{label}: more than one YAML document", line=line)
+                    raise refused(label, "shape", "more than one YAML document", line)
                 continue
             if cls not in (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent):
                 continue
@@ -202,8 +224,8 @@ def _load(text: str, label: str, loader: YAML) -> Any:
             if cls is AliasEvent:
                 aliased = True
                 if event.anchor not in anchors:
-                    raise YamlError(
-                        f"{label}: alias *{event.anchor} names no anchor", line=pos[0] + 1
+                    raise refused(
+                        label, "shape", f"alias *{event.anchor} names no anchor", pos[0] + 1
                     )
                 value = anchors[event.anchor]
             elif cls is ScalarEvent:
@@ -227,7 +249,7 @@ def _load(text: str, label: str, loader: YAML) -> Any:
                 root = value
             elif isinstance(parent.container, PosMap) and not parent.has_key:
                 if isinstance(value, (PosMap, PosList)) and cls is not AliasEvent:
-                    raise YamlError(f"{label}: a mapping used as a key", line=pos[0] + 1)
+                    raise refused(label, "shape", "a mapping used as a key", pos[0] + 1)
                 parent.key = value
                 parent.key_pos = pos
                 parent.has_key = True
@@ -241,8 +263,8 @@ def _load(text: str, label: str, loader: YAML) -> Any:
                     try:
                         m[parent.key] = value
                     except TypeError as exc:
-                        raise YamlError(
-                            f"{label}: unusable mapping key", line=parent.key_pos[0] + 1
+                        raise refused(
+                            label, "shape", "unusable mapping key", parent.key_pos[0] + 1
                         ) from exc
                     m.lc.keys[parent.key] = parent.key_pos
                     m.lc.values[parent.key] = pos
@@ -257,18 +279,23 @@ def _load(text: str, label: str, loader: YAML) -> Any:
             if cls in (MappingStartEvent, SequenceStartEvent):
                 stack.append(_Frame(value))
                 if len(stack) > MAX_DEPTH:
-                    raise YamlError(
-                        f"{label}: nesting deeper than {MAX_DEPTH} levels", line=pos[0] + 1
+                    raise refused(
+                        label,
+                        "too-deep",
+                        f"nesting deeper than {MAX_DEPTH} levels",
+                        pos[0] + 1,
+                        limit=str(MAX_DEPTH),
                     )
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = int(mark.line) + 1 if mark is not None else None
         detail = "; ".join(str(x) for x in (exc.context, exc.problem) if x)
-        raise YamlError(f"{label}: invalid YAML: {detail[:300]}", line=where) from exc
+        message = f"{label}: invalid YAML: {detail[:300]}"
+        raise YamlError(message, where, kind="syntax", params={"detail": detail[:300]}) from exc
     except YamlError:
         raise
     except (YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
-        raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
+        raise unreadable(label, exc) from exc
     if aliased:  # only aliases can make the document larger than its events
         check_shape(root, label)
     return root
@@ -287,8 +314,8 @@ def _apply_merges(frame: _Frame, label: str) -> None:
             sources.append(merged)
     for src in sources:
         if not isinstance(src, PosMap):
-            raise YamlError(
-                f"{label}: a merge key (`<<`) must name a mapping", line=target.lc.line + 1
+            raise refused(
+                label, "shape", "a merge key (`<<`) must name a mapping", target.lc.line + 1
             )
         for k, v in src.items():
             if k in target:
