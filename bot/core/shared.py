@@ -30,7 +30,8 @@ from bot.base.span import Span
 from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
 from bot.core.context import Context, route
-from bot.core.model import Finding, T
+from bot.core.model import Finding
+from bot.core.wording import say
 from bot.parse.deps import Layout, resolve, uses
 
 if TYPE_CHECKING:
@@ -41,12 +42,6 @@ if TYPE_CHECKING:
 MAX_DEPTH = 3
 # above this many dependents of one change the rest is not linted (and said so)
 MAX_DEPENDENTS = 1500
-
-# how an introduced finding reads on the shared file's line
-VIA = T(
-    en="{message} (in `{recipe}` line {line}, which uses `{shared}`; new with this change)",
-    zh="{message}（见 `{recipe}` 第 {line} 行，该文件使用 `{shared}`；由本次修改引入）",
-)
 
 
 @dataclass(frozen=True)
@@ -159,18 +154,13 @@ def _on_shared(f: Finding, shared: str, line: int | None) -> Finding:
     """An introduced finding, on the shared file's changed line when it has one."""
     if line is None:
         return replace(f, in_diff=None)
-    params = {
-        "message": f.message.en,
-        "message_zh": f.message.zh,
-        "recipe": f.path,
-        "line": f.span.line,
-        "shared": shared,
-    }
     return replace(
         f,
         path=shared,
         span=Span(line),
-        message=VIA.format(params),
+        message=say(
+            "via-shared", message=f.message, recipe=f.path, line=f.span.line, shared=shared
+        ),
         subject=f"{f.path}: {f.subject}",
         suggestion=None,
         proposal=None,
