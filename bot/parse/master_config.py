@@ -272,88 +272,12 @@ _START_EVENTS = (MappingStartEvent, SequenceStartEvent)
 
 def _walk(text: str) -> _Walk | MasterProblem:
     """Build values and positions from the event stream, within the size and depth bounds."""
-    out = _Walk()
-    stack: list[_Frame] = []
-    lines = out.lines
-    count = 0
-    documents = 0
+    walker = _Walker()
     try:
-        scalars = PlainScalars()
         for event in thread_yaml("events").parse(text):
-            count += 1
-            if count > MAX_EVENTS:
-                return problem("too-many-nodes", 1, limit=f"{MAX_EVENTS:,}")
-            cls = type(event)
-            if cls is SequenceEndEvent or cls is MappingEndEvent:
-                if stack:
-                    stack.pop()
-                continue
-            if cls is DocumentStartEvent:
-                documents += 1
-                if documents > 1 or event.version is not None:
-                    out.fallback = True
-                continue
-            if cls is not ScalarEvent and cls is not AliasEvent and cls not in _START_EVENTS:
-                continue
-            line = int(event.start_mark.line) + 1
-            if cls is AliasEvent or event.anchor is not None:
-                out.fallback = True
-            if cls is not AliasEvent and event.tag is not None:
-                out.fallback = True
-            value: Any
-            if cls is ScalarEvent:
-                if event.tag is None and event.implicit[0]:
-                    value = scalars.resolve(event.value)
-                    if value is NOT_RESOLVED:
-                        out.fallback = True
-                        value = event.value
-                else:
-                    value = event.value
-            elif cls is MappingStartEvent:
-                value = {}
-            elif cls is SequenceStartEvent:
-                value = []
-            else:
-                value = None
-            parent = stack[-1] if stack else None
-            if parent is None:
-                out.data = value
-                path: PathKey = ()
-            elif parent.is_map and not parent.has_key:
-                # a mapping key
-                key: Hashable
-                merge = cls is ScalarEvent and event.tag is None and event.value == "<<"
-                if cls is not ScalarEvent or (merge and event.implicit[0]):
-                    out.fallback = True  # complex or merge keys: the safe loader builds them
-                    key = _Placeholder()
-                else:
-                    key = value
-                    if key in parent.container:
-                        out.fallback = True  # the safe loader names the duplicate
-                        key = _Placeholder()
-                parent.key = key
-                parent.has_key = True
-                path = (*parent.path, key)
-                lines.setdefault(path, line)
-                if len(stack) == 1:
-                    out.top_lines.setdefault(key, line)
-                if cls in _START_EVENTS:  # a complex key: walk it, keep nothing
-                    stack.append(_Frame(value, path, cls is MappingStartEvent))
-                    if len(stack) > MAX_DEPTH:
-                        return problem("too-deep", line, limit=str(MAX_DEPTH))
-                continue
-            elif parent.is_map:
-                parent.container[parent.key] = value
-                parent.has_key = False
-                path = (*parent.path, parent.key)
-            else:
-                path = (*parent.path, len(parent.container))
-                parent.container.append(value)
-                lines[path] = line
-            if cls in _START_EVENTS:
-                stack.append(_Frame(value, path, cls is MappingStartEvent))
-                if len(stack) > MAX_DEPTH:
-                    return problem("too-deep", line, limit=str(MAX_DEPTH))
+            stop = walker.feed(event)
+            if stop is not None:
+                return stop
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = int(mark.line) + 1 if mark is not None else 1
@@ -361,8 +285,106 @@ def _walk(text: str) -> _Walk | MasterProblem:
         return problem("yaml", line, detail=detail[:300] or "unreadable YAML")
     except (YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
         return problem("yaml", 1, detail=f"{type(exc).__name__}: {exc}"[:300])
-    out.events = count
-    return out
+    walker.out.events = walker.count
+    return walker.out
+
+
+class _Walker:
+    """One pass over the events: values, the line of every key and item, and whether
+    the safe loader must build the values instead (`_Walk.fallback`)."""
+
+    def __init__(self) -> None:
+        self.out = _Walk()
+        self.stack: list[_Frame] = []
+        self.count = 0
+        self.documents = 0
+        self.scalars = PlainScalars()
+
+    def feed(self, event: Any) -> MasterProblem | None:
+        """Take one event; a problem when a bound is passed."""
+        self.count += 1
+        if self.count > MAX_EVENTS:
+            return problem("too-many-nodes", 1, limit=f"{MAX_EVENTS:,}")
+        cls = type(event)
+        if cls is SequenceEndEvent or cls is MappingEndEvent:
+            if self.stack:
+                self.stack.pop()
+            return None
+        if cls is DocumentStartEvent:
+            self.documents += 1
+            if self.documents > 1 or event.version is not None:
+                self.out.fallback = True
+            return None
+        if cls is not ScalarEvent and cls is not AliasEvent and cls not in _START_EVENTS:
+            return None
+        line = int(event.start_mark.line) + 1
+        value = self._value(event, cls)
+        parent = self.stack[-1] if self.stack else None
+        path: PathKey
+        if parent is None:
+            self.out.data = value
+            path = ()
+        elif parent.is_map and not parent.has_key:
+            return self._key(event, cls, value, parent, line)
+        elif parent.is_map:
+            parent.container[parent.key] = value
+            parent.has_key = False
+            path = (*parent.path, parent.key)
+        else:
+            path = (*parent.path, len(parent.container))
+            parent.container.append(value)
+            self.out.lines[path] = line
+        return self._open(cls, value, path, line)
+
+    def _value(self, event: Any, cls: type) -> Any:
+        if cls is AliasEvent or event.anchor is not None:
+            self.out.fallback = True
+        if cls is not AliasEvent and event.tag is not None:
+            self.out.fallback = True
+        if cls is ScalarEvent:
+            if event.tag is None and event.implicit[0]:
+                value = self.scalars.resolve(event.value)
+                if value is NOT_RESOLVED:
+                    self.out.fallback = True
+                    return event.value
+                return value
+            return event.value
+        if cls is MappingStartEvent:
+            return {}
+        if cls is SequenceStartEvent:
+            return []
+        return None
+
+    def _key(
+        self, event: Any, cls: type, value: Any, parent: _Frame, line: int
+    ) -> MasterProblem | None:
+        """A mapping key: its line, and the frame's next value goes under it."""
+        key: Hashable
+        merge = cls is ScalarEvent and event.tag is None and event.value == "<<"
+        if cls is not ScalarEvent or (merge and event.implicit[0]):
+            self.out.fallback = True  # complex or merge keys: the safe loader builds them
+            key = _Placeholder()
+        else:
+            key = value
+            if key in parent.container:
+                self.out.fallback = True  # the safe loader names the duplicate
+                key = _Placeholder()
+        parent.key = key
+        parent.has_key = True
+        path = (*parent.path, key)
+        self.out.lines.setdefault(path, line)
+        if len(self.stack) == 1:
+            self.out.top_lines.setdefault(key, line)
+        # a complex key: walk it, keep nothing
+        return self._open(cls, value, path, line)
+
+    def _open(self, cls: type, value: Any, path: PathKey, line: int) -> MasterProblem | None:
+        """A mapping or sequence starts: later events fill it, within the depth bound."""
+        if cls in _START_EVENTS:
+            self.stack.append(_Frame(value, path, cls is MappingStartEvent))
+            if len(self.stack) > MAX_DEPTH:
+                return problem("too-deep", line, limit=str(MAX_DEPTH))
+        return None
 
 
 # The changelog parser builds its values the same way when the file is plain

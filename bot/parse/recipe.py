@@ -472,19 +472,9 @@ def parse_recipe(
     recipe = Recipe(
         path=path, text=text, kind=kind, model=model, precision=precision, sku=sku, mtp=mtp
     )
-    data = text.encode("utf-8", errors="replace")
-    if len(data) > MAX_RECIPE_BYTES:
-        recipe.problems.append(
-            problem("too_large", size=f"{len(data):,}", limit=f"{MAX_RECIPE_BYTES:,}")
-        )
+    data = _script_bytes(recipe)
+    if data is None:
         return recipe
-    binary = _binary_at(text)
-    if binary is not None:
-        recipe.problems.append(problem("binary", binary))
-        return recipe
-    if "\ufffd" in text:
-        line = text[: text.index("\ufffd")].count("\n") + 1
-        recipe.problems.append(problem("not_utf8", line))
     tree = parse_tree(data)
     root = tree.root_node
     _collect_comments(root, recipe, data)
@@ -492,100 +482,10 @@ def parse_recipe(
         line, syntax, params = _first_error(root, data)
         line = min(line, max(1, len(text.splitlines())))
         recipe.problems.append(problem(syntax, line, line=str(line), **params))
-    launches: list[Launch] = []
-    runs: dict[tuple[Any, ...], Run] = {}
-    docs: dict[str, Any] = engine_docs if engine_docs is not None else {}
-    parsed_flags: dict[tuple[Any, ...], dict[str, list[Flag]]] = {}
-
-    def on_command(cmd: Command) -> None:
-        found = _engine_at(cmd.words)
-        if found is None:
-            run = Run(
-                words=tuple(cmd.words),
-                span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
-                stdin=cmd.stdin,
-                redirect_to=cmd.redirect_to,
-                assumptions=cmd.state.assumptions,
-                eval_only=_eval_only(cmd.state.assumptions),
-                runs=_runs(cmd, inputs.command_runners),
-            )
-            key = (
-                cmd.line,
-                tuple(w.text for w in cmd.words),
-                cmd.stdin.text if cmd.stdin is not None else None,
-                cmd.redirect_to.text if cmd.redirect_to is not None else None,
-                run.eval_only,
-                tuple(w.text for w in run.runs),
-            )
-            prev = runs.get(key)
-            if prev is not None and prev.assumptions != run.assumptions:
-                # run on several paths: keep only the conditions they share
-                common = tuple(a for a in prev.assumptions if a in run.assumptions)
-                run = replace(prev, assumptions=common)
-            elif prev is not None:
-                return
-            runs[key] = run
-            return
-        engine, start = found
-        args = cmd.words[start:]
-        # the same command on several paths parses to the same flags
-        flag_key = (cmd.line, tuple(args))
-        flags = parsed_flags.get(flag_key)
-        if flags is None:
-            flags = parsed_flags[flag_key] = parse_flags(args, cmd.line)
-        env = {
-            k: v
-            for k, v in cmd.state.vars.items()
-            if k in cmd.state.exported and isinstance(v, Str)
-        }
-        env.update(cmd.inline_env)
-        # `env A=B cmd` inline assignments
-        for w in cmd.words[:start]:
-            if w.known and re.match(r"^[A-Za-z_]\w*=", w.text):
-                k, _, _v = w.text.partition("=")
-                env[k] = argv.after(w, len(k) + 1)
-        yaml_text: Str | None = None
-        yaml_doc: Any | None = None
-        if engine == "trtllm":
-            cfg = None
-            for name in ("--extra_llm_api_options", "--extra-llm-api-options", "--config"):
-                got = flags.get(name)
-                if got and got[-1].value is not None:
-                    cfg = got[-1].value
-            if cfg is not None:
-                yaml_text = cmd.state.files.get(cfg.text)
-                if yaml_text is not None:
-                    try:
-                        # round trip (positions needed); variants share texts: load each once
-                        doc_text = yaml_text.placeholder_text()
-                        if doc_text not in docs:
-                            docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
-                        yaml_doc = docs[doc_text]
-                    except YamlError as exc:
-                        line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
-                            0, (exc.line or 1) - 1
-                        )
-                        recipe.problems.append(
-                            problem("engine_yaml", line, detail=exc.params.get("detail", ""))
-                        )
-        launches.append(
-            Launch(
-                engine=engine,
-                words=cmd.words,
-                flags=flags,
-                env=env,
-                engine_yaml=yaml_doc,
-                engine_yaml_text=yaml_text,
-                span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
-                assumptions=cmd.state.assumptions,
-                eval_only=_eval_only(cmd.state.assumptions),
-                conditions=cmd.state.conditions(),
-            )
-        )
-
+    seen = _Commands(recipe, inputs, engine_docs if engine_docs is not None else {})
     interp = Interpreter(
         data,
-        on_command,
+        seen.take,
         report=REPORTED_COMMANDS,
         domains=domains,
         watched_flags=inputs.watched_flags,
@@ -601,9 +501,138 @@ def parse_recipe(
             seen_problems.add(p.key())
             unique.append(p)
     recipe.problems = unique
-    recipe.launches = _dedupe(launches)
-    recipe.commands = list(runs.values())
+    recipe.launches = _dedupe(seen.launches)
+    recipe.commands = list(seen.runs.values())
     return recipe
+
+
+def _script_bytes(recipe: Recipe) -> bytes | None:
+    """The script as the parser reads it; None (with the problem) when it is not read."""
+    text = recipe.text
+    data = text.encode("utf-8", errors="replace")
+    if len(data) > MAX_RECIPE_BYTES:
+        recipe.problems.append(
+            problem("too_large", size=f"{len(data):,}", limit=f"{MAX_RECIPE_BYTES:,}")
+        )
+        return None
+    binary = _binary_at(text)
+    if binary is not None:
+        recipe.problems.append(problem("binary", binary))
+        return None
+    if "\ufffd" in text:
+        line = text[: text.index("\ufffd")].count("\n") + 1
+        recipe.problems.append(problem("not_utf8", line))
+    return data
+
+
+class _Commands:
+    """What the interpreter reports it runs: engine launches, and every other command."""
+
+    def __init__(self, recipe: Recipe, inputs: RecipeInputs, docs: dict[str, Any]) -> None:
+        self.recipe = recipe
+        self.inputs = inputs
+        # engine YAML texts already loaded (variants share them: each is loaded once)
+        self.docs = docs
+        self.launches: list[Launch] = []
+        self.runs: dict[tuple[Any, ...], Run] = {}
+        # the same command on several paths parses to the same flags
+        self.parsed_flags: dict[tuple[Any, ...], dict[str, list[Flag]]] = {}
+
+    def take(self, cmd: Command) -> None:
+        found = _engine_at(cmd.words)
+        if found is None:
+            self._run(cmd)
+        else:
+            self._launch(cmd, *found)
+
+    def _run(self, cmd: Command) -> None:
+        run = Run(
+            words=tuple(cmd.words),
+            span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
+            stdin=cmd.stdin,
+            redirect_to=cmd.redirect_to,
+            assumptions=cmd.state.assumptions,
+            eval_only=_eval_only(cmd.state.assumptions),
+            runs=_runs(cmd, self.inputs.command_runners),
+        )
+        key = (
+            cmd.line,
+            tuple(w.text for w in cmd.words),
+            cmd.stdin.text if cmd.stdin is not None else None,
+            cmd.redirect_to.text if cmd.redirect_to is not None else None,
+            run.eval_only,
+            tuple(w.text for w in run.runs),
+        )
+        prev = self.runs.get(key)
+        if prev is not None and prev.assumptions != run.assumptions:
+            # run on several paths: keep only the conditions they share
+            common = tuple(a for a in prev.assumptions if a in run.assumptions)
+            run = replace(prev, assumptions=common)
+        elif prev is not None:
+            return
+        self.runs[key] = run
+
+    def _launch(self, cmd: Command, engine: str, start: int) -> None:
+        args = cmd.words[start:]
+        flag_key = (cmd.line, tuple(args))
+        flags = self.parsed_flags.get(flag_key)
+        if flags is None:
+            flags = self.parsed_flags[flag_key] = parse_flags(args, cmd.line)
+        env = {
+            k: v
+            for k, v in cmd.state.vars.items()
+            if k in cmd.state.exported and isinstance(v, Str)
+        }
+        env.update(cmd.inline_env)
+        # `env A=B cmd` inline assignments
+        for w in cmd.words[:start]:
+            if w.known and re.match(r"^[A-Za-z_]\w*=", w.text):
+                k, _, _v = w.text.partition("=")
+                env[k] = argv.after(w, len(k) + 1)
+        yaml_text, yaml_doc = self._engine_yaml(cmd, flags) if engine == "trtllm" else (None, None)
+        self.launches.append(
+            Launch(
+                engine=engine,
+                words=cmd.words,
+                flags=flags,
+                env=env,
+                engine_yaml=yaml_doc,
+                engine_yaml_text=yaml_text,
+                span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
+                assumptions=cmd.state.assumptions,
+                eval_only=_eval_only(cmd.state.assumptions),
+                conditions=cmd.state.conditions(),
+            )
+        )
+
+    def _engine_yaml(
+        self, cmd: Command, flags: dict[str, list[Flag]]
+    ) -> tuple[Str | None, Any | None]:
+        """The TensorRT-LLM engine YAML a heredoc wrote for this launch: its text and,
+        when it loads, the document (round trip: positions needed)."""
+        cfg = None
+        for name in ("--extra_llm_api_options", "--extra-llm-api-options", "--config"):
+            got = flags.get(name)
+            if got and got[-1].value is not None:
+                cfg = got[-1].value
+        if cfg is None:
+            return None, None
+        yaml_text = cmd.state.files.get(cfg.text)
+        if yaml_text is None:
+            return None, None
+        doc_text = yaml_text.placeholder_text()
+        try:
+            if doc_text not in self.docs:
+                self.docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
+            return yaml_text, self.docs[doc_text]
+        except YamlError as exc:
+            line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
+                0, (exc.line or 1) - 1
+            )
+            self.recipe.problems.append(
+                problem("engine_yaml", line, detail=exc.params.get("detail", ""))
+            )
+            return yaml_text, None
 
 
 def _runs(cmd: Command, runners: Mapping[str, str]) -> tuple[Str, ...]:

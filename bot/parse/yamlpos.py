@@ -184,108 +184,10 @@ def _load(text: str, label: str, loader: YAML) -> Any:
         raise refused(
             label, "nul", "contains NUL bytes", text[: text.index("\x00")].count("\n") + 1
         )
-    anchors: dict[str, Any] = {}
-    scalars = PlainScalars()
-    stack: list[_Frame] = []
-    root: Any = None
-    documents = 0
-    count = 0
-    aliased = False
+    builder = _Builder(label)
     try:
         for event in loader.parse(text):
-            count += 1
-            if count > MAX_EVENTS:
-                raise refused(
-                    label,
-                    "too-many-nodes",
-                    f"more than {MAX_EVENTS:,} YAML events; not analysed",
-                    limit=f"{MAX_EVENTS:,}",
-                )
-            cls = type(event)
-            if cls is MappingEndEvent:
-                frame = stack.pop()
-                _apply_merges(frame, label)
-                continue
-            if cls is SequenceEndEvent:
-                stack.pop()
-                continue
-            if cls is DocumentStartEvent:
-                documents += 1
-                if documents > 1:
-                    line = int(event.start_mark.line) + 1
-                    raise refused(label, "shape", "more than one YAML document", line)
-                continue
-            if cls not in (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent):
-                continue
-            pos = (int(event.start_mark.line), int(event.start_mark.column))
-            quoted = False
-            raw: str | None = None
-            value: Any
-            if cls is AliasEvent:
-                aliased = True
-                if event.anchor not in anchors:
-                    raise refused(
-                        label, "shape", f"alias *{event.anchor} names no anchor", pos[0] + 1
-                    )
-                value = anchors[event.anchor]
-            elif cls is ScalarEvent:
-                raw = event.value
-                if event.tag is None and event.implicit[0]:
-                    value = scalars.resolve(event.value)
-                    if value is NOT_RESOLVED:
-                        value = _MERGE if event.value == "<<" else event.value
-                else:
-                    value = event.value
-                    quoted = event.style in ("'", '"')
-            elif cls is MappingStartEvent:
-                value = PosMap(*pos)
-            else:
-                value = PosList(*pos)
-            anchor = getattr(event, "anchor", None) if cls is not AliasEvent else None
-            if anchor is not None:
-                anchors[anchor] = value
-            parent = stack[-1] if stack else None
-            if parent is None:
-                root = value
-            elif isinstance(parent.container, PosMap) and not parent.has_key:
-                if isinstance(value, (PosMap, PosList)) and cls is not AliasEvent:
-                    raise refused(label, "shape", "a mapping used as a key", pos[0] + 1)
-                parent.key = value
-                parent.key_pos = pos
-                parent.has_key = True
-                continue
-            elif isinstance(parent.container, PosMap):
-                m: PosMap = parent.container
-                parent.has_key = False
-                if parent.key is _MERGE:
-                    parent.merges.append(value)
-                else:
-                    try:
-                        m[parent.key] = value
-                    except TypeError as exc:
-                        raise refused(
-                            label, "shape", "unusable mapping key", parent.key_pos[0] + 1
-                        ) from exc
-                    m.lc.keys[parent.key] = parent.key_pos
-                    m.lc.values[parent.key] = pos
-                    if quoted:
-                        m.lc.quoted.add(parent.key)
-                    if raw is not None:
-                        m.lc.raw[parent.key] = raw
-            else:
-                lst: PosList = parent.container
-                lst.append(value)
-                lst.items.append(pos)
-            if cls in (MappingStartEvent, SequenceStartEvent):
-                stack.append(_Frame(value))
-                if len(stack) > MAX_DEPTH:
-                    raise refused(
-                        label,
-                        "too-deep",
-                        f"nesting deeper than {MAX_DEPTH} levels",
-                        pos[0] + 1,
-                        limit=str(MAX_DEPTH),
-                    )
+            builder.feed(event)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = int(mark.line) + 1 if mark is not None else None
@@ -296,9 +198,138 @@ def _load(text: str, label: str, loader: YAML) -> Any:
         raise
     except (YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
         raise unreadable(label, exc) from exc
-    if aliased:  # only aliases can make the document larger than its events
-        check_shape(root, label)
-    return root
+    if builder.aliased:  # only aliases can make the document larger than its events
+        check_shape(builder.root, label)
+    return builder.root
+
+
+_NODE_EVENTS = (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent)
+
+
+class _Builder:
+    """Builds one document's positioned values from the parser's events."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.anchors: dict[str, Any] = {}
+        self.scalars = PlainScalars()
+        self.stack: list[_Frame] = []
+        self.root: Any = None
+        self.documents = 0
+        self.count = 0
+        self.aliased = False
+
+    def feed(self, event: Any) -> None:
+        self.count += 1
+        if self.count > MAX_EVENTS:
+            raise refused(
+                self.label,
+                "too-many-nodes",
+                f"more than {MAX_EVENTS:,} YAML events; not analysed",
+                limit=f"{MAX_EVENTS:,}",
+            )
+        cls = type(event)
+        if cls is MappingEndEvent:
+            _apply_merges(self.stack.pop(), self.label)
+            return
+        if cls is SequenceEndEvent:
+            self.stack.pop()
+            return
+        if cls is DocumentStartEvent:
+            self.documents += 1
+            if self.documents > 1:
+                line = int(event.start_mark.line) + 1
+                raise refused(self.label, "shape", "more than one YAML document", line)
+            return
+        if cls not in _NODE_EVENTS:
+            return
+        pos = (int(event.start_mark.line), int(event.start_mark.column))
+        value, quoted, raw = self._value(event, cls, pos)
+        anchor = getattr(event, "anchor", None) if cls is not AliasEvent else None
+        if anchor is not None:
+            self.anchors[anchor] = value
+        if not self._attach(value, cls is AliasEvent, pos, quoted, raw):
+            return
+        if cls in (MappingStartEvent, SequenceStartEvent):
+            self.stack.append(_Frame(value))
+            if len(self.stack) > MAX_DEPTH:
+                raise refused(
+                    self.label,
+                    "too-deep",
+                    f"nesting deeper than {MAX_DEPTH} levels",
+                    pos[0] + 1,
+                    limit=str(MAX_DEPTH),
+                )
+
+    def _value(self, event: Any, cls: type, pos: tuple[int, int]) -> tuple[Any, bool, str | None]:
+        """The event's value, whether it is a quoted scalar, and its source text."""
+        if cls is AliasEvent:
+            self.aliased = True
+            if event.anchor not in self.anchors:
+                raise refused(
+                    self.label, "shape", f"alias *{event.anchor} names no anchor", pos[0] + 1
+                )
+            return self.anchors[event.anchor], False, None
+        if cls is ScalarEvent:
+            if event.tag is None and event.implicit[0]:
+                value = self.scalars.resolve(event.value)
+                if value is NOT_RESOLVED:
+                    value = _MERGE if event.value == "<<" else event.value
+                return value, False, event.value
+            return event.value, event.style in ("'", '"'), event.value
+        if cls is MappingStartEvent:
+            return PosMap(*pos), False, None
+        return PosList(*pos), False, None
+
+    def _attach(
+        self, value: Any, alias: bool, pos: tuple[int, int], quoted: bool, raw: str | None
+    ) -> bool:
+        """Put `value` where the open collection expects it; False when it is a key
+        (whose value comes next)."""
+        parent = self.stack[-1] if self.stack else None
+        if parent is None:
+            self.root = value
+            return True
+        container = parent.container
+        if isinstance(container, PosMap) and not parent.has_key:
+            if isinstance(value, (PosMap, PosList)) and not alias:
+                raise refused(self.label, "shape", "a mapping used as a key", pos[0] + 1)
+            parent.key = value
+            parent.key_pos = pos
+            parent.has_key = True
+            return False
+        if isinstance(container, PosMap):
+            parent.has_key = False
+            if parent.key is _MERGE:
+                parent.merges.append(value)
+            else:
+                self._set(container, parent, value, pos, quoted, raw)
+            return True
+        container.append(value)
+        container.items.append(pos)
+        return True
+
+    def _set(
+        self,
+        m: PosMap,
+        parent: _Frame,
+        value: Any,
+        pos: tuple[int, int],
+        quoted: bool,
+        raw: str | None,
+    ) -> None:
+        try:
+            m[parent.key] = value
+        except TypeError as exc:
+            raise refused(
+                self.label, "shape", "unusable mapping key", parent.key_pos[0] + 1
+            ) from exc
+        m.lc.keys[parent.key] = parent.key_pos
+        m.lc.values[parent.key] = pos
+        if quoted:
+            m.lc.quoted.add(parent.key)
+        if raw is not None:
+            m.lc.raw[parent.key] = raw
 
 
 def _apply_merges(frame: _Frame, label: str) -> None:
