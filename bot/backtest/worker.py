@@ -15,7 +15,7 @@ import traceback
 from dataclasses import dataclass
 
 from bot.backtest.lintchange import MissingObject, ObjectReader, RuleClock, lint_change
-from bot.backtest.store import FindingRow, LintResult
+from bot.backtest.store import FindingRow, LintResult, LintStatus
 from bot.core.context import ParseCache
 from bot.core.registry import RuleModule, all_rules
 from bot.sources import SourceError
@@ -56,7 +56,9 @@ def run_task(task: Task) -> list[LintResult]:
     for sha, base, day in task.commits:
         clock = RuleClock()
         start = time.perf_counter()
-        status, detail, files = "ok", None, 0
+        status: LintStatus = "ok"
+        detail: str | None = None
+        files = 0
         rows: tuple[FindingRow, ...] = ()
         try:
             report = lint_change(

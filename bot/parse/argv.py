@@ -419,7 +419,7 @@ class Install:
 
 @dataclass(frozen=True)
 class PipInstall:
-    tool: str  # "pip" | "uv pip"
+    tool: Literal["pip", "uv pip"]
     args: Args  # the arguments after `install`
     installs: tuple[Install, ...]  # positionals first, then `-e` editables
     requirement_files: tuple[Str, ...]
@@ -455,7 +455,9 @@ def pip_install(words: Sequence[Str]) -> PipInstall | None:
     return None
 
 
-def _install(tool: str, words: Sequence[Str], spec_name: str) -> PipInstall | None:
+def _install(
+    tool: Literal["pip", "uv pip"], words: Sequence[Str], spec_name: str
+) -> PipInstall | None:
     top = parse(words, SPECS[spec_name])
     k = top.rest
     if k is None or top.words[k].text != "install":

@@ -18,7 +18,7 @@ from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import SEVERITY_RANK, Finding, T
 from bot.core.suppress import Silenced
 from bot.core.wording import JOINERS, SEVERITY, both, say
-from bot.github.types import Comment, ReviewComment, Status
+from bot.github.types import Comment, ReviewComment, Status, StatusState
 from bot.report.markers import FP_MARK as FP_MARK
 from bot.report.markers import MAX_BODY as MAX_BODY
 from bot.report.markers import REFUSED_MARK as REFUSED_MARK
@@ -286,6 +286,7 @@ def status_for(
     """
     gate = decide(findings, silenced)
     c = counts(findings)
+    state: StatusState
     if gate.state == "fail":
         state = "failure"
         text = say("status-fail", n=len(gate.errors), warnings=c["warning"])

@@ -11,12 +11,18 @@ import json
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
-from bot.server.webhook import PullEvent, SignoffRequest
+from bot.server.webhook import Kind, PullEvent, SignoffRequest
 
 DEFAULT_LEASE_SECONDS = 30.0  # renewed every third of it: a dead worker's jobs return fast
-REVIEW, SIGNOFF, ADVISE = "review", "signoff", "advise"  # job kinds
+JobKind = Literal["review", "signoff", "advise"]
+# a delivery as the webhook classified it (`webhook.Decision.kind`), or the advise job a
+# worker queues after a finished review
+RecordKind = Literal[Kind, "advise"]
+REVIEW: JobKind = "review"
+SIGNOFF: JobKind = "signoff"
+ADVISE: JobKind = "advise"
 MAX_JOB_EVENTS = 200  # delivery summaries kept per sign-off job (the newest)
 
 QUEUED, RUNNING, DONE, DEAD, SUPERSEDED = "queued", "running", "done", "dead", "superseded"
@@ -25,7 +31,7 @@ FINISHED = (DONE, DEAD, SUPERSEDED)
 
 # What ingest did with a delivery (also the `outcome` label of the deliveries metric);
 # `conflict`: a delivery id seen before, with another body (nothing stored, answered 409).
-INGEST_OUTCOMES = (
+IngestOutcome = Literal[
     "queued",
     "collapsed",
     "superseded",
@@ -33,7 +39,8 @@ INGEST_OUTCOMES = (
     "ping",
     "malformed",
     "conflict",
-)
+]
+INGEST_OUTCOMES: tuple[IngestOutcome, ...] = get_args(IngestOutcome)
 
 
 @dataclass(frozen=True)
@@ -43,7 +50,7 @@ class DeliveryRecord:
     delivery_id: str
     event: str
     action: str | None
-    kind: str  # review | signoff | ping | ignore | malformed (webhook.Decision.kind)
+    kind: RecordKind
     reason: str
     pull: PullEvent | None = None
     body_sha256: str = ""
@@ -53,7 +60,7 @@ class DeliveryRecord:
 
 @dataclass(frozen=True)
 class Ingested:
-    outcome: str  # one of INGEST_OUTCOMES
+    outcome: IngestOutcome
     job_id: int | None = None
     duplicate: bool = False  # the delivery id was seen before
     requeued: bool = False  # a redelivery revived its dead job
@@ -71,7 +78,7 @@ class Job:
     attempts: int  # including the one now running
     lease_token: str
     created_at: float
-    kind: str = REVIEW
+    kind: JobKind = REVIEW
     events: tuple[dict[str, Any], ...] = ()  # sign-off jobs: the deliveries' summaries
 
 

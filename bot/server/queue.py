@@ -64,10 +64,13 @@ from bot.server.jobs import SUPERSEDED as SUPERSEDED
 from bot.server.jobs import DeliveryRecord as DeliveryRecord
 from bot.server.jobs import GroupCommit as GroupCommit
 from bot.server.jobs import Ingested as Ingested
+from bot.server.jobs import IngestOutcome as IngestOutcome
 from bot.server.jobs import Job as Job
+from bot.server.jobs import JobKind as JobKind
 from bot.server.jobs import JobQueue as JobQueue
 from bot.server.jobs import QueueError as QueueError
 from bot.server.jobs import QueueStats as QueueStats
+from bot.server.jobs import RecordKind as RecordKind
 from bot.server.jobs import RejectedRecord as RejectedRecord
 from bot.server.jobs import Slot as Slot
 from bot.server.jobs import leased_job as leased_job
@@ -291,7 +294,7 @@ class SQLiteQueue:
 
     def _decide(
         self, db: sqlite3.Connection, record: DeliveryRecord, now: float
-    ) -> tuple[str, int | None, str]:
+    ) -> tuple[IngestOutcome, int | None, str]:
         if record.kind == "ping":
             return "ping", None, record.reason
         if record.kind == "malformed":
@@ -311,7 +314,7 @@ class SQLiteQueue:
 
     def _enqueue_signoff(
         self, db: sqlite3.Connection, req: SignoffRequest, now: float
-    ) -> tuple[str, int | None]:
+    ) -> tuple[IngestOutcome, int | None]:
         """Queue a sign-off job, or add this delivery to the PR's queued one."""
         queued = db.execute(
             "SELECT id, events FROM jobs WHERE repo = ? AND number = ? AND kind = ?"
@@ -352,7 +355,7 @@ class SQLiteQueue:
 
     def _enqueue_advise(
         self, db: sqlite3.Connection, ev: PullEvent, now: float
-    ) -> tuple[str, int | None]:
+    ) -> tuple[IngestOutcome, int | None]:
         """Queue an advise job (after a finished review), or move the PR's queued one to
         this head."""
         queued = db.execute(
@@ -375,7 +378,7 @@ class SQLiteQueue:
 
     def _decide_review(
         self, db: sqlite3.Connection, ev: PullEvent, reason: str, now: float
-    ) -> tuple[str, int | None, str]:
+    ) -> tuple[IngestOutcome, int | None, str]:
         pull = db.execute(
             "SELECT head_sha, head_at, reviewed_head FROM pulls WHERE repo = ? AND number = ?",
             (ev.repo, ev.number),

@@ -13,7 +13,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from bot.advisor.client import AdvisorConfigError, advisor_settings
 
@@ -25,10 +25,14 @@ class SettingsError(Exception):
     """The configuration is unusable; the message names the variable."""
 
 
+# how an option's text is read: `secret` is a string never shown, `path` a file name
+OptionKind = Literal["str", "int", "float", "bool", "secret", "path"]
+
+
 @dataclass(frozen=True)
 class Option:
     env: str
-    kind: str  # str | int | float | bool | secret | path
+    kind: OptionKind
     default: str
     help: str
 
