@@ -72,7 +72,9 @@ def test_the_rules_that_word_problems_read_no_prose_back(rule_id: str) -> None:
     assert "re" not in imported and "re" not in modules
 
 
-def _rcp000(files: dict[str, str], base: dict[str, str] | None = None) -> list[tuple[str, str]]:
+def _rcp000(
+    files: dict[str, str | bytes], base: dict[str, str | bytes] | None = None
+) -> list[tuple[str, str]]:
     from bot.core.changeset import build_changeset
 
     rm = get_rule("RCP000")
@@ -117,3 +119,16 @@ def test_a_syntax_token_that_cannot_be_quoted_is_worded_without_it() -> None:
     )
     (f,) = report.findings
     assert f.message.en == rm.rule.variants["syntax"].en.format(line=problem.line)
+
+
+LATIN1 = b'#!/usr/bin/env bash\necho caf\xe9\nvllm serve "$MODEL"\n'
+CLEAN = '#!/usr/bin/env bash\necho cafe\nvllm serve "$MODEL"\n'
+
+
+def test_bytes_that_are_not_utf8_in_a_changed_file_block() -> None:
+    # the file's own bytes, as git stores them (not a decoded U+FFFD)
+    assert _rcp000({PATH: LATIN1}, base={PATH: CLEAN}) == [("error", "Save the file as UTF-8")]
+
+
+def test_bytes_that_are_not_utf8_already_on_the_base_stay_a_warning() -> None:
+    assert _rcp000({PATH: LATIN1}, base={PATH: LATIN1}) == [("warning", "Save the file as UTF-8")]
