@@ -21,6 +21,7 @@ from pathlib import Path
 
 from bot.core.model import Example, Rule
 from bot.core.registry import RuleModule, all_rules
+from bot.core.wording import SEVERITY
 from bot.report import links
 
 README_START = "<!-- rules:start -->"
@@ -30,7 +31,6 @@ GENERATED = (
 )
 
 _FENCE_LANG = {".sh": "bash", ".bash": "bash", ".yaml": "yaml", ".yml": "yaml", ".json": "json"}
-_SEVERITY_ZH = {"error": "错误", "warning": "警告", "info": "提示"}
 SHARED_SIGNOFF = "verdict"  # SGN000: bot.signoff.wording.SHARED
 
 
@@ -132,9 +132,9 @@ def render_rule_markdown(rule: Rule | RuleModule, level: int = 2) -> str:
         f"**{rule.title.en}**  ",
         f"**{rule.title.zh}**",
         "",
-        f"- Severity / 级别: `{rule.severity}` ({_SEVERITY_ZH.get(rule.severity, rule.severity)})",
+        f"- Severity / 级别: `{rule.severity}` ({SEVERITY[rule.severity].zh})",
         *(
-            f"  - `{c.severity}` ({_SEVERITY_ZH.get(c.severity, c.severity)}) *{name}*: "
+            f"  - `{c.severity}` ({SEVERITY[c.severity].zh}) *{name}*: "
             f"when {c.when.en} / {c.when.zh}"
             for name, c in rule.conditions.items()
         ),

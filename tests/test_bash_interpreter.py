@@ -394,7 +394,7 @@ def interpret(c: Case) -> tuple[set[Row], list[str]]:
     src = c.script.encode()
     interp = Interpreter(src, on_command, domains=c.domains)
     interp.run(parse_tree(src).root_node)
-    return rows, [p.message for p in interp.problems]
+    return rows, [p.kind for p in interp.problems]
 
 
 def _cond(var: str, op: str, value: str) -> str:

@@ -322,7 +322,10 @@ HOSTILE: dict[str, Callable[[], str | bytes]] = {
 def test_hostile_input_gives_a_finding(name: str) -> None:
     # correctness only; the time each case takes is measured by benchmarks/bench_hostile.py
     report = run(HOSTILE[name]())
-    assert any(f.rule == "CHL000" and f.severity == "error" for f in report.findings)
+    # a bound the bot reads within is a warning (the file may be valid); an unreadable
+    # file is an error
+    severity = "error" if name == "invalid-utf8" else "warning"
+    assert any(f.rule == "CHL000" and f.severity == severity for f in report.findings)
 
 
 def test_too_large_is_refused_before_parsing() -> None:

@@ -307,7 +307,9 @@ HOSTILE: dict[str, Callable[[], str | bytes]] = {
 def test_hostile_changelog_in_a_pull_request(name: str) -> None:
     # correctness only; benchmarks/bench_changelog_gate.py measures the time
     report = gate({LOG: HOSTILE[name](), NV: MASTER}, base_files(), pr=2800)
-    assert any(f.severity == "error" for f in report.findings)
+    # what YAML cannot read is an error; a bound the bot reads within is a warning
+    severity = "warning" if name in ("alias-bomb", "50MB", "10k-entries", "deep") else "error"
+    assert any(f.severity == severity for f in report.findings)
     if name == "7k-entries":
         # under the node limit: it parses, and every entry is judged
         assert {f.rule for f in report.findings} == {"CHL002", "CHL009"}

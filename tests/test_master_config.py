@@ -403,7 +403,10 @@ def test_hostile_input_is_a_cfg000_finding(name: str) -> None:
     assert cfg.problems, name
     report = run({PATH: text})
     assert [f.rule for f in report.findings] == ["CFG000"]
-    assert report.findings[0].severity == "error"
+    # a bound the bot reads within is a warning (the file may be valid); an unreadable
+    # file is an error
+    bound = cfg.problems[0].kind in ("too-large", "too-many-nodes", "too-deep")
+    assert report.findings[0].severity == ("warning" if bound else "error")
     assert time.perf_counter() - started < 30  # a sanity bound, not a benchmark
 
 

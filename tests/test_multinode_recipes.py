@@ -430,7 +430,7 @@ BOMB = (
 @pytest.mark.parametrize(
     ("text", "words", "line"),
     [
-        (BOMB, "aliases used as a bomb", None),
+        (BOMB, "expands past them through aliases", None),
         (mm3().replace("    decode:\n", "    decoder:\n", 1), "unknown role `decoder`", 21),
         ("name: x\nmodel: {path: m}\nbenchmark: {type: sa-bench}\n", "no `backend` section", 1),
         ("backend:\n  type: vllm\n", "no `backend.vllm_config` section", 1),
@@ -447,10 +447,10 @@ BOMB = (
         ),
         ("backend:\n  type: mystery\n  mystery_config: {}\n", "unknown backend type `mystery`", 2),
         ("- just\n- a list\n", "not a mapping", 1),
-        ("backend: {type: vllm\n", "invalid YAML", None),
+        ("backend: {type: vllm\n", "not valid YAML", None),
         ("backend:\n  <<: 3\n", "must name a mapping", None),
         ("x: *nothing\n", "names no anchor", 1),
-        ("[" * 5000 + "]" * 5000 + "\n", "nesting deeper", None),
+        ("[" * 5000 + "]" * 5000 + "\n", "nests deeper", None),
         ("", "empty", 1),
     ],
 )

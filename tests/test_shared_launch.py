@@ -16,7 +16,7 @@ import jsonschema
 import pytest
 
 from bot.cli import main
-from bot.core.shared import VIA
+from bot.core.wording import WORDS
 from bot.parse.deps import Layout, references
 from bot.report import json_report, text
 from bot.review.render import with_shared_note
@@ -227,7 +227,8 @@ def test_references_as_launch_files_write_them() -> None:
 
 
 def test_the_wording_carries_both_languages() -> None:
-    assert set(VIA.placeholders()[0]) == set(VIA.placeholders()[1])
+    via = WORDS["via-shared"]
+    assert set(via.placeholders()[0]) == set(via.placeholders()[1])
 
 
 def test_the_cli_checks_a_pr_that_changes_only_the_library(

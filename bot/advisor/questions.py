@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import posixpath
 import re
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 
 from bot.core.changeset import ChangeSet, FileChange
@@ -255,128 +255,15 @@ def build_questions(
     max_questions: int = 6,
 ) -> list[Question]:
     """Every question whose trigger fires on `change`, at most one per id and subject."""
-    pr = pr or PrText()
-    out: list[Question] = []
-    recipes = _recipes(change)
-    sources: dict[str, Source] = {}
-    for fc in [*recipes, *(f for f in change.files if f.path == CHANGELOG)]:
-        src = source_of(change, fc)
-        if src is not None:
-            sources[fc.path] = src
-
-    def text(path: str) -> str:
-        data = change.head.read(path)
-        return data.decode("utf-8", errors="replace") if data is not None else ""
-
-    # 1. upstream recipe links
-    for fc in recipes:
-        if fc.path not in sources or upstream is None:
-            continue
-        links = _UPSTREAM_RE.findall(text(fc.path)) + _UPSTREAM_RE.findall(pr.body)
-        for url in dict.fromkeys(links):
-            body = upstream(url)
-            if body:
-                out.append(
-                    Question(
-                        "upstream_args",
-                        ASK["upstream_args"],
-                        (sources[fc.path],),
-                        (Block(f"upstream recipe {url}", _clip(body)),),
-                        fc.path,
-                    )
-                )
-                break
-
-    # 2. an engine patch with a waiver filed
-    waivers = {
-        p: text(p)
-        for p in head_paths
-        if p.startswith(waiver_dir.rstrip("/") + "/") and p.endswith(".md")
-    }
-    own = f"{waiver_dir.rstrip('/')}/{change.pr}.md" if change.pr else None
-    for fc in recipes:
-        src = sources.get(fc.path)
-        if src is None or not any(_PATCH_RE.search(t) for _, t in src.lines):
-            continue
-        name = posixpath.basename(fc.path)
-        chosen = {p: t for p, t in waivers.items() if p == own or name in t}
-        if chosen:
-            blocks = tuple(Block(f"waiver {p}", _clip(t)) for p, t in sorted(chosen.items()))
-            out.append(Question("waiver_coverage", ASK["waiver_coverage"], (src,), blocks, fc.path))
-
-    # 3. append-only changelog entry with modified recipes
-    added_log = _changelog_added(change)
-    if re.search(r"(?m)^\s*append-only:\s*true\b", added_log):
-        modified = [
-            sources[f.path] for f in recipes if f.status == "modified" and f.path in sources
-        ]
-        if modified:
-            blocks = (Block("new changelog entry", added_log),)
-            out.append(
-                Question(
-                    "append_only_gating", ASK["append_only_gating"], tuple(modified), blocks, ""
-                )
-            )
-
-    # 4. unchecked sign-off items with reasons
-    for body in reversed(pr.signoffs):
-        if SIGNOFF_PHRASE not in body:
-            continue
-        reasons = [m for m in _UNCHECKED_RE.findall(body) if len(m) > 3]
-        if reasons and sources:
-            blocks = (Block("unchecked sign-off items", "\n".join(f"- [ ] {r}" for r in reasons)),)
-            out.append(
-                Question(
-                    "signoff_reasons", ASK["signoff_reasons"], tuple(sources.values()), blocks, ""
-                )
-            )
-        break
-
-    # 5. a new recipe and its proven sibling
-    all_paths = list(head_paths) or []
-    for fc in recipes:
-        if fc.status != "added" or fc.path not in sources:
-            continue
-        sib = sibling_of(fc.path, all_paths)
-        if sib is None:
-            continue
-        sib_text = text(sib)
-        notes = [
-            f"{n}| {line}"
-            for n, line in enumerate(sib_text.splitlines(), 1)
-            if re.search(r"#\s*(?:NOTE|Note|WARNING|IMPORTANT)\b", line)
-        ]
-        sib_blocks = [Block(f"sibling recipe {sib}", _clip(_numbered(sib_text)))]
-        if notes:
-            sib_blocks.append(Block(f"NOTE comments of {sib}", "\n".join(notes)))
-        out.append(
-            Question(
-                "sibling_diff", ASK["sibling_diff"], (sources[fc.path],), tuple(sib_blocks), fc.path
-            )
-        )
-
-    # 6. stated values, and English/Chinese agreement
-    claims = pr.title + "\n" + pr.body + "\n" + added_log
-    bilingual = bool(_CJK_RE.search(claims)) and bool(re.search(r"[A-Za-z]{4,}", claims))
-    if (_CLAIM_RE.search(claims) or bilingual) and sources:
-        claim_blocks: list[Block] = []
-        if pr.body.strip() or pr.title.strip():
-            claim_blocks.append(
-                Block("PR title and description", _clip(f"{pr.title}\n\n{pr.body}"))
-            )
-        if added_log:
-            claim_blocks.append(Block("new changelog entry", added_log))
-        if claim_blocks:
-            out.append(
-                Question(
-                    "claims_match",
-                    ASK["claims_match"],
-                    tuple(sources.values()),
-                    tuple(claim_blocks),
-                    "",
-                )
-            )
-
+    asking = _Triggers(change, pr or PrText(), list(head_paths))
+    out = [
+        *asking.upstream_args(upstream),
+        *asking.waiver_coverage(waiver_dir),
+        *asking.append_only_gating(),
+        *asking.signoff_reasons(),
+        *asking.sibling_diff(),
+        *asking.claims_match(),
+    ]
     seen: set[tuple[str, str]] = set()
     unique = []
     for q in out:
@@ -384,6 +271,124 @@ def build_questions(
             seen.add((q.id, q.subject))
             unique.append(q)
     return unique[:max_questions]
+
+
+class _Triggers:
+    """One pull request's questions, one method per trigger (in the order they are asked)."""
+
+    def __init__(self, change: ChangeSet, pr: PrText, head_paths: list[str]) -> None:
+        self.change = change
+        self.pr = pr
+        self.head_paths = head_paths
+        self.recipes = _recipes(change)
+        self.sources: dict[str, Source] = {}
+        for fc in [*self.recipes, *(f for f in change.files if f.path == CHANGELOG)]:
+            src = source_of(change, fc)
+            if src is not None:
+                self.sources[fc.path] = src
+        self.added_log = _changelog_added(change)
+
+    def text(self, path: str) -> str:
+        data = self.change.head.read(path)
+        return data.decode("utf-8", errors="replace") if data is not None else ""
+
+    def upstream_args(self, upstream: Callable[[str], str | None] | None) -> Iterator[Question]:
+        """1. upstream recipe links"""
+        if upstream is None:
+            return
+        for fc in self.recipes:
+            if fc.path not in self.sources:
+                continue
+            links = _UPSTREAM_RE.findall(self.text(fc.path)) + _UPSTREAM_RE.findall(self.pr.body)
+            for url in dict.fromkeys(links):
+                body = upstream(url)
+                if body:
+                    blocks = (Block(f"upstream recipe {url}", _clip(body)),)
+                    src = (self.sources[fc.path],)
+                    yield Question("upstream_args", ASK["upstream_args"], src, blocks, fc.path)
+                    break
+
+    def waiver_coverage(self, waiver_dir: str) -> Iterator[Question]:
+        """2. an engine patch with a waiver filed"""
+        folder = waiver_dir.rstrip("/")
+        waivers = {
+            p: self.text(p)
+            for p in self.head_paths
+            if p.startswith(folder + "/") and p.endswith(".md")
+        }
+        own = f"{folder}/{self.change.pr}.md" if self.change.pr else None
+        for fc in self.recipes:
+            src = self.sources.get(fc.path)
+            if src is None or not any(_PATCH_RE.search(t) for _, t in src.lines):
+                continue
+            name = posixpath.basename(fc.path)
+            chosen = {p: t for p, t in waivers.items() if p == own or name in t}
+            if chosen:
+                blocks = tuple(Block(f"waiver {p}", _clip(t)) for p, t in sorted(chosen.items()))
+                yield Question("waiver_coverage", ASK["waiver_coverage"], (src,), blocks, fc.path)
+
+    def append_only_gating(self) -> Iterator[Question]:
+        """3. append-only changelog entry with modified recipes"""
+        if not re.search(r"(?m)^\s*append-only:\s*true\b", self.added_log):
+            return
+        modified = [
+            self.sources[f.path]
+            for f in self.recipes
+            if f.status == "modified" and f.path in self.sources
+        ]
+        if modified:
+            blocks = (Block("new changelog entry", self.added_log),)
+            ask = ASK["append_only_gating"]
+            yield Question("append_only_gating", ask, tuple(modified), blocks, "")
+
+    def signoff_reasons(self) -> Iterator[Question]:
+        """4. unchecked sign-off items with reasons (the newest sign-off)"""
+        for body in reversed(self.pr.signoffs):
+            if SIGNOFF_PHRASE not in body:
+                continue
+            reasons = [m for m in _UNCHECKED_RE.findall(body) if len(m) > 3]
+            if reasons and self.sources:
+                listed = "\n".join(f"- [ ] {r}" for r in reasons)
+                blocks = (Block("unchecked sign-off items", listed),)
+                src = tuple(self.sources.values())
+                yield Question("signoff_reasons", ASK["signoff_reasons"], src, blocks, "")
+            return
+
+    def sibling_diff(self) -> Iterator[Question]:
+        """5. a new recipe and its proven sibling"""
+        for fc in self.recipes:
+            if fc.status != "added" or fc.path not in self.sources:
+                continue
+            sib = sibling_of(fc.path, self.head_paths)
+            if sib is None:
+                continue
+            sib_text = self.text(sib)
+            notes = [
+                f"{n}| {line}"
+                for n, line in enumerate(sib_text.splitlines(), 1)
+                if re.search(r"#\s*(?:NOTE|Note|WARNING|IMPORTANT)\b", line)
+            ]
+            blocks = [Block(f"sibling recipe {sib}", _clip(_numbered(sib_text)))]
+            if notes:
+                blocks.append(Block(f"NOTE comments of {sib}", "\n".join(notes)))
+            src = (self.sources[fc.path],)
+            yield Question("sibling_diff", ASK["sibling_diff"], src, tuple(blocks), fc.path)
+
+    def claims_match(self) -> Iterator[Question]:
+        """6. stated values, and English/Chinese agreement"""
+        pr = self.pr
+        claims = pr.title + "\n" + pr.body + "\n" + self.added_log
+        bilingual = bool(_CJK_RE.search(claims)) and bool(re.search(r"[A-Za-z]{4,}", claims))
+        if not (_CLAIM_RE.search(claims) or bilingual) or not self.sources:
+            return
+        blocks: list[Block] = []
+        if pr.body.strip() or pr.title.strip():
+            blocks.append(Block("PR title and description", _clip(f"{pr.title}\n\n{pr.body}")))
+        if self.added_log:
+            blocks.append(Block("new changelog entry", self.added_log))
+        if blocks:
+            src = tuple(self.sources.values())
+            yield Question("claims_match", ASK["claims_match"], src, tuple(blocks), "")
 
 
 def upstream_from(resolve: Mapping[str, str]) -> Callable[[str], str | None]:

@@ -14,6 +14,26 @@ from typing import Any
 
 from bot.advisor.grounding import Advice
 from bot.advisor.sanitize import clean_output
+from bot.core.model import T
+from bot.core.wording import both, say
+
+# the question each piece of advice answers, as a heading
+QUESTIONS: dict[str, T] = {
+    q: say(f"question-{q}")
+    for q in (
+        "upstream_args",
+        "waiver_coverage",
+        "append_only_gating",
+        "signoff_reasons",
+        "sibling_diff",
+        "claims_match",
+    )
+}
+
+
+def _verdict(verdict: str) -> T:
+    return say(f"verdict-{verdict}")
+
 
 ADVISOR_START = "<!-- recipe-review:advisor sha={sha} -->"
 ADVISOR_END = "<!-- recipe-review:advisor-end -->"
@@ -22,18 +42,6 @@ _SECTION_RE = re.compile(
     re.S,
 )
 ICON = {"concern": "⚠️", "no_concern": "✅", "cannot_tell": "❔"}
-VERDICT_ZH = {"concern": "有疑虑", "no_concern": "无疑虑", "cannot_tell": "无法判断"}
-QUESTION_TITLE = {
-    "upstream_args": ("Server args vs the upstream recipe", "服务参数与上游配方对照"),
-    "waiver_coverage": ("Waiver covers the engine patch", "豁免是否覆盖引擎补丁"),
-    "append_only_gating": (
-        "Append-only hunks gated to new points",
-        "append-only 改动是否仅作用于新点",
-    ),
-    "signoff_reasons": ("Reasons for unchecked sign-off items", "未勾选签核项的理由"),
-    "sibling_diff": ("Differences from the proven sibling recipe", "与已验证同类配方的差异"),
-    "claims_match": ("Stated values vs parsed values", "陈述的数值与解析值对照"),
-}
 
 
 def advice_json(items: Sequence[Advice]) -> list[dict[str, Any]]:
@@ -62,12 +70,13 @@ def run_json(run: Any) -> dict[str, Any]:
 
 def text_section(items: Sequence[Advice], run: Any, lang: str = "both") -> str:
     codes = ("en", "zh") if lang == "both" else (lang,)
-    title = {"en": "Advisor (not a merge gate)", "zh": "顾问（不是合并门禁）"}
-    out = [" / ".join(title[c] for c in codes)]
+    title = say("advisor-title")
+    out = [" / ".join(title.get(c) for c in codes)]
     if not items:
-        out.append("  " + " / ".join({"en": "no advice", "zh": "无建议"}[c] for c in codes))
+        none = say("advisor-none")
+        out.append("  " + " / ".join(none.get(c) for c in codes))
     for a in items:
-        verdict = a.verdict if codes == ("en",) else f"{a.verdict} {VERDICT_ZH[a.verdict]}"
+        verdict = a.verdict if codes == ("en",) else f"{a.verdict} {_verdict(a.verdict).zh}"
         out.append(f"{a.path}:{a.line}  {verdict}  {a.question}  (confidence {a.confidence:g})")
         out.append(f"  | {a.quote}")
         if "en" in codes:
@@ -98,22 +107,21 @@ def _code(text: str) -> str:
 def summary_section(items: Sequence[Advice], head_sha: str, note: str = "") -> str:
     """The collapsed "Advisor" section of the sticky summary."""
     concerns = sum(1 for a in items if a.verdict == "concern")
+    unit = say("advisor-concerns")
     lines = [
         ADVISOR_START.format(sha=head_sha),
-        "<details><summary>Advisor (not a merge gate) / 顾问（不是合并门禁）: "
-        f"{concerns} concern(s) / 条疑虑 on <code>{head_sha[:7]}</code></summary>",
+        f"<details><summary>{both(say('advisor-title'))}: "
+        f"{concerns} {both(unit)} on <code>{head_sha[:7]}</code></summary>",
         "",
-        "_Advice from a language model on questions no rule can decide. It never changes "
-        "the status, a sign-off verdict or a finding. / 语言模型针对规则无法判定的问题给出的"
-        "建议，不影响状态、签核结论或检查结果。_",
+        f"_{both(say('advisor-note'))}_",
         "",
     ]
     if not items:
-        lines.append("No advice. / 无建议。")
+        lines.append(both(say("advisor-none-md")))
     for a in items:
-        en, zh = QUESTION_TITLE.get(a.question, (a.question, a.question))
+        title = QUESTIONS.get(a.question, T(en=a.question, zh=a.question))
         lines += [
-            f"- {ICON[a.verdict]} **{a.verdict}** · {en} / {zh} · "
+            f"- {ICON[a.verdict]} **{a.verdict}** · {both(title)} · "
             f"{_code(a.path + ':' + str(a.line))} · {a.confidence:g}",
             f"  > {_code(a.quote)}",
             f"  {_md(a.message_en)}",

@@ -15,7 +15,7 @@ import logging
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Literal
 
 from bot.advisor import render as advice_render
 from bot.advisor.questions import SIGNOFF_PHRASE, PrText, build_questions
@@ -30,7 +30,7 @@ _BLOB_URL = re.compile(r"^https://github\.com/([\w.-]+/[\w.-]+)/blob/([\w./-]+?)
 
 @dataclass
 class AdvisePosted:
-    result: str = ""  # advised | deferred | skipped
+    result: Literal["", "advised", "deferred", "skipped"] = ""  # "": not yet decided
     items: int = 0
     calls: int = 0
     cached: int = 0

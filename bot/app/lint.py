@@ -22,7 +22,7 @@ from pathlib import Path
 
 from bot.app.config import load_repo_config
 from bot.base.tree import MemoryTree, Tree
-from bot.core.changeset import build_changeset
+from bot.core.changeset import FileStatus, build_changeset
 from bot.core.config import Config
 from bot.core.context import ParseCache
 from bot.core.engine import Context, Report, route
@@ -76,7 +76,7 @@ class Change:
     patches: Mapping[str, str | None] | None = None
     # how each path with a patch compares, head with base: added, deleted or modified
     # (`bot.core.changeset.build_changeset` then reads neither side of it)
-    statuses: Mapping[str, str] | None = None
+    statuses: Mapping[str, FileStatus] | None = None
     # the local directory the paths are relative to (display, SARIF's %SRCROOT%)
     root: Path | None = None
     # how messages name the commit the configuration is read from ("origin/main")

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 
 from bot.app.config import load_repo_config
 from bot.app.lint import Change, LintOptions, LintResult, lint_change
+from bot.core.changeset import FileStatus
 from bot.core.config import ConfigError
 from bot.core.engine import Context, Report
 from bot.github.tree import GitHubTree
@@ -43,7 +44,7 @@ class PullLint:
 
 # GitHub's file status as the head's path compares with the base's: a renamed or
 # copied file's path is new to the base
-_STATUS = {
+_STATUS: dict[str, FileStatus] = {
     "added": "added",
     "copied": "added",
     "renamed": "added",

@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import Literal
 
 from bot.core.registry import RuleModule, all_rules
 
@@ -22,12 +23,15 @@ class SelectionError(ValueError):
     """A selector that names no rule. One-line message."""
 
 
+SelectOption = Literal["--select", "--extend-select"]
+
+
 @dataclass(frozen=True)
 class Overridden:
     """A `--select`/`--extend-select` selector every rule of which `--ignore` removes:
     it selects nothing (`--select RCP001 --ignore RCP001`)."""
 
-    option: str  # "--select" | "--extend-select"
+    option: SelectOption
     selector: str
     ignored_by: tuple[str, ...]  # the --ignore selectors that remove its rules
     rules: tuple[str, ...]  # the rule ids it names
@@ -91,7 +95,11 @@ def select_rules(
     ignored: set[str] = set().union(*(ids for _, ids in ignored_items))
     chosen -= ignored
     overridden = []
-    for option, items in (("--select", chosen_items), ("--extend-select", extra_items)):
+    options: tuple[tuple[SelectOption, list[tuple[str, set[str]]]], ...] = (
+        ("--select", chosen_items),
+        ("--extend-select", extra_items),
+    )
+    for option, items in options:
         for item, ids in items:
             if ids <= ignored:
                 by = tuple(i for i, removed in ignored_items if removed & ids)

@@ -12,6 +12,7 @@ import datetime
 import importlib.util
 import os
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -178,7 +179,19 @@ def _rule_ids(args: argparse.Namespace) -> list[str] | None:
     return None if chosen is None else [rm.rule.id for rm in chosen]
 
 
-def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+@dataclass(frozen=True)
+class _Inputs:
+    """What a backtest reads besides the repository's history, checked before it starts."""
+
+    repo: str
+    rules: list[str] | None
+    config_text: str | None
+    verdicts: list[judge.Judgement] | None
+    numbers: set[int] | None
+    repository: str | None
+
+
+def _inputs(args: argparse.Namespace) -> _Inputs:
     repo = os.path.realpath(args.repo)
     if not Path(repo).is_dir():
         raise BacktestError(f"not a directory: {args.repo}")
@@ -201,6 +214,11 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except ValueError as exc:
         raise BacktestError(f"--prs {args.prs!r}: {exc}") from None
     repository = args.github_repo or github_repository(repo)
+    return _Inputs(repo, rules, config_text, verdicts, numbers, repository)
+
+
+def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
+    inputs = _inputs(args)
     out_dir = Path(args.out)
     out_dir.mkdir(parents=True, exist_ok=True)
     jobs = args.jobs or runner.default_jobs()
@@ -210,62 +228,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     except StoreError as exc:
         raise BacktestError(str(exc)) from None
     try:
-        key, description = runner.settings_key(
-            runner.engine_fingerprint(), rules, config_text, repository
-        )
-        store.add_settings(key, description)
-        main_line = history.MainLine(repo, args.base)
-        pulls = history.list_pulls(repo)
-        if not pulls:
-            raise BacktestError(
-                f"{args.repo} has no refs/pull/N/head (fetch them: git fetch origin "
-                "'+refs/pull/*/head:refs/pull/*/head')"
-            )
-        chosen = history.select_pulls(pulls, numbers, args.since, args.limit)
-        if not chosen:
-            raise BacktestError("no pull request matches --prs/--since/--limit")
-        run_id = store.start_run(key, {k: _plain(v) for k, v in vars(args).items()})
-        plans = runner.plan_all(store, main_line, chosen, args.commits)
-        stats = runner.run(
-            store,
-            key,
-            repo,
-            plans,
-            with_commits=args.commits,
-            jobs=jobs,
-            config=config_text,
-            rules=rules,
-            repository=repository,
-            progress=not args.no_progress and err.isatty(),
-            err=err,
-        )
-        store.finish_run(run_id, stats.seconds, stats.linted, stats.reused)
-        outcomes = collect.outcomes(store, key, repo)
-        bt = collect.Backtest(
-            repo=repo,
-            base_branch=args.base,
-            settings_key=key,
-            settings=description,
-            links=collect.Links(repository),
-            outcomes=outcomes,
-            rules=answer.rule_table(outcomes),
-            totals=answer.totals(outcomes, store.lint_seconds(key)),
-            weeks=answer.per_week(outcomes),
-            run={
-                "pulls": stats.pulls,
-                "linted": stats.linted,
-                "reused": stats.reused,
-                "missing": stats.missing,
-                "errors": stats.errors,
-                "seconds": round(stats.seconds, 3),
-                "jobs": jobs,
-            },
-            titles=collect.rule_titles(),
-        )
-        if verdicts is not None:
-            bt.judge = judge.judge(verdicts, outcomes)
-        if other is not None:
-            bt.comparison = compare(store, key, outcomes, other)
+        bt = _backtest(args, inputs, store, other, jobs, err)
     finally:
         store.close()
         if other is not None:
@@ -275,7 +238,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
     (out_dir / "summary.md").write_text(summary, encoding="utf-8")
     (out_dir / "backtest.json").write_text(report_json.render(bt), encoding="utf-8")
     (out_dir / "judge-template.tsv").write_text(
-        judge.template(judge.groups(outcomes)), encoding="utf-8"
+        judge.template(judge.groups(bt.outcomes)), encoding="utf-8"
     )
     if args.format == "json":
         out.write(report_json.render(bt))
@@ -284,6 +247,75 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
         out.write(f"\nreport: {page}\n")
     out.flush()
     return 0
+
+
+def _backtest(
+    args: argparse.Namespace,
+    inputs: _Inputs,
+    store: Store,
+    other: Store | None,
+    jobs: int,
+    err: TextIO,
+) -> collect.Backtest:
+    """Lint what the store does not hold yet, then collect every outcome."""
+    repo, rules, repository = inputs.repo, inputs.rules, inputs.repository
+    key, description = runner.settings_key(
+        runner.engine_fingerprint(), rules, inputs.config_text, repository
+    )
+    store.add_settings(key, description)
+    main_line = history.MainLine(repo, args.base)
+    pulls = history.list_pulls(repo)
+    if not pulls:
+        raise BacktestError(
+            f"{args.repo} has no refs/pull/N/head (fetch them: git fetch origin "
+            "'+refs/pull/*/head:refs/pull/*/head')"
+        )
+    chosen = history.select_pulls(pulls, inputs.numbers, args.since, args.limit)
+    if not chosen:
+        raise BacktestError("no pull request matches --prs/--since/--limit")
+    run_id = store.start_run(key, {k: _plain(v) for k, v in vars(args).items()})
+    plans = runner.plan_all(store, main_line, chosen, args.commits)
+    stats = runner.run(
+        store,
+        key,
+        repo,
+        plans,
+        with_commits=args.commits,
+        jobs=jobs,
+        config=inputs.config_text,
+        rules=rules,
+        repository=repository,
+        progress=not args.no_progress and err.isatty(),
+        err=err,
+    )
+    store.finish_run(run_id, stats.seconds, stats.linted, stats.reused)
+    outcomes = collect.outcomes(store, key, repo)
+    bt = collect.Backtest(
+        repo=repo,
+        base_branch=args.base,
+        settings_key=key,
+        settings=description,
+        links=collect.Links(repository),
+        outcomes=outcomes,
+        rules=answer.rule_table(outcomes),
+        totals=answer.totals(outcomes, store.lint_seconds(key)),
+        weeks=answer.per_week(outcomes),
+        run={
+            "pulls": stats.pulls,
+            "linted": stats.linted,
+            "reused": stats.reused,
+            "missing": stats.missing,
+            "errors": stats.errors,
+            "seconds": round(stats.seconds, 3),
+            "jobs": jobs,
+        },
+        titles=collect.rule_titles(),
+    )
+    if inputs.verdicts is not None:
+        bt.judge = judge.judge(inputs.verdicts, outcomes)
+    if other is not None:
+        bt.comparison = compare(store, key, outcomes, other)
+    return bt
 
 
 def _plain(value: object) -> object:

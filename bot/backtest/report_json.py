@@ -24,6 +24,7 @@ import json
 from typing import Any
 
 from bot.backtest.collect import Backtest
+from bot.backtest.compare import Comparison
 from bot.backtest.judge import Precision
 
 VERSION = 1
@@ -40,7 +41,30 @@ def _precision(p: Precision) -> dict[str, Any]:
 
 
 def to_dict(bt: Backtest) -> dict[str, Any]:
-    links = bt.links
+    data: dict[str, Any] = {
+        "version": VERSION,
+        "repository": bt.links.repository,
+        "base_branch": bt.base_branch,
+        "settings": {"key": bt.settings_key, **bt.settings},
+        "totals": dataclasses.asdict(bt.totals),
+        "run": bt.run,
+        "rules": _rules(bt),
+        "weeks": [{"week": w.isoformat(), **counts} for w, counts in bt.weeks.items()],
+        "pulls": _pulls(bt),
+        "findings": _findings(bt),
+    }
+    if bt.judge is not None:
+        data["judge"] = {
+            "overall": _precision(bt.judge.overall()),
+            "rules": {k: _precision(v) for k, v in sorted(bt.judge.rules.items())},
+            "stale": [dataclasses.asdict(j) for j in bt.judge.stale],
+        }
+    if bt.comparison is not None:
+        data["compare"] = _comparison(bt.comparison)
+    return data
+
+
+def _rules(bt: Backtest) -> list[dict[str, Any]]:
     rules = []
     for r in bt.rules:
         row: dict[str, Any] = {
@@ -60,26 +84,33 @@ def to_dict(bt: Backtest) -> dict[str, Any]:
         if bt.judge is not None and r.rule in bt.judge.rules:
             row["precision"] = _precision(bt.judge.rules[r.rule])
         rules.append(row)
-    pulls = []
+    return rules
+
+
+def _pulls(bt: Backtest) -> list[dict[str, Any]]:
+    return [
+        {
+            "number": o.plan.number,
+            "head": o.plan.head,
+            "base": o.plan.base,
+            "date": o.plan.date.isoformat(),
+            "merged": o.plan.merged,
+            "merge_commit": o.plan.merge_commit,
+            "status": o.status,
+            "detail": o.detail,
+            "head_seconds": o.head_seconds,
+            "commits_linted": o.commits_linted,
+            "commits_known": o.commits_known,
+            "url": bt.links.pr(o.plan.number),
+        }
+        for o in bt.outcomes
+    ]
+
+
+def _findings(bt: Backtest) -> list[dict[str, Any]]:
+    links = bt.links
     findings = []
     for o in bt.outcomes:
-        p = o.plan
-        pulls.append(
-            {
-                "number": p.number,
-                "head": p.head,
-                "base": p.base,
-                "date": p.date.isoformat(),
-                "merged": p.merged,
-                "merge_commit": p.merge_commit,
-                "status": o.status,
-                "detail": o.detail,
-                "head_seconds": o.head_seconds,
-                "commits_linted": o.commits_linted,
-                "commits_known": o.commits_known,
-                "url": links.pr(p.number),
-            }
-        )
         for t in o.findings:
             f = t.finding
             findings.append(
@@ -106,46 +137,29 @@ def to_dict(bt: Backtest) -> dict[str, Any]:
                     },
                 }
             )
-    data: dict[str, Any] = {
-        "version": VERSION,
-        "repository": links.repository,
-        "base_branch": bt.base_branch,
-        "settings": {"key": bt.settings_key, **bt.settings},
-        "totals": dataclasses.asdict(bt.totals),
-        "run": bt.run,
-        "rules": rules,
-        "weeks": [{"week": w.isoformat(), **counts} for w, counts in bt.weeks.items()],
-        "pulls": pulls,
-        "findings": findings,
+    return findings
+
+
+def _comparison(c: Comparison) -> dict[str, Any]:
+    return {
+        "other": c.other,
+        "other_settings": c.other_settings,
+        "commits": c.commits,
+        "pulls": c.pulls,
+        "per_rule": {k: {"added": a, "removed": d} for k, (a, d) in c.per_rule().items()},
+        "changes": [
+            {
+                "kind": ch.kind,
+                "pr": ch.pr,
+                "sha": ch.sha,
+                "rule": ch.finding.rule,
+                "path": ch.finding.path,
+                "line": ch.finding.line,
+                "message": ch.finding.message_en,
+            }
+            for ch in c.changes
+        ],
     }
-    if bt.judge is not None:
-        data["judge"] = {
-            "overall": _precision(bt.judge.overall()),
-            "rules": {k: _precision(v) for k, v in sorted(bt.judge.rules.items())},
-            "stale": [dataclasses.asdict(j) for j in bt.judge.stale],
-        }
-    if bt.comparison is not None:
-        c = bt.comparison
-        data["compare"] = {
-            "other": c.other,
-            "other_settings": c.other_settings,
-            "commits": c.commits,
-            "pulls": c.pulls,
-            "per_rule": {k: {"added": a, "removed": d} for k, (a, d) in c.per_rule().items()},
-            "changes": [
-                {
-                    "kind": ch.kind,
-                    "pr": ch.pr,
-                    "sha": ch.sha,
-                    "rule": ch.finding.rule,
-                    "path": ch.finding.path,
-                    "line": ch.finding.line,
-                    "message": ch.finding.message_en,
-                }
-                for ch in c.changes
-            ],
-        }
-    return data
 
 
 def render(bt: Backtest) -> str:

@@ -26,7 +26,7 @@ import sqlite3
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from bot.backtest.history import PullPlan
 
@@ -76,6 +76,10 @@ class FindingRow:
     line_text: str | None
 
 
+# a commit linted (`ok`), one whose objects the mirror lacks (`missing`), or a failed lint
+LintStatus = Literal["ok", "missing", "error"]
+
+
 @dataclass(frozen=True)
 class LintResult:
     """One commit linted (or not) by a worker."""
@@ -84,7 +88,7 @@ class LintResult:
     sha: str
     base: str
     date: str
-    status: str  # ok | missing | error
+    status: LintStatus
     detail: str | None
     seconds: float
     files: int

@@ -22,7 +22,7 @@ from typing import Any
 
 from bot.app import LintOptions, lint_change, load_repo_config
 from bot.app.local import LocalRepository, open_local_change
-from bot.backtest.store import FindingRow, LintResult
+from bot.backtest.store import FindingRow, LintResult, LintStatus
 from bot.base.tree import Tree
 from bot.core.config import CONFIG_FILENAMES, Config, build_config
 from bot.core.context import ParseCache
@@ -128,7 +128,9 @@ def run_task(task: Task) -> list[LintResult]:
     for sha, base, day in task.commits:
         clock = RuleClock()
         start = time.perf_counter()
-        status, detail, files = "ok", None, 0
+        status: LintStatus = "ok"
+        detail: str | None = None
+        files = 0
         rows: tuple[FindingRow, ...] = ()
         try:
             report = lint_commit(

@@ -23,6 +23,7 @@ import difflib
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field, replace
+from typing import Literal
 
 from bot.core.tree import Tree
 
@@ -51,10 +52,13 @@ class Placement:
     comment: tuple[int, int] | None
 
 
+FileStatus = Literal["added", "modified", "deleted"]
+
+
 @dataclass(frozen=True)
 class FileChange:
     path: str
-    status: str  # "added" | "modified" | "deleted"
+    status: FileStatus
     hunks: tuple[Hunk, ...] = ()
     added_lines: frozenset[int] = frozenset()  # head-side line numbers
     removed_lines: frozenset[int] = frozenset()  # base-side line numbers
@@ -63,7 +67,7 @@ class FileChange:
     shown_lines: frozenset[int] = frozenset()
 
     @classmethod
-    def from_patch(cls, path: str, patch: str, status: str = "modified") -> FileChange:
+    def from_patch(cls, path: str, patch: str, status: FileStatus = "modified") -> FileChange:
         """The change a unified diff without its header (GitHub's `patch`) describes."""
         hunks, added, removed, shown = patch_hunks(patch)
         return cls(path, status, hunks, added, removed, shown_lines=shown)
@@ -204,6 +208,7 @@ def diff_file(
     change's (what the pull request's page shows is what the bot calls changed)."""
     if old == new:
         return None
+    status: FileStatus
     if old is None:
         status = "added"
     elif new is None:
@@ -267,7 +272,7 @@ def build_changeset(
     pr: int | None = None,
     author: str | None = None,
     patches: Mapping[str, str | None] | None = None,
-    statuses: Mapping[str, str] | None = None,
+    statuses: Mapping[str, FileStatus] | None = None,
 ) -> ChangeSet:
     """The change from `base` to `head` over `paths`.
 

@@ -25,6 +25,7 @@ from typing import Literal
 
 from bot.core.model import Finding, T
 from bot.core.suppress import Silenced
+from bot.core.wording import JOINERS, say
 
 State = Literal["pass", "human", "fail"]
 RANK: dict[str, int] = {"pass": 0, "human": 1, "fail": 2}
@@ -45,44 +46,23 @@ class Gate:
 
     def reason(self) -> T:
         """One line: what decides the state, naming the first finding of each kind."""
-        parts_en: list[str] = []
-        parts_zh: list[str] = []
+        parts: list[T] = []
         if self.errors:
             f = self.errors[0]
-            parts_en.append(
-                f"{len(self.errors)} error(s) on changed lines, first `{f.rule}` at {where(f)}"
-            )
-            parts_zh.append(
-                f"改动的行上有 {len(self.errors)} 个错误，首个为 {where(f)} 的 `{f.rule}`"
-            )
+            parts.append(say("gate-errors", n=len(self.errors), rule=f.rule, where=where(f)))
         if self.unacknowledged:
             s = self.unacknowledged[0]
-            parts_en.append(
-                f"`{s.finding.rule}` at {where(s.finding)} is suppressed in this PR and not "
-                "acknowledged by a CODEOWNER"
-            )
-            parts_zh.append(
-                f"{where(s.finding)} 的 `{s.finding.rule}` 在本 PR 中被抑制，且未经 CODEOWNER 确认"
-            )
+            parts.append(say("gate-unacknowledged", rule=s.finding.rule, where=where(s.finding)))
         if self.warnings:
             f = self.warnings[0]
-            parts_en.append(
-                f"{len(self.warnings)} warning(s) on changed lines need a human, first `{f.rule}` "
-                f"at {where(f)}"
-            )
-            parts_zh.append(
-                f"改动的行上有 {len(self.warnings)} 个警告需人工确认，首个为 {where(f)} 的 `{f.rule}`"
-            )
+            parts.append(say("gate-warnings", n=len(self.warnings), rule=f.rule, where=where(f)))
         if self.acknowledged:
             s = self.acknowledged[0]
-            parts_en.append(f"`{s.finding.rule}` suppressed in this PR, {suppressed_by(s).en}")
-            parts_zh.append(f"`{s.finding.rule}` 在本 PR 中被抑制，{suppressed_by(s).zh}")
-        if not parts_en:
-            return T(
-                en="the rules report nothing on what the PR changed",
-                zh="规则在本 PR 的改动上未报告任何问题",
-            )
-        return T(en="; ".join(parts_en), zh="；".join(parts_zh))
+            parts.append(say("gate-acknowledged", rule=s.finding.rule, by=suppressed_by(s)))
+        if not parts:
+            return say("gate-nothing")
+        sep = JOINERS["clauses"]
+        return T(en=sep.en.join(p.en for p in parts), zh=sep.zh.join(p.zh for p in parts))
 
 
 def where(f: Finding) -> str:
@@ -91,12 +71,8 @@ def where(f: Finding) -> str:
 
 def suppressed_by(s: Silenced) -> T:
     """`suppressed in this PR by @author: reason`."""
-    who = f"@{s.author}" if s.author else "the PR"
-    who_zh = f"@{s.author}" if s.author else "本 PR"
-    reason = s.suppression.reason
-    return T(
-        en=f"suppressed in this PR by {who}: {reason}", zh=f"由 {who_zh} 在本 PR 中抑制：{reason}"
-    )
+    who: T | str = f"@{s.author}" if s.author else say("the-pr")
+    return say("suppressed-by", who=who, reason=s.suppression.reason)
 
 
 def _changed(f: Finding) -> bool:

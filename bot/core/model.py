@@ -4,46 +4,22 @@ from __future__ import annotations
 
 import hashlib
 import re
-import string
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, Literal
 
 from bot.base.span import Span as Span  # re-exported: rules build findings with it
+from bot.base.text import Params
+from bot.base.text import T as T  # re-exported: rules word their records with it
+from bot.core.wording import JOINERS, SEVERITY, say
 
 Severity = Literal["error", "warning", "info"]
 SEVERITIES: tuple[Severity, ...] = ("error", "warning", "info")
 SEVERITY_RANK: dict[str, int] = {"info": 0, "warning": 1, "error": 2}
 
-SEVERITY_ZH: dict[str, str] = {"error": "错误", "warning": "警告", "info": "提示"}
-
 ERROR: Severity = "error"
 WARNING: Severity = "warning"
 INFO: Severity = "info"
-
-
-@dataclass(frozen=True)
-class T:
-    """A text in English and Chinese, with the same `{placeholders}` in both."""
-
-    en: str
-    zh: str
-
-    def placeholders(self) -> tuple[set[str], set[str]]:
-        def names(s: str) -> set[str]:
-            return {f for _, f, _, _ in string.Formatter().parse(s) if f}
-
-        return names(self.en), names(self.zh)
-
-    def format(self, params: Mapping[str, Any]) -> T:
-        """Fill placeholders; a parameter `name_zh` overrides `name` in Chinese."""
-        en = {k: v for k, v in params.items() if not k.endswith("_zh")}
-        zh = dict(en)
-        zh.update({k[:-3]: v for k, v in params.items() if k.endswith("_zh")})
-        return T(en=self.en.format_map(_Params(en)), zh=self.zh.format_map(_Params(zh)))
-
-    def get(self, lang: str) -> str:
-        return self.zh if lang == "zh" else self.en
 
 
 @dataclass(frozen=True)
@@ -71,14 +47,6 @@ class Join:
     word: Literal["and", "or", "list", "clauses"] = "list"
 
 
-JOINERS: dict[str, T] = {
-    "and": T(en=" and ", zh="、"),
-    "or": T(en=" or ", zh=" 或 "),
-    "list": T(en=", ", zh="、"),
-    "clauses": T(en="; ", zh="；"),  # clauses of one sentence
-}
-
-
 def render_param(value: Any, lang: str, variants: Mapping[str, T], owner: str = "") -> str:
     """A parameter in one language: a value as is, a `T` (bilingual data from the
     knowledge), a `Join` of values, or a `Part` worded by a variant of the record."""
@@ -86,7 +54,7 @@ def render_param(value: Any, lang: str, variants: Mapping[str, T], owner: str = 
         if value.name not in variants:
             raise KeyError(f"{owner}: no variant {value.name!r} for a part")
         filled = {k: render_param(v, lang, variants, owner) for k, v in value.params.items()}
-        return variants[value.name].get(lang).format_map(_Params(filled))
+        return variants[value.name].get(lang).format_map(Params(filled))
     if isinstance(value, Join):
         sep = JOINERS[value.word].get(lang)
         return sep.join(render_param(v, lang, variants, owner) for v in value.items)
@@ -95,11 +63,9 @@ def render_param(value: Any, lang: str, variants: Mapping[str, T], owner: str = 
     return str(value)
 
 
-class _Params(dict[str, Any]):
-    """format_map helper: a missing placeholder stays visible instead of raising."""
-
-    def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+def _joined(texts: list[T], word: str) -> T:
+    sep = JOINERS[word]
+    return T(en=sep.en.join(t.en for t in texts), zh=sep.zh.join(t.zh for t in texts))
 
 
 @dataclass(frozen=True)
@@ -246,16 +212,14 @@ class Rule:
 
     def severity_summary(self) -> T:
         """`warning (error when …)`: the default and every declared condition."""
+        default = SEVERITY[self.severity]
         if not self.conditions:
-            return T(en=self.severity, zh=SEVERITY_ZH[self.severity])
-        en = "; ".join(f"{c.severity} when {c.when.en}" for c in self.conditions.values())
-        zh = "；".join(
-            f"{c.when.zh}时为{SEVERITY_ZH[c.severity]}" for c in self.conditions.values()
-        )
-        return T(
-            en=f"{self.severity} ({en})",
-            zh=f"{SEVERITY_ZH[self.severity]}（{zh}）",
-        )
+            return default
+        clauses = [
+            say("severity-when", severity=SEVERITY[c.severity], when=c.when)
+            for c in self.conditions.values()
+        ]
+        return say("severity-summary", severity=default, conditions=_joined(clauses, "clauses"))
 
     def hit(
         self,
@@ -287,7 +251,7 @@ class Rule:
         zh = {k: render_param(v, "zh", self.variants, self.id) for k, v in params.items()}
 
         def fill(text: T) -> T:
-            return T(en=text.en.format_map(_Params(en)), zh=text.zh.format_map(_Params(zh)))
+            return T(en=text.en.format_map(Params(en)), zh=text.zh.format_map(Params(zh)))
 
         return Finding(
             rule=self.id,

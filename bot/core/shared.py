@@ -27,10 +27,12 @@ from typing import TYPE_CHECKING, Any
 
 from bot.base.glob import glob_match
 from bot.base.span import Span
+from bot.base.text import T
 from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
 from bot.core.context import Context, route
-from bot.core.model import Finding, T
+from bot.core.model import Finding
+from bot.core.wording import say
 from bot.parse.deps import Layout, resolve, uses
 
 if TYPE_CHECKING:
@@ -41,12 +43,6 @@ if TYPE_CHECKING:
 MAX_DEPTH = 3
 # above this many dependents of one change the rest is not linted (and said so)
 MAX_DEPENDENTS = 1500
-
-# how an introduced finding reads on the shared file's line
-VIA = T(
-    en="{message} (in `{recipe}` line {line}, which uses `{shared}`; new with this change)",
-    zh="{message}（见 `{recipe}` 第 {line} 行，该文件使用 `{shared}`；由本次修改引入）",
-)
 
 
 @dataclass(frozen=True)
@@ -62,23 +58,16 @@ class SharedCheck:
 
     def describe(self) -> T:
         """What the review of the shared file covered, for a summary."""
-        used = T(
-            en=f"`{self.path}` is shared launch code used by {len(self.dependents)} recipe(s)",
-            zh=f"`{self.path}` 是共享启动代码，有 {len(self.dependents)} 个配方使用它",
-        )
         if not self.linted:
-            return T(
-                en=f"{used.en}; no check of theirs reads it, so none needed linting again.",
-                zh=f"{used.zh}；它们的检查都不读取该文件，因此无需重新检查。",
-            )
+            return say("shared-unread", path=self.path, n=len(self.dependents))
         n = len(self.linted)
-        return T(
-            en=f"{used.en}: {n} of them linted on base and head"
-            f"{f' (only the first {n})' if self.truncated else ''}; "
-            f"{self.introduced} finding(s) new with this change.",
-            zh=f"{used.zh}：其中 {n} 个在基准版本与新版本上都已检查"
-            f"{f'（仅前 {n} 个）' if self.truncated else ''}；"
-            f"本次修改新引入 {self.introduced} 个问题。",
+        return say(
+            "shared-linted",
+            path=self.path,
+            n=len(self.dependents),
+            linted=n,
+            more=say("shared-first", n=n) if self.truncated else T(en="", zh=""),
+            introduced=self.introduced,
         )
 
 
@@ -180,18 +169,13 @@ def _on_shared(f: Finding, shared: str, line: int | None) -> Finding:
     """An introduced finding, on the shared file's changed line when it has one."""
     if line is None:
         return replace(f, in_diff=None)
-    params = {
-        "message": f.message.en,
-        "message_zh": f.message.zh,
-        "recipe": f.path,
-        "line": f.span.line,
-        "shared": shared,
-    }
     return replace(
         f,
         path=shared,
         span=Span(line),
-        message=VIA.format(params),
+        message=say(
+            "via-shared", message=f.message, recipe=f.path, line=f.span.line, shared=shared
+        ),
         subject=f"{f.path}: {f.subject}",
         suggestion=None,
         proposal=None,

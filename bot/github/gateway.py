@@ -25,7 +25,7 @@ import time
 import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
-from typing import Any
+from typing import Any, Literal
 
 import jwt
 from cryptography.hazmat.primitives import serialization
@@ -57,6 +57,7 @@ from bot.github.types import (
     SignoffGateway,
     Status,
     TreeChange,
+    status_state,
 )
 
 MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
@@ -717,8 +718,11 @@ class PyGithubGateway(GatewayBase):
         for item in self._http.pages(repo, url, MAX_STATUSES_READ):
             if item.get("context") == context:
                 target = item.get("target_url")
+                state = status_state(_text(item, "state"))
+                if state is None:  # not a state GitHub documents: not ours to match
+                    return None
                 return Status(
-                    state=_text(item, "state"),
+                    state=state,
                     context=context,
                     description=_text(item, "description"),
                     target_url=target if isinstance(target, str) and target else None,
@@ -787,7 +791,9 @@ def _conforms_commit(gateway: PyGithubGateway) -> CommitGateway:
     return gateway
 
 
-def _comment(raw: dict[str, Any], kind: str, **extra: Any) -> Comment:
+def _comment(
+    raw: dict[str, Any], kind: Literal["issue", "review", "review_summary"], **extra: Any
+) -> Comment:
     """A Comment from an issue-comment or review-comment JSON object."""
     return Comment(
         id=int(raw["id"]),

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from typing import Any, Protocol
+from typing import Any, Literal, Protocol, get_args
 
 
 class GitHubError(Exception):
@@ -86,7 +86,8 @@ class Comment:
     path: str | None = None
     line: int | None = None
     in_reply_to: int | None = None
-    kind: str = "issue"  # "issue" | "review" | "review_summary"
+    # a conversation comment, an inline review comment, or a review's own body
+    kind: Literal["issue", "review", "review_summary"] = "issue"
     html_url: str = ""
     # GitHub's timestamps, ISO 8601 as sent ("" when unknown); a review has no
     # updated_at, so both carry its submitted_at
@@ -105,12 +106,20 @@ class ReviewComment:
     line: int
     body: str
     start_line: int | None = None
-    side: str = "RIGHT"
+    side: Literal["LEFT", "RIGHT"] = "RIGHT"
+
+
+StatusState = Literal["success", "failure", "pending", "error"]
+
+
+def status_state(text: str) -> StatusState | None:
+    """`text` as a commit status state; None when GitHub documents no such state."""
+    return next((s for s in get_args(StatusState) if s == text), None)
 
 
 @dataclass(frozen=True)
 class Status:
-    state: str  # "success" | "failure" | "pending" | "error"
+    state: StatusState
     context: str
     description: str
     target_url: str | None = None

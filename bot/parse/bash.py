@@ -27,11 +27,12 @@ import threading
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
-from typing import Any
+from typing import Any, Literal
 
 import tree_sitter_bash
 from tree_sitter import Language, Node, Parser, Query, QueryCursor
 
+from bot.base.problem import Problem, problem
 from bot.parse import argv
 from bot.parse.values import Seg, Str
 
@@ -276,12 +277,8 @@ class Command:
     redirect_to: Str | None = None  # the file its stdout is written to (`>`, `>>`)
 
 
-@dataclass
-class Problem:
-    line: int
-    message: str
-    # "binary": not a text file; "syntax": bash the grammar cannot read; "" otherwise
-    kind: str = ""
+# what the interpreter reports it could not follow (variants of RCP000)
+InterpreterProblem = Literal["too_complex", "too_deep", "too_many_paths", "array_too_long", "eval"]
 
 
 class _Budget(Exception):
@@ -320,7 +317,7 @@ class Interpreter:
         # to a caller, e.g. `sed -i` or `pip install`)
         self.report = report
         self.functions: dict[str, Node] = {}
-        self.problems: list[Problem] = []
+        self.problems: list[Problem[InterpreterProblem]] = []
         self.finished: list[State] = []
         self.steps = 0
         self.call_depth = 0
@@ -338,9 +335,9 @@ class Interpreter:
         try:
             states = self.block(list(root.named_children), states, 0)
         except _Budget:
-            self.problems.append(Problem(1, "script too complex to analyse fully; stopped early"))
+            self.problems.append(problem("too_complex"))
         except RecursionError:
-            self.problems.append(Problem(1, "script nested too deeply to analyse"))
+            self.problems.append(problem("too_deep"))
         return self.finished + [s for s in states if not s.done]
 
     def start(self, node: Node) -> tuple[int, int]:
@@ -455,9 +452,9 @@ class Interpreter:
             groups.setdefault(key, []).append(st)
         return [_join(group) if len(group) > 1 else group[0] for group in groups.values()]
 
-    def _note_limit(self, node: Node, message: str) -> None:
-        if not any(p.message == message for p in self.problems):
-            self.problems.append(Problem(node.start_point.row + 1, message))
+    def _note_limit(self, node: Node, kind: InterpreterProblem, **params: str) -> None:
+        if not any(p.kind == kind and p.params == params for p in self.problems):
+            self.problems.append(problem(kind, node.start_point.row + 1, **params))
 
     def _merge(self, states: list[State]) -> list[State]:
         if len(states) < 2:
@@ -475,11 +472,7 @@ class Interpreter:
             return True
         if not self._path_cap_reported:
             self._path_cap_reported = True
-            self.problems.append(
-                Problem(
-                    1, f"more than {MAX_PATHS} paths through the script; some branches not analysed"
-                )
-            )
+            self.problems.append(problem("too_many_paths", limit=str(MAX_PATHS)))
         return False
 
     # -------------------------------------------------------------- statements
@@ -821,17 +814,12 @@ class Interpreter:
         else:
             value = self.expand_one(value_node, st, assignment=True)
         if isinstance(value, tuple) and len(value) > MAX_ARRAY:
-            self._note_limit(
-                node, f"array `{name}` grows past {MAX_ARRAY:,} elements; its value is not tracked"
-            )
+            self._note_limit(node, "array_too_long", name=name, limit=f"{MAX_ARRAY:,}")
             value = Str.unknown_of("$" + name)
         if append:
             old = st.vars.get(name)
             if isinstance(old, tuple) and len(old) >= MAX_ARRAY:
-                self._note_limit(
-                    node,
-                    f"array `{name}` grows past {MAX_ARRAY:,} elements; its value is not tracked",
-                )
+                self._note_limit(node, "array_too_long", name=name, limit=f"{MAX_ARRAY:,}")
                 st.vars[name] = Str.unknown_of("$" + name)
                 return
             if isinstance(value, tuple):
@@ -930,10 +918,7 @@ class Interpreter:
             if not evaluated.known or re.search(
                 r"vllm|sglang|trtllm|atom\.entrypoints", evaluated.text
             ):
-                self._note_limit(
-                    node,
-                    "`eval` runs text the bot does not interpret; values after it may be missed",
-                )
+                self._note_limit(node, "eval")
             return [st]
         if head == "return":
             st.returning = True

@@ -15,7 +15,7 @@ from __future__ import annotations
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
-from typing import Any
+from typing import Any, Literal
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
 from ruamel.yaml.events import (
@@ -27,10 +27,12 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from bot.parse.master_config import MasterProblem, walk_yaml
+from bot.base.problem import Problem, problem
+from bot.base.span import Span
+from bot.parse.master_config import walk_yaml
 from bot.parse.yamlsafe import (
     YamlError,
-    classify_error,
+    file_problem,
     line_at,
     load_safe,
     thread_yaml,
@@ -47,17 +49,24 @@ MAX_DEPTH = 64
 ENTRY_FIRST_LINE = "- config-keys:"
 
 
-@dataclass(frozen=True)
-class Problem:
-    """A defect of the file as a whole. `kind` names a variant of CHL000.
-
-    `params` fill that variant's placeholders (`detail` holds the YAML
-    loader's own English words, where there are any).
-    """
-
-    kind: str
-    line: int
-    params: Mapping[str, str] = field(default_factory=dict)
+# a defect of the file as a whole: each kind is a variant of CHL000, whose `params`
+# fill its placeholders (`detail` holds the YAML loader's own English words)
+ChangelogProblemKind = Literal[
+    "yaml",
+    "duplicate-key",
+    "too-large",
+    "not-utf8",
+    "nul",
+    "tab",
+    "cr",
+    "no-final-newline",
+    "empty",
+    "not-list",
+    "entry-layout",
+    "too-many-nodes",
+    "too-deep",
+]
+ChangelogProblem = Problem[ChangelogProblemKind]
 
 
 @dataclass(frozen=True, eq=False)
@@ -109,7 +118,7 @@ class Changelog:
     path: str
     text: str
     entries: tuple[Entry, ...]
-    problems: tuple[Problem, ...]
+    problems: tuple[ChangelogProblem, ...]
 
     @property
     def ok(self) -> bool:
@@ -138,11 +147,9 @@ def parse_changelog(
 
     With `memory`, a text that shares a long prefix with a clean parse remembered
     there is parsed by re-reading only its tail (the result is the same)."""
-    problems: list[Problem] = []
+    problems: list[ChangelogProblem] = []
     if len(text) > MAX_BYTES:
-        problems.append(
-            Problem("too-large", 1, {"size": f"{len(text):,}", "limit": f"{MAX_BYTES:,}"})
-        )
+        problems.append(problem("too-large", 1, size=f"{len(text):,}", limit=f"{MAX_BYTES:,}"))
         return Changelog(path, "", (), tuple(problems))
     if isinstance(text, bytes):
         raw = text
@@ -150,7 +157,7 @@ def parse_changelog(
             text = raw.decode("utf-8")
         except UnicodeDecodeError as exc:
             text = raw.decode("utf-8", errors="replace")
-            problems.append(Problem("not-utf8", raw.count(b"\n", 0, exc.start) + 1))
+            problems.append(problem("not-utf8", raw.count(b"\n", 0, exc.start) + 1))
     problems.extend(_byte_problems(text, already_utf8_problem=bool(problems)))
     if any(p.kind in ("nul", "not-utf8") for p in problems):
         return Changelog(path, text, (), tuple(problems))
@@ -174,14 +181,14 @@ def parse_changelog(
         try:
             data = load_safe(text, label=path)
         except YamlError as exc:
-            problems.append(_yaml_problem(str(exc), exc.line, path))
+            problems.append(_yaml_problem(exc))
             return Changelog(path, text, (), tuple(problems))
 
     if data is None:
-        problems.append(Problem("empty", 1))
+        problems.append(problem("empty", 1))
         return Changelog(path, text, (), tuple(problems))
     if not isinstance(data, list):
-        problems.append(Problem("not-list", 1, {"actual": yaml_type_name(data)}))
+        problems.append(problem("not-list", 1, actual=yaml_type_name(data)))
         return Changelog(path, text, (), tuple(problems))
 
     entries = _build_entries(data, shape, lines, stats)
@@ -300,19 +307,20 @@ def _moved(entry: Entry, index: int, offset: int) -> Entry:
     )
 
 
-def _byte_problems(text: str, *, already_utf8_problem: bool) -> Iterator[Problem]:
+def _byte_problems(text: str, *, already_utf8_problem: bool) -> Iterator[ChangelogProblem]:
     """The repository's own file-level invariants (see validate_perf_changelog.py)."""
     if "\x00" in text:
-        yield Problem("nul", _line_at(text, text.index("\x00")))
+        yield problem("nul", _line_at(text, text.index("\x00")))
     if "\ufffd" in text and not already_utf8_problem:
         # the engine decodes with errors="replace": U+FFFD marks bytes that were not UTF-8
-        yield Problem("not-utf8", _line_at(text, text.index("\ufffd")))
-    for char, kind in (("\t", "tab"), ("\r", "cr")):
+        yield problem("not-utf8", _line_at(text, text.index("\ufffd")))
+    marks: tuple[tuple[str, ChangelogProblemKind], ...] = (("\t", "tab"), ("\r", "cr"))
+    for char, kind in marks:
         if char in text:
             count = sum(1 for ln in text.split("\n") if char in ln)
-            yield Problem(kind, _line_at(text, text.index(char)), {"count": str(count)})
+            yield problem(kind, _line_at(text, text.index(char)), count=str(count))
     if text and not text.endswith("\n"):
-        yield Problem("no-final-newline", text.count("\n") + 1)
+        yield problem("no-final-newline", text.count("\n") + 1)
 
 
 @dataclass
@@ -334,7 +342,7 @@ _COLLECTION_EVENTS = frozenset({SequenceStartEvent, MappingStartEvent})
 _NODE_EVENTS = frozenset({ScalarEvent, AliasEvent, SequenceStartEvent, MappingStartEvent})
 
 
-def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | Problem:
+def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | ChangelogProblem:
     """Walk the C parser's events: bound depth and size, record positions.
 
     The event parser keeps its own stack, so unlike composing a node tree it
@@ -347,7 +355,7 @@ def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | Problem:
         for event in thread_yaml("events").parse(text):
             count += 1
             if count > MAX_EVENTS:
-                return Problem("too-many-nodes", 1, {"limit": f"{MAX_EVENTS:,}"})
+                return problem("too-many-nodes", 1, limit=f"{MAX_EVENTS:,}")
             cls = type(event)
             if cls is AliasEvent or getattr(event, "anchor", None) is not None:
                 stats.anchors = True
@@ -365,14 +373,14 @@ def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | Problem:
                 stack.append(_Frame(mapping=cls is MappingStartEvent))
                 if len(stack) > MAX_DEPTH:
                     line = int(event.start_mark.line) + 1
-                    return Problem("too-deep", line, {"limit": str(MAX_DEPTH)})
+                    return problem("too-deep", line, limit=str(MAX_DEPTH))
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = int(mark.line) + 1 if mark is not None else 1
         detail = "; ".join(str(x) for x in (exc.context, exc.problem) if x)
-        return Problem("yaml", line, {"detail": detail[:300] or "unreadable YAML"})
+        return problem("yaml", line, detail=detail[:300] or "unreadable YAML")
     except (YAMLError, RecursionError, ValueError, TypeError) as exc:
-        return Problem("yaml", 1, {"detail": f"{type(exc).__name__}: {exc}"[:300]})
+        return problem("yaml", 1, detail=f"{type(exc).__name__}: {exc}"[:300])
     stats.events = count
     return shapes
 
@@ -385,7 +393,7 @@ def _walk_plain(text: str, stats: _Stats) -> tuple[list[_EntryShape], list[Any]]
     bound: the two-pass reading then decides, and words any problem.
     """
     walk = walk_yaml(text)
-    if isinstance(walk, MasterProblem) or walk.fallback or walk.events > MAX_EVENTS:
+    if isinstance(walk, Problem) or walk.fallback or walk.events > MAX_EVENTS:
         return None
     data = walk.data
     if not isinstance(data, list):
@@ -479,12 +487,12 @@ def _key_ends(key_lines: Mapping[str, int], entry_end: int, lines: list[str]) ->
     return out
 
 
-def _layout_problems(entries: list[Entry], lines: list[str]) -> Iterator[Problem]:
+def _layout_problems(entries: list[Entry], lines: list[str]) -> Iterator[ChangelogProblem]:
     """The repository counts entries by lines starting `- config-keys:`."""
     for entry in entries:
         first = lines[entry.start_line - 1] if entry.start_line - 1 < len(lines) else ""
         if not first.startswith(ENTRY_FIRST_LINE):
-            yield Problem("entry-layout", entry.start_line)
+            yield problem("entry-layout", entry.start_line)
 
 
 # -- which entries a change touches --------------------------------------------
@@ -522,6 +530,6 @@ yaml_type_name = type_name
 _line_at = line_at
 
 
-def _yaml_problem(message: str, line: int | None, label: str) -> Problem:
-    kind, params = classify_error(message, label, MAX_DEPTH)
-    return Problem(kind, line or 1, params)
+def _yaml_problem(exc: YamlError) -> ChangelogProblem:
+    kind, params = file_problem(exc, MAX_DEPTH)
+    return Problem(kind, params, Span(exc.line or 1))

@@ -33,7 +33,7 @@ DOWNLOADERS = frozenset({"curl", "wget"})
 
 @dataclass(frozen=True)
 class Patch:
-    cmd: str  # "git apply" | "git am" | "patch"
+    cmd: Literal["git apply", "git am", "patch"]
     target: Str | None  # the directory it applies in (`-d`, `--directory`, `git -C`)
 
 
@@ -64,7 +64,8 @@ def patch(words: Sequence[Str]) -> Patch | None:
         if args.has("--check", "--stat", "--numstat", "--summary") and not args.has("--apply"):
             return None  # inspects a patch without applying it
         target = args.option("--directory")
-        return Patch(f"git {sub}", target if target is not None else top.option("-C"))
+        cmd: Literal["git apply", "git am"] = "git apply" if sub == "apply" else "git am"
+        return Patch(cmd, target if target is not None else top.option("-C"))
     if name == "patch":
         args = parse(words[1:], SPECS["patch"])
         if args.has("--dry-run", "--check"):

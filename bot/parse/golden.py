@@ -39,7 +39,8 @@ class GoldenCurve:
 @dataclass
 class GoldenSet:
     curves: list[GoldenCurve]
-    problems: list[tuple[str, str]]  # (path, message)
+    # the golden files that could not be read: (path, the typed error: kind, params, line)
+    problems: list[tuple[str, YamlError]]
 
     def by_name(self, name: str) -> list[GoldenCurve]:
         return [c for c in self.curves if c.name == name]
@@ -73,7 +74,9 @@ def parse_golden(path: str, text: str) -> list[GoldenCurve]:
             kwargs[m.group(1)] = m.group(2)
     out = []
     if not isinstance(data, dict):
-        raise YamlError(f"{path}: expected a mapping of model -> thinking mode -> K -> AL")
+        raise YamlError(
+            f"{path}: expected a mapping of model -> thinking mode -> K -> AL", kind="shape"
+        )
     for key, modes in data.items():
         if not isinstance(modes, dict):
             continue
@@ -107,7 +110,7 @@ def load_golden_set(ctx: ParseContext) -> GoldenSet:
     """Every golden curve in the tree's golden directory (parsed once per blob)."""
     folder = ctx.config.golden_dir.rstrip("/") + "/"
     curves: list[GoldenCurve] = []
-    problems: list[tuple[str, str]] = []
+    problems: list[tuple[str, YamlError]] = []
     for path in ctx.all_paths():
         if not path.startswith(folder) or not path.endswith((".yaml", ".yml")):
             continue
@@ -115,7 +118,7 @@ def load_golden_set(ctx: ParseContext) -> GoldenSet:
             continue
         got = ctx.parsed("golden", path)
         if isinstance(got, YamlError):
-            problems.append((path, str(got)))
+            problems.append((path, got))
         elif got:
             curves.extend(got)
     return GoldenSet(curves, problems)

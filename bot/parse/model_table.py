@@ -19,9 +19,9 @@ import re
 import shlex
 from typing import Any
 
+from bot.base.problem import problem
 from bot.base.span import Span
-from bot.parse.bash import Problem
-from bot.parse.recipe import Launch, Recipe, parse_flags
+from bot.parse.recipe import Launch, Recipe, parse_flags, yaml_problem
 from bot.parse.values import Str
 from bot.parse.yamlpos import PosMap, load_positioned
 from bot.parse.yamlsafe import YamlError
@@ -59,15 +59,13 @@ def parse_model_table(path: str, text: str) -> Recipe:
     try:
         doc = load_positioned(text, label="model table")
     except YamlError as exc:
-        recipe.problems.append(Problem(exc.line or 1, str(exc)))
+        recipe.problems.append(yaml_problem(exc))
         return recipe
     if not isinstance(doc, PosMap):
-        recipe.problems.append(Problem(1, "model table is not a mapping of models"))
+        recipe.problems.append(problem("table_not_mapping"))
         return recipe
     if engine is None:
-        recipe.problems.append(
-            Problem(1, "the table's engine is not in its file name (`models_<engine>.yaml`)")
-        )
+        recipe.problems.append(problem("table_engine_unknown"))
         return recipe
     for name, entry in doc.items():
         if not isinstance(entry, PosMap):
@@ -79,9 +77,7 @@ def parse_model_table(path: str, text: str) -> Recipe:
             line, col = _value_pos(entry, key)
             words = _words(value, line, col)
             if words is None:
-                recipe.problems.append(
-                    Problem(line, f"`{name}.{key}` is not a bash word list (unbalanced quotes)")
-                )
+                recipe.problems.append(problem("not_word_list", line, key=f"{name}.{key}"))
                 continue
             env: dict[str, Str] = {}
             for env_key in ROLE_ENV[role]:

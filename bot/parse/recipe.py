@@ -21,14 +21,84 @@ from typing import Any, Literal, NamedTuple
 import tree_sitter_bash
 from tree_sitter import Language, Query, QueryCursor
 
+from bot.base.problem import Problem, problem
 from bot.base.span import Span
 from bot.parse import argv
-from bot.parse.bash import MAX_PATHS, Assumption, Command, Interpreter, Problem, parse_tree
+from bot.parse.bash import (
+    MAX_PATHS,
+    Assumption,
+    Command,
+    Interpreter,
+    InterpreterProblem,
+    parse_tree,
+)
 from bot.parse.jsonpos import JNode, parse_json
 from bot.parse.values import Str
+from bot.parse.yamlsafe import MAX_DEPTH as YAML_MAX_DEPTH
 from bot.parse.yamlsafe import YamlError, load_roundtrip
 
 MAX_RECIPE_BYTES = 1024 * 1024
+
+# The problems of a recipe, each a variant of RCP000 (`Problem.params` fill it).
+# A bash syntax error: where tree-sitter names it.
+SyntaxProblem = Literal[
+    "syntax_unclosed",  # token, construct: a construct that opens here is never closed
+    "syntax_missing",  # token: a token is missing here
+    "syntax_unexpected",  # near: a token the grammar cannot place
+    "syntax_end",  # the script ends inside a construct
+    "syntax",  # an error tree-sitter does not place
+]
+RecipeProblemKind = Literal[
+    InterpreterProblem,
+    SyntaxProblem,
+    # a bash script as a whole
+    "too_large",  # size, limit (bytes)
+    "binary",  # not a text file
+    "not_utf8",  # bytes that are not UTF-8 (U+FFFD after decoding)
+    "engine_yaml",  # detail: the engine YAML a heredoc writes cannot be read
+    # a YAML recipe (multi-node) or model table as a whole
+    "yaml",  # detail: YAML itself cannot read the file
+    "yaml_unreadable",  # detail: the YAML reader failed on it otherwise
+    "yaml_too_large",  # size, limit (characters)
+    "yaml_too_many_nodes",  # limit
+    "yaml_too_deep",  # limit
+    "crashed",  # error: the parser failed (a bug), nothing was analysed
+    # a multi-node recipe's structure (bot/parse/srt_recipe.py)
+    "empty",
+    "recipe_not_mapping",  # type
+    "not_mapping",  # key, type
+    "not_string",  # key, type
+    "no_section",  # section
+    "unknown_backend",  # backend
+    "roles_not_mapping",  # section, type
+    "unknown_role",  # role, section
+    "no_roles",  # section
+    # a model table (bot/parse/model_table.py)
+    "table_not_mapping",
+    "table_engine_unknown",
+    "not_word_list",  # key
+]
+RecipeProblem = Problem[RecipeProblemKind]
+
+
+def yaml_problem(exc: YamlError) -> RecipeProblem:
+    """A YAML recipe's (or model table's) `YamlError` as a recipe problem."""
+    line = exc.line or 1
+    if exc.kind == "nul":
+        return problem("binary", line)
+    if exc.kind == "not-utf8":
+        return problem("not_utf8", line)
+    if exc.kind == "too-large":
+        return problem("yaml_too_large", line, size=exc.params["size"], limit=exc.params["limit"])
+    if exc.kind == "too-many-nodes":
+        return problem("yaml_too_many_nodes", line, limit=exc.params["limit"])
+    if exc.kind == "too-deep":
+        return problem("yaml_too_deep", line, limit=exc.params.get("limit", str(YAML_MAX_DEPTH)))
+    detail = exc.params.get("detail", "")
+    if exc.kind == "unreadable":
+        return problem("yaml_unreadable", line, detail=detail)
+    return problem("yaml", line, detail=detail)
+
 
 ENGINES = ("vllm", "sglang", "trtllm", "atom")
 # commands that run another (`timeout 600 vllm serve`): the table is `argv.WRAPPERS`
@@ -260,7 +330,7 @@ class Recipe:
     # every other executed command, in order of execution (deduplicated across paths)
     commands: list[Run] = field(default_factory=list)
     comments: dict[int, str] = field(default_factory=dict)
-    problems: list[Problem] = field(default_factory=list)
+    problems: list[RecipeProblem] = field(default_factory=list)
     # multi-node (srt-slurm YAML) recipes: the serving frontend ("dynamo", "vllm", ...)
     multi_node: bool = False
     frontend: str | None = None
@@ -402,83 +472,112 @@ def parse_recipe(
     recipe = Recipe(
         path=path, text=text, kind=kind, model=model, precision=precision, sku=sku, mtp=mtp
     )
-    data = text.encode("utf-8", errors="replace")
-    if len(data) > MAX_RECIPE_BYTES:
-        recipe.problems.append(
-            Problem(
-                1,
-                f"script is {len(data):,} bytes, over the {MAX_RECIPE_BYTES:,}-byte limit; not analysed",
-            )
-        )
+    data = _script_bytes(recipe)
+    if data is None:
         return recipe
-    binary = _binary_at(text)
-    if binary is not None:
-        recipe.problems.append(
-            Problem(binary, "the file is not a text file (binary content); not analysed", "binary")
-        )
-        return recipe
-    if "\ufffd" in text:
-        line = text[: text.index("\ufffd")].count("\n") + 1
-        recipe.problems.append(
-            Problem(
-                line,
-                "script is not valid UTF-8 (or contains U+FFFD); values on this line may be wrong",
-            )
-        )
     tree = parse_tree(data)
     root = tree.root_node
     _collect_comments(root, recipe, data)
     if root.has_error:
-        line, what = _first_error(root, data)
+        line, syntax, params = _first_error(root, data)
         line = min(line, max(1, len(text.splitlines())))
-        recipe.problems.append(
-            Problem(
-                line,
-                f"bash syntax error on line {line}: {what}; values after it may be missed",
-                "syntax",
-            )
-        )
-    launches: list[Launch] = []
-    runs: dict[tuple[Any, ...], Run] = {}
-    docs: dict[str, Any] = engine_docs if engine_docs is not None else {}
-    parsed_flags: dict[tuple[Any, ...], dict[str, list[Flag]]] = {}
+        recipe.problems.append(problem(syntax, line, line=str(line), **params))
+    seen = _Commands(recipe, inputs, engine_docs if engine_docs is not None else {})
+    interp = Interpreter(
+        data,
+        seen.take,
+        report=REPORTED_COMMANDS,
+        domains=domains,
+        watched_flags=inputs.watched_flags,
+        watched_env=inputs.watched_env,
+        inert=inputs.inert,
+    )
+    interp.run(root)
+    recipe.problems.extend(interp.problems)
+    seen_problems: set[tuple[str, int, tuple[tuple[str, str], ...]]] = set()
+    unique = []
+    for p in recipe.problems:
+        if p.key() not in seen_problems:
+            seen_problems.add(p.key())
+            unique.append(p)
+    recipe.problems = unique
+    recipe.launches = _dedupe(seen.launches)
+    recipe.commands = list(seen.runs.values())
+    return recipe
 
-    def on_command(cmd: Command) -> None:
+
+def _script_bytes(recipe: Recipe) -> bytes | None:
+    """The script as the parser reads it; None (with the problem) when it is not read."""
+    text = recipe.text
+    data = text.encode("utf-8", errors="replace")
+    if len(data) > MAX_RECIPE_BYTES:
+        recipe.problems.append(
+            problem("too_large", size=f"{len(data):,}", limit=f"{MAX_RECIPE_BYTES:,}")
+        )
+        return None
+    binary = _binary_at(text)
+    if binary is not None:
+        recipe.problems.append(problem("binary", binary))
+        return None
+    if "\ufffd" in text:
+        line = text[: text.index("\ufffd")].count("\n") + 1
+        recipe.problems.append(problem("not_utf8", line))
+    return data
+
+
+class _Commands:
+    """What the interpreter reports it runs: engine launches, and every other command."""
+
+    def __init__(self, recipe: Recipe, inputs: RecipeInputs, docs: dict[str, Any]) -> None:
+        self.recipe = recipe
+        self.inputs = inputs
+        # engine YAML texts already loaded (variants share them: each is loaded once)
+        self.docs = docs
+        self.launches: list[Launch] = []
+        self.runs: dict[tuple[Any, ...], Run] = {}
+        # the same command on several paths parses to the same flags
+        self.parsed_flags: dict[tuple[Any, ...], dict[str, list[Flag]]] = {}
+
+    def take(self, cmd: Command) -> None:
         found = _engine_at(cmd.words)
         if found is None:
-            run = Run(
-                words=tuple(cmd.words),
-                span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
-                stdin=cmd.stdin,
-                redirect_to=cmd.redirect_to,
-                assumptions=cmd.state.assumptions,
-                eval_only=_eval_only(cmd.state.assumptions),
-                runs=_runs(cmd, inputs.command_runners),
-            )
-            key = (
-                cmd.line,
-                tuple(w.text for w in cmd.words),
-                cmd.stdin.text if cmd.stdin is not None else None,
-                cmd.redirect_to.text if cmd.redirect_to is not None else None,
-                run.eval_only,
-                tuple(w.text for w in run.runs),
-            )
-            prev = runs.get(key)
-            if prev is not None and prev.assumptions != run.assumptions:
-                # run on several paths: keep only the conditions they share
-                common = tuple(a for a in prev.assumptions if a in run.assumptions)
-                run = replace(prev, assumptions=common)
-            elif prev is not None:
-                return
-            runs[key] = run
+            self._run(cmd)
+        else:
+            self._launch(cmd, *found)
+
+    def _run(self, cmd: Command) -> None:
+        run = Run(
+            words=tuple(cmd.words),
+            span=Span(cmd.line, 1, cmd.end_line if cmd.end_line != cmd.line else None),
+            stdin=cmd.stdin,
+            redirect_to=cmd.redirect_to,
+            assumptions=cmd.state.assumptions,
+            eval_only=_eval_only(cmd.state.assumptions),
+            runs=_runs(cmd, self.inputs.command_runners),
+        )
+        key = (
+            cmd.line,
+            tuple(w.text for w in cmd.words),
+            cmd.stdin.text if cmd.stdin is not None else None,
+            cmd.redirect_to.text if cmd.redirect_to is not None else None,
+            run.eval_only,
+            tuple(w.text for w in run.runs),
+        )
+        prev = self.runs.get(key)
+        if prev is not None and prev.assumptions != run.assumptions:
+            # run on several paths: keep only the conditions they share
+            common = tuple(a for a in prev.assumptions if a in run.assumptions)
+            run = replace(prev, assumptions=common)
+        elif prev is not None:
             return
-        engine, start = found
+        self.runs[key] = run
+
+    def _launch(self, cmd: Command, engine: str, start: int) -> None:
         args = cmd.words[start:]
-        # the same command on several paths parses to the same flags
         flag_key = (cmd.line, tuple(args))
-        flags = parsed_flags.get(flag_key)
+        flags = self.parsed_flags.get(flag_key)
         if flags is None:
-            flags = parsed_flags[flag_key] = parse_flags(args, cmd.line)
+            flags = self.parsed_flags[flag_key] = parse_flags(args, cmd.line)
         env = {
             k: v
             for k, v in cmd.state.vars.items()
@@ -490,29 +589,8 @@ def parse_recipe(
             if w.known and re.match(r"^[A-Za-z_]\w*=", w.text):
                 k, _, _v = w.text.partition("=")
                 env[k] = argv.after(w, len(k) + 1)
-        yaml_text: Str | None = None
-        yaml_doc: Any | None = None
-        if engine == "trtllm":
-            cfg = None
-            for name in ("--extra_llm_api_options", "--extra-llm-api-options", "--config"):
-                got = flags.get(name)
-                if got and got[-1].value is not None:
-                    cfg = got[-1].value
-            if cfg is not None:
-                yaml_text = cmd.state.files.get(cfg.text)
-                if yaml_text is not None:
-                    try:
-                        # round trip (positions needed); variants share texts: load each once
-                        doc_text = yaml_text.placeholder_text()
-                        if doc_text not in docs:
-                            docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
-                        yaml_doc = docs[doc_text]
-                    except YamlError as exc:
-                        line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
-                            0, (exc.line or 1) - 1
-                        )
-                        recipe.problems.append(Problem(line, str(exc)))
-        launches.append(
+        yaml_text, yaml_doc = self._engine_yaml(cmd, flags) if engine == "trtllm" else (None, None)
+        self.launches.append(
             Launch(
                 engine=engine,
                 words=cmd.words,
@@ -527,27 +605,34 @@ def parse_recipe(
             )
         )
 
-    interp = Interpreter(
-        data,
-        on_command,
-        report=REPORTED_COMMANDS,
-        domains=domains,
-        watched_flags=inputs.watched_flags,
-        watched_env=inputs.watched_env,
-        inert=inputs.inert,
-    )
-    interp.run(root)
-    recipe.problems.extend(interp.problems)
-    seen_problems: set[tuple[int, str]] = set()
-    unique = []
-    for p in recipe.problems:
-        if (p.line, p.message) not in seen_problems:
-            seen_problems.add((p.line, p.message))
-            unique.append(p)
-    recipe.problems = unique
-    recipe.launches = _dedupe(launches)
-    recipe.commands = list(runs.values())
-    return recipe
+    def _engine_yaml(
+        self, cmd: Command, flags: dict[str, list[Flag]]
+    ) -> tuple[Str | None, Any | None]:
+        """The TensorRT-LLM engine YAML a heredoc wrote for this launch: its text and,
+        when it loads, the document (round trip: positions needed)."""
+        cfg = None
+        for name in ("--extra_llm_api_options", "--extra-llm-api-options", "--config"):
+            got = flags.get(name)
+            if got and got[-1].value is not None:
+                cfg = got[-1].value
+        if cfg is None:
+            return None, None
+        yaml_text = cmd.state.files.get(cfg.text)
+        if yaml_text is None:
+            return None, None
+        doc_text = yaml_text.placeholder_text()
+        try:
+            if doc_text not in self.docs:
+                self.docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
+            return yaml_text, self.docs[doc_text]
+        except YamlError as exc:
+            line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
+                0, (exc.line or 1) - 1
+            )
+            self.recipe.problems.append(
+                problem("engine_yaml", line, detail=exc.params.get("detail", ""))
+            )
+            return yaml_text, None
 
 
 def _runs(cmd: Command, runners: Mapping[str, str]) -> tuple[Str, ...]:
@@ -614,20 +699,20 @@ def _binary_at(text: str) -> int | None:
     return None
 
 
-def _first_error(root: Any, data: bytes) -> tuple[int, str]:
-    """(line, what) of the first syntax error tree-sitter names, as precisely as it
-    can: a missing token is reported where its construct opens, an unexpected one
-    where it stands."""
+def _first_error(root: Any, data: bytes) -> tuple[int, SyntaxProblem, dict[str, str]]:
+    """(line, kind, params) of the first syntax error tree-sitter names, as precisely
+    as it can: a missing token is reported where its construct opens, an unexpected
+    one where it stands."""
     stack = [root]
     while stack:
         node = stack.pop()
         if node.is_missing:
             opener = node.parent
             if opener is None or opener.type == "program":
-                return int(node.start_point.row) + 1, f"missing `{node.type}` here"
+                return int(node.start_point.row) + 1, "syntax_missing", {"token": str(node.type)}
             line = int(opener.start_point.row) + 1
-            kind = str(opener.type).replace("_", " ")
-            return line, f"missing `{node.type}` to close the {kind} that starts here"
+            construct = str(opener.type).replace("_", " ")
+            return line, "syntax_unclosed", {"token": str(node.type), "construct": construct}
         if node.type == "ERROR":
             inner = [c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing]
             if inner:
@@ -643,11 +728,13 @@ def _first_error(root: Any, data: bytes) -> tuple[int, str]:
             line = int(at.start_point.row) + 1
             token = data[at.start_byte : at.end_byte].split(b"\n", 1)[0].strip()
             near = token.decode("utf-8", "replace")[:40]
-            return line, f"unexpected `{near}`" if near else "unexpected end of the script"
+            if near:
+                return line, "syntax_unexpected", {"near": near}
+            return line, "syntax_end", {}
         stack.extend(
             reversed([c for c in node.children if c.has_error or c.type == "ERROR" or c.is_missing])
         )
-    return 1, "unreadable construct"
+    return 1, "syntax", {}
 
 
 __all__ = [
@@ -659,10 +746,13 @@ __all__ = [
     "Recipe",
     "RecipeKind",
     "RecipeName",
+    "RecipeProblem",
+    "RecipeProblemKind",
     "Run",
     "Setting",
     "describe_path",
     "parse_recipe",
+    "yaml_problem",
 ]
 
 # The YAML recipe parsers build this module's `Recipe` and `Launch`: imported last, as

@@ -25,9 +25,18 @@ import json
 import re
 from typing import Any
 
+from bot.base.problem import problem
 from bot.base.span import Span
-from bot.parse.bash import Problem
-from bot.parse.recipe import ClientBlock, Flag, Launch, Origin, Recipe, Setting
+from bot.parse.recipe import (
+    ClientBlock,
+    Flag,
+    Launch,
+    Origin,
+    Recipe,
+    RecipeProblemKind,
+    Setting,
+    yaml_problem,
+)
 from bot.parse.values import Seg, Str
 from bot.parse.yamlpos import PosList, PosMap, load_positioned
 from bot.parse.yamlsafe import YamlError, type_name
@@ -75,30 +84,29 @@ def parse_srt_recipe(path: str, text: str) -> Recipe:
     try:
         _parse(recipe, engine_dir, parts)
     except Exception as exc:  # pragma: no cover - the last line of defence
-        recipe.problems.append(Problem(1, f"recipe could not be read: {type(exc).__name__}"))
+        recipe.problems.append(problem("crashed", error=type(exc).__name__))
     return recipe
 
 
-def _problem(recipe: Recipe, line: int, message: str) -> None:
-    recipe.problems.append(Problem(line, message))
+def _problem(recipe: Recipe, line: int, kind: RecipeProblemKind, **params: str) -> None:
+    recipe.problems.append(problem(kind, line, **params))
 
 
 def _parse(recipe: Recipe, engine_dir: str | None, parts: list[str]) -> None:
     text = recipe.text
     if "\ufffd" in text:
         line = text[: text.index("\ufffd")].count("\n") + 1
-        _problem(recipe, line, "recipe is not valid UTF-8 (or contains U+FFFD)")
+        _problem(recipe, line, "not_utf8")
     try:
         doc = load_positioned(text, label="recipe")
     except YamlError as exc:
-        msg = str(exc).removeprefix("recipe: ")
-        _problem(recipe, exc.line or 1, f"{msg}; no launch was analysed")
+        recipe.problems.append(yaml_problem(exc))
         return
     if doc is None:
-        _problem(recipe, 1, "recipe is empty; no launch was analysed")
+        _problem(recipe, 1, "empty")
         return
     if not isinstance(doc, PosMap):
-        _problem(recipe, 1, f"recipe is a {type_name(doc)}, not a mapping; no launch was analysed")
+        _problem(recipe, 1, "recipe_not_mapping", type=type_name(doc))
         return
     if not any(k in doc for k in _RECIPE_KEYS):
         # a helper file beside the recipes (an EPLB table, a kernel config): no launch
@@ -108,13 +116,17 @@ def _parse(recipe: Recipe, engine_dir: str | None, parts: list[str]) -> None:
     if "base" in doc and "backend" not in doc:
         base = doc["base"]
         if not isinstance(base, PosMap):
-            _problem(recipe, doc.key_pos("base")[0], "`base` is not a mapping; not analysed")
+            _problem(
+                recipe, doc.key_pos("base")[0], "not_mapping", key="base", type=type_name(base)
+            )
             return
         variants.append(base)
         for key, over in doc.items():
             if isinstance(key, str) and key.startswith("zip_override"):
                 if not isinstance(over, PosMap):
-                    _problem(recipe, doc.key_pos(key)[0], f"`{key}` is not a mapping; skipped")
+                    _problem(
+                        recipe, doc.key_pos(key)[0], "not_mapping", key=key, type=type_name(over)
+                    )
                     continue
                 names = over.get("name")
                 n = len(names) if isinstance(names, PosList) else 1
@@ -192,11 +204,7 @@ def _section(recipe: Recipe, doc: PosMap, key: str) -> PosMap | None:
     if value is None:
         return None
     if not isinstance(value, PosMap):
-        _problem(
-            recipe,
-            doc.key_pos(key)[0],
-            f"`{key}` is a {type_name(value)}, not a mapping; its settings were not read",
-        )
+        _problem(recipe, doc.key_pos(key)[0], "not_mapping", key=key, type=type_name(value))
         return None
     return value
 
@@ -258,11 +266,7 @@ def _env(recipe: Recipe, holder: PosMap, key: str) -> dict[str, Str]:
     for name, value in m.items():
         if isinstance(value, (PosMap, PosList)):
             line = m.key_pos(name)[0]
-            _problem(
-                recipe,
-                line,
-                f"`{key}.{name}` is a {type_name(value)}, not a string; the variable was not read",
-            )
+            _problem(recipe, line, "not_string", key=f"{key}.{name}", type=type_name(value))
             continue
         s = _scalar_str(m, name)
         if s is not None:
@@ -277,25 +281,27 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
     backend = _section(recipe, doc, "backend")
     if backend is None:
         if "backend" not in doc:
-            _problem(recipe, 1, "no `backend` section: the engine launches are unknown")
+            _problem(recipe, 1, "no_section", section="backend")
         return
     btype = backend.get("type")
     engine = ENGINES.get(str(btype).lower()) if btype is not None else ENGINES.get(engine_dir or "")
     if engine is None:
         line = backend.key_pos("type")[0] if "type" in backend else backend.lc.line + 1
-        _problem(recipe, line, f"unknown backend type `{btype}`; no launch was analysed")
+        _problem(recipe, line, "unknown_backend", backend=str(btype))
         return
     cfg_key = CONFIG_KEYS[engine]
     configs = backend.get(cfg_key)
     if configs is None:
         line = doc.key_pos("backend")[0]
-        _problem(recipe, line, f"no `backend.{cfg_key}` section: the {engine} flags are unknown")
+        _problem(recipe, line, "no_section", section=f"backend.{cfg_key}")
         return
     if not isinstance(configs, PosMap):
         _problem(
             recipe,
             backend.key_pos(cfg_key)[0],
-            f"`backend.{cfg_key}` is a {type_name(configs)}, not a mapping of roles; not analysed",
+            "roles_not_mapping",
+            section=f"backend.{cfg_key}",
+            type=type_name(configs),
         )
         return
     common = _env(recipe, doc, "environment") if "environment" in doc else {}
@@ -309,12 +315,7 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
     for role, settings in configs.items():
         line = configs.key_pos(role)[0]
         if role not in ROLES:
-            _problem(
-                recipe,
-                line,
-                f"unknown role `{role}` in `backend.{cfg_key}` (expected prefill, decode or "
-                "aggregated); its settings were not analysed",
-            )
+            _problem(recipe, line, "unknown_role", role=str(role), section=f"backend.{cfg_key}")
             continue
         if settings is None:
             continue
@@ -322,8 +323,9 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
             _problem(
                 recipe,
                 line,
-                f"`backend.{cfg_key}.{role}` is a {type_name(settings)}, not a mapping; "
-                "not analysed",
+                "not_mapping",
+                key=f"backend.{cfg_key}.{role}",
+                type=type_name(settings),
             )
             continue
         env = dict(common)
@@ -364,11 +366,7 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
             )
         )
     if not any(la for la in recipe.launches):
-        _problem(
-            recipe,
-            configs.lc.line + 1,
-            f"`backend.{cfg_key}` names no prefill, decode or aggregated role; nothing to analyse",
-        )
+        _problem(recipe, configs.lc.line + 1, "no_roles", section=f"backend.{cfg_key}")
 
 
 def _client_block(recipe: Recipe, doc: PosMap) -> ClientBlock | None:

@@ -31,7 +31,15 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-from bot.parse.yamlsafe import NOT_RESOLVED, PlainScalars, YamlError, check_shape, thread_yaml
+from bot.parse.yamlsafe import (
+    NOT_RESOLVED,
+    PlainScalars,
+    YamlError,
+    check_shape,
+    refused,
+    thread_yaml,
+    unreadable,
+)
 
 MAX_BYTES = 1024 * 1024
 MAX_EVENTS = 100_000
@@ -125,7 +133,7 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
     try:
         return _load(text, label, thread_yaml("events"))
     except YamlError as exc:
-        if "invalid YAML" not in str(exc):
+        if exc.kind not in _INVALID:
             raise
         first = exc
     # libyaml (YAML 1.1) refuses `{ image: repo/name:tag }`; YAML 1.2 readers
@@ -134,7 +142,8 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
     fixed = text
     for _ in range(_MAX_REQUOTES):
         line = first.line
-        if line is None or "unexpected ':'" not in str(first):
+        # libyaml's own words for a `:` it does not take in a flow mapping
+        if line is None or "unexpected ':'" not in first.params.get("detail", ""):
             break
         rows = fixed.split("\n")
         if not 0 < line <= len(rows):
@@ -147,7 +156,7 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
         try:
             return _load(fixed, label, thread_yaml("events"))
         except YamlError as exc:
-            if "invalid YAML" not in str(exc):
+            if exc.kind not in _INVALID:
                 raise
             first = exc
     # libyaml refuses some plain scalars YAML 1.2 allows in flow mappings
@@ -156,122 +165,171 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
 
 
 _MAX_REQUOTES = 16
+# the parser refused the text (as opposed to a bound or a shape this reader refuses)
+_INVALID = frozenset({"syntax"})
 # `key: value` inside a flow mapping where the plain value holds a `:`
 _FLOW_COLON = re.compile(r"([{,]\s*[\w.-]+:\s+)([^\s'\"{}\[\],][^\s{}\[\],]*:[^\s{}\[\],]*)")
 
 
 def _load(text: str, label: str, loader: YAML) -> Any:
     if len(text) > MAX_BYTES:
-        raise YamlError(f"{label}: {len(text):,} characters is over the {MAX_BYTES:,} limit")
-    if "\x00" in text:
-        raise YamlError(
-            f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
+        raise refused(
+            label,
+            "too-large",
+            f"{len(text):,} characters is over the {MAX_BYTES:,} limit",
+            size=f"{len(text):,}",
+            limit=f"{MAX_BYTES:,}",
         )
-    anchors: dict[str, Any] = {}
-    scalars = PlainScalars()
-    stack: list[_Frame] = []
-    root: Any = None
-    documents = 0
-    count = 0
-    aliased = False
+    if "\x00" in text:
+        raise refused(
+            label, "nul", "contains NUL bytes", text[: text.index("\x00")].count("\n") + 1
+        )
+    builder = _Builder(label)
     try:
         for event in loader.parse(text):
-            count += 1
-            if count > MAX_EVENTS:
-                raise YamlError(f"{label}: more than {MAX_EVENTS:,} YAML events; not analysed")
-            cls = type(event)
-            if cls is MappingEndEvent:
-                frame = stack.pop()
-                _apply_merges(frame, label)
-                continue
-            if cls is SequenceEndEvent:
-                stack.pop()
-                continue
-            if cls is DocumentStartEvent:
-                documents += 1
-                if documents > 1:
-                    line = int(event.start_mark.line) + 1
-                    raise YamlError(f"{label}: more than one YAML document", line=line)
-                continue
-            if cls not in (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent):
-                continue
-            pos = (int(event.start_mark.line), int(event.start_mark.column))
-            quoted = False
-            raw: str | None = None
-            value: Any
-            if cls is AliasEvent:
-                aliased = True
-                if event.anchor not in anchors:
-                    raise YamlError(
-                        f"{label}: alias *{event.anchor} names no anchor", line=pos[0] + 1
-                    )
-                value = anchors[event.anchor]
-            elif cls is ScalarEvent:
-                raw = event.value
-                if event.tag is None and event.implicit[0]:
-                    value = scalars.resolve(event.value)
-                    if value is NOT_RESOLVED:
-                        value = _MERGE if event.value == "<<" else event.value
-                else:
-                    value = event.value
-                    quoted = event.style in ("'", '"')
-            elif cls is MappingStartEvent:
-                value = PosMap(*pos)
-            else:
-                value = PosList(*pos)
-            anchor = getattr(event, "anchor", None) if cls is not AliasEvent else None
-            if anchor is not None:
-                anchors[anchor] = value
-            parent = stack[-1] if stack else None
-            if parent is None:
-                root = value
-            elif isinstance(parent.container, PosMap) and not parent.has_key:
-                if isinstance(value, (PosMap, PosList)) and cls is not AliasEvent:
-                    raise YamlError(f"{label}: a mapping used as a key", line=pos[0] + 1)
-                parent.key = value
-                parent.key_pos = pos
-                parent.has_key = True
-                continue
-            elif isinstance(parent.container, PosMap):
-                m: PosMap = parent.container
-                parent.has_key = False
-                if parent.key is _MERGE:
-                    parent.merges.append(value)
-                else:
-                    try:
-                        m[parent.key] = value
-                    except TypeError as exc:
-                        raise YamlError(
-                            f"{label}: unusable mapping key", line=parent.key_pos[0] + 1
-                        ) from exc
-                    m.lc.keys[parent.key] = parent.key_pos
-                    m.lc.values[parent.key] = pos
-                    if quoted:
-                        m.lc.quoted.add(parent.key)
-                    if raw is not None:
-                        m.lc.raw[parent.key] = raw
-            else:
-                lst: PosList = parent.container
-                lst.append(value)
-                lst.items.append(pos)
-            if cls in (MappingStartEvent, SequenceStartEvent):
-                stack.append(_Frame(value))
-                if len(stack) > MAX_DEPTH:
-                    raise YamlError(
-                        f"{label}: nesting deeper than {MAX_DEPTH} levels", line=pos[0] + 1
-                    )
+            builder.feed(event)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = int(mark.line) + 1 if mark is not None else None
         detail = "; ".join(str(x) for x in (exc.context, exc.problem) if x)
-        raise YamlError(f"{label}: invalid YAML: {detail[:300]}", line=where) from exc
+        message = f"{label}: invalid YAML: {detail[:300]}"
+        raise YamlError(message, where, kind="syntax", params={"detail": detail[:300]}) from exc
     except YamlError:
         raise
     except (YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
-        raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
-    if aliased:  # only aliases can make the document larger than its events
-        check_shape(root, label)
-    return root
+        raise unreadable(label, exc) from exc
+    if builder.aliased:  # only aliases can make the document larger than its events
+        check_shape(builder.root, label)
+    return builder.root
+
+
+_NODE_EVENTS = (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent)
+
+
+class _Builder:
+    """Builds one document's positioned values from the parser's events."""
+
+    def __init__(self, label: str) -> None:
+        self.label = label
+        self.anchors: dict[str, Any] = {}
+        self.scalars = PlainScalars()
+        self.stack: list[_Frame] = []
+        self.root: Any = None
+        self.documents = 0
+        self.count = 0
+        self.aliased = False
+
+    def feed(self, event: Any) -> None:
+        self.count += 1
+        if self.count > MAX_EVENTS:
+            raise refused(
+                self.label,
+                "too-many-nodes",
+                f"more than {MAX_EVENTS:,} YAML events; not analysed",
+                limit=f"{MAX_EVENTS:,}",
+            )
+        cls = type(event)
+        if cls is MappingEndEvent:
+            _apply_merges(self.stack.pop(), self.label)
+            return
+        if cls is SequenceEndEvent:
+            self.stack.pop()
+            return
+        if cls is DocumentStartEvent:
+            self.documents += 1
+            if self.documents > 1:
+                line = int(event.start_mark.line) + 1
+                raise refused(self.label, "shape", "more than one YAML document", line)
+            return
+        if cls not in _NODE_EVENTS:
+            return
+        pos = (int(event.start_mark.line), int(event.start_mark.column))
+        value, quoted, raw = self._value(event, cls, pos)
+        anchor = getattr(event, "anchor", None) if cls is not AliasEvent else None
+        if anchor is not None:
+            self.anchors[anchor] = value
+        if not self._attach(value, cls is AliasEvent, pos, quoted, raw):
+            return
+        if cls in (MappingStartEvent, SequenceStartEvent):
+            self.stack.append(_Frame(value))
+            if len(self.stack) > MAX_DEPTH:
+                raise refused(
+                    self.label,
+                    "too-deep",
+                    f"nesting deeper than {MAX_DEPTH} levels",
+                    pos[0] + 1,
+                    limit=str(MAX_DEPTH),
+                )
+
+    def _value(self, event: Any, cls: type, pos: tuple[int, int]) -> tuple[Any, bool, str | None]:
+        """The event's value, whether it is a quoted scalar, and its source text."""
+        if cls is AliasEvent:
+            self.aliased = True
+            if event.anchor not in self.anchors:
+                raise refused(
+                    self.label, "shape", f"alias *{event.anchor} names no anchor", pos[0] + 1
+                )
+            return self.anchors[event.anchor], False, None
+        if cls is ScalarEvent:
+            if event.tag is None and event.implicit[0]:
+                value = self.scalars.resolve(event.value)
+                if value is NOT_RESOLVED:
+                    value = _MERGE if event.value == "<<" else event.value
+                return value, False, event.value
+            return event.value, event.style in ("'", '"'), event.value
+        if cls is MappingStartEvent:
+            return PosMap(*pos), False, None
+        return PosList(*pos), False, None
+
+    def _attach(
+        self, value: Any, alias: bool, pos: tuple[int, int], quoted: bool, raw: str | None
+    ) -> bool:
+        """Put `value` where the open collection expects it; False when it is a key
+        (whose value comes next)."""
+        parent = self.stack[-1] if self.stack else None
+        if parent is None:
+            self.root = value
+            return True
+        container = parent.container
+        if isinstance(container, PosMap) and not parent.has_key:
+            if isinstance(value, (PosMap, PosList)) and not alias:
+                raise refused(self.label, "shape", "a mapping used as a key", pos[0] + 1)
+            parent.key = value
+            parent.key_pos = pos
+            parent.has_key = True
+            return False
+        if isinstance(container, PosMap):
+            parent.has_key = False
+            if parent.key is _MERGE:
+                parent.merges.append(value)
+            else:
+                self._set(container, parent, value, pos, quoted, raw)
+            return True
+        container.append(value)
+        container.items.append(pos)
+        return True
+
+    def _set(
+        self,
+        m: PosMap,
+        parent: _Frame,
+        value: Any,
+        pos: tuple[int, int],
+        quoted: bool,
+        raw: str | None,
+    ) -> None:
+        try:
+            m[parent.key] = value
+        except TypeError as exc:
+            raise refused(
+                self.label, "shape", "unusable mapping key", parent.key_pos[0] + 1
+            ) from exc
+        m.lc.keys[parent.key] = parent.key_pos
+        m.lc.values[parent.key] = pos
+        if quoted:
+            m.lc.quoted.add(parent.key)
+        if raw is not None:
+            m.lc.raw[parent.key] = raw
 
 
 def _apply_merges(frame: _Frame, label: str) -> None:
@@ -287,8 +345,8 @@ def _apply_merges(frame: _Frame, label: str) -> None:
             sources.append(merged)
     for src in sources:
         if not isinstance(src, PosMap):
-            raise YamlError(
-                f"{label}: a merge key (`<<`) must name a mapping", line=target.lc.line + 1
+            raise refused(
+                label, "shape", "a merge key (`<<`) must name a mapping", target.lc.line + 1
             )
         for k, v in src.items():
             if k in target:

@@ -12,7 +12,7 @@ import re
 import threading
 from collections.abc import Mapping
 from itertools import accumulate
-from typing import Any
+from typing import Any, Literal
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
@@ -23,10 +23,60 @@ MAX_NODES = 2_000_000
 MAX_DEPTH = 200
 
 
+# What stopped a YAML read, as data. The text cannot be read by YAML itself:
+# "syntax" (the parser refuses it), "duplicate-key", "not-utf8", "nul", "shape" (YAML
+# this reader refuses: several documents, an alias naming no anchor, a mapping as a
+# key, a merge of a non-mapping), "unreadable" (the loader failed otherwise). The
+# text may be valid, but is beyond the bounds the bot reads: "too-large",
+# "too-many-nodes", "too-deep".
+YamlKind = Literal[
+    "syntax",
+    "duplicate-key",
+    "not-utf8",
+    "nul",
+    "shape",
+    "unreadable",
+    "too-large",
+    "too-many-nodes",
+    "too-deep",
+]
+LIMIT_KINDS: frozenset[str] = frozenset({"too-large", "too-many-nodes", "too-deep"})
+
+
 class YamlError(Exception):
-    def __init__(self, message: str, line: int | None = None) -> None:
+    """A YAML text that could not be read. `str()` is a one-line message for people
+    (a CLI error, a log); rules read `kind` and `params` (`detail`: what the loader
+    itself said, or what was refused; `key`, `limit`, `size` where they apply)."""
+
+    def __init__(
+        self,
+        message: str,
+        line: int | None = None,
+        *,
+        kind: YamlKind,
+        params: Mapping[str, str] | None = None,
+    ) -> None:
         super().__init__(message)
         self.line = line
+        self.kind: YamlKind = kind
+        self.params: Mapping[str, str] = dict(params or {})
+
+
+# ruamel's own words for a duplicate key: the only place its message names the key
+_DUPLICATE_RE = re.compile(r'found duplicate key "(?P<key>[^"]*)"')
+
+
+def refused(
+    label: str, kind: YamlKind, what: str, line: int | None = None, **params: str
+) -> YamlError:
+    """A `YamlError` whose message is `label: what` and whose `detail` is `what`."""
+    return YamlError(f"{label}: {what}", line, kind=kind, params={"detail": what, **params})
+
+
+def loader_words(text: str) -> str:
+    """The loader's own message as one detail: the hint ruamel appends to a
+    duplicate-key error dropped, at most 300 characters."""
+    return text.split("; To suppress this check", 1)[0].strip().rstrip(";")[:300]
 
 
 def _loader(typ: str) -> YAML:
@@ -123,7 +173,9 @@ def check_shape(data: Any, label: str) -> None:
 
     def size(node: Any, depth: int) -> int:
         if depth > MAX_DEPTH:
-            raise YamlError(f"{label}: nesting deeper than {MAX_DEPTH} levels")
+            raise refused(
+                label, "too-deep", f"nesting deeper than {MAX_DEPTH} levels", limit=str(MAX_DEPTH)
+            )
         if isinstance(node, dict):
             children: Any = list(node.keys()) + list(node.values())
         elif isinstance(node, list):
@@ -137,9 +189,12 @@ def check_shape(data: Any, label: str) -> None:
         for child in children:
             total += size(child, depth + 1)
             if total > MAX_NODES:
-                raise YamlError(
-                    f"{label}: document expands to more than {MAX_NODES:,} nodes "
-                    "(YAML aliases used as a bomb?)"
+                raise refused(
+                    label,
+                    "too-many-nodes",
+                    f"document expands to more than {MAX_NODES:,} nodes "
+                    "(YAML aliases used as a bomb?)",
+                    limit=f"{MAX_NODES:,}",
                 )
         sizes[key] = total
         return total
@@ -157,27 +212,35 @@ def check_depth(text: str, label: str) -> None:
     m = _DEEP_FLOW.search(text)
     if m:
         line = text.count("\n", 0, m.start()) + 1
-        raise YamlError(f"{label}: nesting deeper than {MAX_DEPTH} levels", line=line)
+        raise refused(
+            label, "too-deep", f"nesting deeper than {MAX_DEPTH} levels", line, limit=str(MAX_DEPTH)
+        )
     if text.count("[") + text.count("{") > MAX_DEPTH:
         brackets = _NOT_BRACKET.sub("", text)
         depth = max(accumulate(map(_STEP.__getitem__, brackets)), default=0)
         if depth > MAX_DEPTH:
-            raise YamlError(f"{label}: nesting deeper than {MAX_DEPTH} levels")
+            raise refused(
+                label, "too-deep", f"nesting deeper than {MAX_DEPTH} levels", limit=str(MAX_DEPTH)
+            )
 
 
 def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
     if isinstance(text, bytes):
         if len(text) > MAX_BYTES:
-            raise YamlError(f"{label}: {len(text):,} bytes is over the {MAX_BYTES:,}-byte limit")
+            raise too_large(
+                label, f"{len(text):,} bytes is over the {MAX_BYTES:,}-byte limit", len(text)
+            )
         try:
             text = text.decode("utf-8")
         except UnicodeDecodeError as exc:
-            raise YamlError(f"{label}: not valid UTF-8 (byte {exc.start})") from exc
+            raise refused(label, "not-utf8", f"not valid UTF-8 (byte {exc.start})") from exc
     if len(text) > MAX_BYTES:
-        raise YamlError(f"{label}: {len(text):,} characters is over the {MAX_BYTES:,} limit")
+        raise too_large(
+            label, f"{len(text):,} characters is over the {MAX_BYTES:,} limit", len(text)
+        )
     if "\x00" in text:
-        raise YamlError(
-            f"{label}: contains NUL bytes", line=text[: text.index("\x00")].count("\n") + 1
+        raise refused(
+            label, "nul", "contains NUL bytes", text[: text.index("\x00")].count("\n") + 1
         )
     check_depth(text, label)
     try:
@@ -186,39 +249,66 @@ def load_safe(text: str | bytes, *, label: str = "YAML") -> Any:
     except YAMLError as exc:
         first = str(exc).strip().splitlines()
         msg = "; ".join(x.strip() for x in first if x.strip() and not x.startswith("  "))[:300]
-        raise YamlError(f"{label}: invalid YAML: {msg}", line=_problem_line(exc)) from exc
+        raise _invalid(label, msg, _problem_line(exc)) from exc
     except RecursionError as exc:
-        raise YamlError(f"{label}: nesting too deep to read") from exc
+        raise _too_deep_to_read(label) from exc
     except Exception as exc:  # ruamel raises assorted errors on odd input
-        raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
+        raise unreadable(label, exc) from exc
     check_shape(data, label)
     return data
+
+
+def too_large(label: str, what: str, size: int) -> YamlError:
+    return refused(label, "too-large", what, size=f"{size:,}", limit=f"{MAX_BYTES:,}")
+
+
+def unreadable(label: str, exc: Exception) -> YamlError:
+    """The loader failed on the text without a YAML error (ruamel's assorted errors)."""
+    message = f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]
+    detail = message[len(label) + 2 :]
+    return YamlError(message, kind="unreadable", params={"detail": loader_words(detail)})
+
+
+def _too_deep_to_read(label: str) -> YamlError:
+    what = "nesting too deep to read"
+    return YamlError(f"{label}: {what}", kind="too-deep", params={"detail": what})
+
+
+def _invalid(label: str, msg: str, line: int | None) -> YamlError:
+    """The loader refused the text: `msg` in its own words (a duplicate key named)."""
+    detail = loader_words(msg)
+    if m := _DUPLICATE_RE.search(detail):
+        return YamlError(
+            f"{label}: invalid YAML: {msg}",
+            line,
+            kind="duplicate-key",
+            params={"detail": detail, "key": m.group("key")},
+        )
+    return YamlError(
+        f"{label}: invalid YAML: {msg}", line, kind="syntax", params={"detail": detail}
+    )
 
 
 def load_roundtrip(text: str, *, label: str = "YAML") -> Any:
     """Round-trip load (keys and items keep `.lc` line/col). Small inputs only."""
     if len(text) > MAX_BYTES:
-        raise YamlError(f"{label}: too large for positional parsing")
+        raise too_large(label, "too large for positional parsing", len(text))
     check_depth(text, label)
     try:
         data = _loader("rt").load(text)
     except YAMLError as exc:
-        raise YamlError(
-            f"{label}: invalid YAML: {str(exc).splitlines()[0] if str(exc) else exc}",
-            line=_problem_line(exc),
+        raise _invalid(
+            label, str(exc).splitlines()[0] if str(exc) else str(exc), _problem_line(exc)
         ) from exc
     except RecursionError as exc:
-        raise YamlError(f"{label}: nesting too deep to read") from exc
+        raise _too_deep_to_read(label) from exc
     except Exception as exc:
-        raise YamlError(f"{label}: unreadable YAML: {type(exc).__name__}: {exc}"[:300]) from exc
+        raise unreadable(label, exc) from exc
     check_shape(data, label)
     return data
 
 
 # ------------------------------------------------------------ shared helpers
-_DUPLICATE_RE = re.compile(r'found duplicate key "(?P<key>[^"]*)"')
-_EXPANDS_RE = re.compile(r"expands to more than (?P<limit>[\d,]+) nodes")
-_DEEP_RE = re.compile(r"nesting (?:deeper than (?P<limit>\d+) levels|too deep)")
 
 
 def type_name(value: Any) -> str:
@@ -243,19 +333,19 @@ def line_at(text: str, offset: int) -> int:
     return text.count("\n", 0, offset) + 1
 
 
-def classify_error(
-    message: str, label: str, depth_limit: int = MAX_DEPTH
-) -> tuple[str, dict[str, str]]:
-    """A YamlError message as (kind, params): duplicate-key, too-many-nodes, too-deep or yaml."""
-    detail = message
-    for prefix in (f"{label}: ", "invalid YAML: "):
-        if detail.startswith(prefix):
-            detail = detail[len(prefix) :]
-    detail = detail.split("; To suppress this check", 1)[0].strip().rstrip(";")
-    if m := _DUPLICATE_RE.search(detail):
-        return "duplicate-key", {"key": m.group("key")}
-    if m := _EXPANDS_RE.search(detail):  # an alias bomb: small text, huge document
-        return "too-many-nodes", {"limit": m.group("limit")}
-    if m := _DEEP_RE.search(detail):
-        return "too-deep", {"limit": m.group("limit") or str(depth_limit)}
-    return "yaml", {"detail": detail[:300]}
+FileYamlKind = Literal["yaml", "duplicate-key", "too-many-nodes", "too-deep"]
+
+
+def file_problem(
+    exc: YamlError, depth_limit: int = MAX_DEPTH
+) -> tuple[FileYamlKind, dict[str, str]]:
+    """A whole file's `YamlError` as the (kind, params) of CHL000 and CFG000:
+    duplicate-key, too-many-nodes (an alias bomb: small text, huge document),
+    too-deep, or yaml with the loader's `detail`."""
+    if exc.kind == "duplicate-key":
+        return "duplicate-key", {"key": exc.params["key"]}
+    if exc.kind == "too-many-nodes":
+        return "too-many-nodes", {"limit": exc.params["limit"]}
+    if exc.kind == "too-deep":
+        return "too-deep", {"limit": exc.params.get("limit", str(depth_limit))}
+    return "yaml", {"detail": exc.params.get("detail", "")[:300]}

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 from bot.core.engine import Report
 from bot.core.model import Finding
+from bot.core.wording import say
 from bot.report.paths import PathMap, as_given
 from bot.report.text import langs, message_with_fix, summary_lines
 
@@ -65,12 +66,7 @@ def render(
     kept, omitted = select(report.findings, limit)
     lines = [annotation(f, lang, paths) for f in kept]
     if omitted:
-        notes = {
-            "en": f"{omitted} more finding(s) not shown as annotations (GitHub shows at most "
-            f"{limit} per level); run `bot lint` for the full list",
-            "zh": f"另有 {omitted} 条问题未显示为注释（GitHub 每个级别最多显示 {limit} 条）；"
-            "运行 `bot lint` 查看完整列表",
-        }
-        lines.append(" / ".join(notes[code] for code in langs(lang)))
+        note = say("annotations-omitted", n=omitted, limit=limit)
+        lines.append(" / ".join(note.get(code) for code in langs(lang)))
     lines.extend(summary_lines(report, lang))
     return "\n".join(lines) + "\n"

@@ -13,6 +13,7 @@ from xml.etree import ElementTree as ET
 
 from bot.core.engine import Report
 from bot.core.model import Finding
+from bot.core.wording import say
 from bot.report.paths import PathMap, as_given
 from bot.report.text import bilingual, langs
 
@@ -33,7 +34,8 @@ def _case(f: Finding, lang: str, paths: PathMap) -> ET.Element:
     body = [f"{path}:{f.span.line}:{f.span.col}: {f.severity} {f.rule} {f.slug}"]
     body += [f.message.get(code) for code in langs(lang)]
     if f.fix is not None:
-        body += [("fix: " if c == "en" else "修复：") + f.fix.get(c) for c in langs(lang)]
+        label = say("fix-label")
+        body += [label.get(c) + f.fix.get(c) for c in langs(lang)]
     failure.text = "\n".join(body)
     return case
 

@@ -11,6 +11,8 @@ from __future__ import annotations
 import json
 import re
 
+from bot.core.wording import both, say
+
 MAX_BODY = 65_000  # GitHub rejects bodies of 65,536 characters and more
 
 FP_MARK = "<!-- recipe-review:fp={fp} -->"
@@ -78,10 +80,7 @@ def state_in(body: str) -> dict[str, list[str]]:
 def truncate(body: str, limit: int = MAX_BODY) -> str:
     if len(body) <= limit:
         return body
-    note = (
-        "\n\n…\n\n_Truncated: the full report is longer than GitHub allows. "
-        "Run `bot lint` locally for all findings. / 内容过长已截断，请在本地运行 `bot lint` 查看全部结果。_"
-    )
+    note = f"\n\n…\n\n_{both(say('truncated'))}_"
     markers = "".join(re.findall(r"<!-- recipe-review:[^>]*-->", body))
     if len(markers) > limit // 2:
         markers = "".join(

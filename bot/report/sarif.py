@@ -25,6 +25,7 @@ from bot.base.span import column_in
 from bot.core.engine import Report
 from bot.core.model import Finding, Rule
 from bot.core.registry import RuleModule, all_rules
+from bot.core.wording import both, say
 from bot.report.links import PROJECT_URL, RULES_URL, rule_url
 from bot.report.text import bilingual, langs, message_with_fix
 
@@ -59,11 +60,12 @@ def _help(rule: Rule) -> dict[str, str]:
     text = [f"{rule.title.en}", f"{rule.title.zh}"]
     md = [f"**{rule.title.en}**  ", f"**{rule.title.zh}**"]
     if rule.fix is not None:
-        text += ["", f"Fix: {rule.fix.en}", f"修复：{rule.fix.zh}"]
-        md += ["", f"**Fix:** {rule.fix.en}  ", f"**修复：** {rule.fix.zh}"]
+        fix, fix_md = say("fix", fix=rule.fix), say("fix-md", fix=rule.fix)
+        text += ["", fix.en, fix.zh]
+        md += ["", f"{fix_md.en}  ", fix_md.zh]
     rationale = [rule.rationale.en.strip(), "", rule.rationale.zh.strip()]
     text += ["", *rationale, "", f"Documentation: {rule_url(rule.id)}"]
-    md += ["", *rationale, "", f"[Documentation / 文档]({rule_url(rule.id)})"]
+    md += ["", *rationale, "", f"[{both(say('documentation'))}]({rule_url(rule.id)})"]
     return {"text": "\n".join(text), "markdown": "\n".join(md)}
 
 

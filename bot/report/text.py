@@ -16,6 +16,7 @@ from itertools import groupby
 
 from bot.core.engine import Report
 from bot.core.model import Finding, T
+from bot.core.wording import SEVERITY, say
 from bot.report.paths import PathMap, as_given
 
 LANGS = ("en", "zh", "both")
@@ -52,8 +53,8 @@ def message_with_fix(f: Finding, lang: str) -> str:
     one-string form of the machine formats (SARIF, rdjson, GitHub annotations)."""
     text = bilingual(f.message, lang)
     if f.fix is not None:
-        fixes = {"en": f"Fix: {f.fix.en}", "zh": f"修复：{f.fix.zh}"}
-        text += "\n" + "\n".join(fixes[code] for code in langs(lang))
+        fix = say("fix", fix=f.fix)
+        text += "\n" + "\n".join(fix.get(code) for code in langs(lang))
     return text
 
 
@@ -66,28 +67,25 @@ def summary_lines(report: Report, lang: str) -> list[str]:
     counts = report.counts()
     nfiles = len(report.files)
     out: list[str] = []
+    # English counts its nouns ("1 error", "2 errors"); Chinese gives the numbers
+    files = {"files": _plural(nfiles, "file"), "files_zh": nfiles}
+    if report.findings:
+        text = say(
+            "text-counts",
+            error=_plural(counts["error"], SEVERITY["error"].en),
+            error_zh=counts["error"],
+            warning=_plural(counts["warning"], SEVERITY["warning"].en),
+            warning_zh=counts["warning"],
+            info=counts["info"],
+            **files,
+        )
+    else:
+        text = say("text-clean", **files)
+    suppressed = say("text-suppressed", n=report.suppressed)
     for code in langs(lang):
-        if code == "en":
-            files = _plural(nfiles, "file")
-            if report.findings:
-                line = (
-                    f"{_plural(counts['error'], 'error')}, {_plural(counts['warning'], 'warning')}"
-                    f", {counts['info']} info in {files} checked"
-                )
-            else:
-                line = f"No problems found in {files} checked"
-            if report.suppressed:
-                line += f" ({report.suppressed} suppressed)"
-        else:
-            if report.findings:
-                line = (
-                    f"检查了 {nfiles} 个文件：错误 {counts['error']}，警告 {counts['warning']}，"
-                    f"提示 {counts['info']}"
-                )
-            else:
-                line = f"检查了 {nfiles} 个文件，未发现问题"
-            if report.suppressed:
-                line += f"（已抑制 {report.suppressed} 条）"
+        line = text.get(code)
+        if report.suppressed:
+            line += suppressed.get(code)
         out.append(line)
     for check in report.shared:
         text = check.describe()
@@ -115,21 +113,21 @@ def _finding(f: Finding, lang: str, color: bool, paths: PathMap) -> list[str]:
             break
     if f.fix is not None:
         for code in codes:
-            label = "fix: " if code == "en" else "修复："
+            label = say("fix-label").get(code)
             lines.append("  " + _paint(label, "dim", color) + f.fix.get(code))
             if len(codes) == 2 and f.fix.en == f.fix.zh:
                 break
     if f.suggestion is not None:
-        names = {"en": "suggestion:", "zh": "建议改为："}
-        lines.append("  " + _paint(" / ".join(names[c] for c in codes), "dim", color))
+        names = say("suggestion-label")
+        lines.append("  " + _paint(" / ".join(names.get(c) for c in codes), "dim", color))
         if f.suggestion:
             lines.extend("  | " + part for part in f.suggestion.splitlines())
         else:
-            deleted = {"en": "(delete the line)", "zh": "（删除该行）"}
-            lines.append("  | " + " ".join(deleted[c] for c in codes))
+            deleted = say("delete-line")
+            lines.append("  | " + " ".join(deleted.get(c) for c in codes))
     if f.proposal is not None:
-        names = {"en": "proposed addition:", "zh": "建议添加："}
-        lines.append("  " + _paint(" / ".join(names[c] for c in codes), "dim", color))
+        names = say("proposal-label")
+        lines.append("  " + _paint(" / ".join(names.get(c) for c in codes), "dim", color))
         lines.extend("  | " + part for part in f.proposal.splitlines())
     return lines
 

@@ -18,6 +18,7 @@ from bot.core.changeset import FileChange
 from bot.core.model import Finding, T
 from bot.core.registry import all_rules
 from bot.core.suppress import Silenced
+from bot.core.wording import say
 from bot.github.types import (
     Comment,
     Gateway,
@@ -169,10 +170,9 @@ def _summary(
     if partial is not None:
         summary = render.with_partial_note(summary, *partial)
     if outcome.config_error is not None:
+        invalid = say("config-invalid", error=outcome.config_error)
         summary = render.truncate(
-            "## recipe-review\n\n"
-            f"❌ The repository's bot configuration is invalid: {outcome.config_error}\n\n"
-            f"❌ 仓库的机器人配置无效：{outcome.config_error}\n\n" + render.SUMMARY_MARK
+            f"## recipe-review\n\n❌ {invalid.en}\n\n❌ {invalid.zh}\n\n" + render.SUMMARY_MARK
         )
     if plan.summary_comment is not None:
         # the advise job's collapsed section for this very head survives a re-review

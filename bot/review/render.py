@@ -25,7 +25,8 @@ from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import SEVERITY_RANK, Finding, T
 from bot.core.shared import SharedCheck
 from bot.core.suppress import Silenced
-from bot.github.types import Comment, ReviewComment, Status
+from bot.core.wording import JOINERS, SEVERITY, both, say
+from bot.github.types import Comment, ReviewComment, Status, StatusState
 from bot.report.markers import FP_MARK as FP_MARK
 from bot.report.markers import MAX_BODY as MAX_BODY
 from bot.report.markers import REFUSED_MARK as REFUSED_MARK
@@ -46,7 +47,6 @@ MAX_INLINE = 50  # inline comments per review; the rest go to the summary
 MAX_STATE = 300  # findings remembered in the summary's hidden state
 
 ICON = {"error": "🔴", "warning": "🟡", "info": "🔵"}
-SEV_ZH = {"error": "错误", "warning": "警告", "info": "提示"}
 
 
 # ------------------------------------------------------------------- bodies
@@ -99,10 +99,7 @@ def comment_body(
     `same_as`: the line of an earlier comment in the same file with the same rule and
     message, which this short one points at instead of repeating the message and fix;
     `rationale`: shown (collapsed) only when given, once per rule and review."""
-    head = (
-        f"{ICON.get(f.severity, '')} **{f.severity} / {SEV_ZH.get(f.severity, f.severity)}** · "
-        f"{rule_link(f, docs_url)}"
-    )
+    head = f"{ICON.get(f.severity, '')} **{both(SEVERITY[f.severity])}** · {rule_link(f, docs_url)}"
     if also:
         head += f" · ×{len(also) + 1}"
     parts = [head, ""]
@@ -119,7 +116,7 @@ def comment_body(
         parts += ["", *suggestion_block(f.suggestion)]
     if f.proposal is not None and same_as is None:
         fence = "`" * max([3, *(len(m) + 1 for m in re.findall(r"`{3,}", f.proposal))])
-        parts += ["", "**Proposed addition / 建议添加：**", "", fence, f.proposal, fence]
+        parts += ["", f"**{both(say('proposal-heading'))}**", "", fence, f.proposal, fence]
     if rationale is not None:
         parts += ["", *rationale_block(rationale)]
     parts += ["", "".join(FP_MARK.format(fp=x.fingerprint) for x in (f, *also))]
@@ -130,12 +127,10 @@ def resolved_body(old: str, head_sha: str) -> str:
     """An inline comment whose finding is gone: marked, never deleted."""
     if RESOLVED_MARK in old:
         return old
-    head = (
-        f"✅ **Resolved in `{head_sha[:7]}`** — this finding no longer appears. "
-        f"/ 已在 `{head_sha[:7]}` 中解决。"
-    )
+    head = f"✅ {both(say('resolved', sha=head_sha[:7]))}"
     inner = re.sub(r"<!-- recipe-review:fp=[0-9a-f]+ -->", "", old).strip()
-    body = f"{head}\n\n<details><summary>Original / 原评论</summary>\n\n{inner}\n\n</details>\n\n"
+    original = both(say("original"))
+    body = f"{head}\n\n<details><summary>{original}</summary>\n\n{inner}\n\n</details>\n\n"
     return truncate(
         body + RESOLVED_MARK + "\n" + "".join(FP_MARK.format(fp=x) for x in fingerprints_in(old))
     )
@@ -144,7 +139,7 @@ def resolved_body(old: str, head_sha: str) -> str:
 def _table(findings: Sequence[Finding], limit: int = 200) -> list[str]:
     if not findings:
         return []
-    rows = ["| | Rule | Where | Finding / 问题 |", "|---|---|---|---|"]
+    rows = [f"| | Rule | Where | {both(say('finding'))} |", "|---|---|---|---|"]
     for f in findings[:limit]:
         msg = f.message.en.replace("|", "\\|").replace("\n", " ")
         zh = f.message.zh.replace("|", "\\|").replace("\n", " ")
@@ -152,7 +147,7 @@ def _table(findings: Sequence[Finding], limit: int = 200) -> list[str]:
             f"| {ICON.get(f.severity, '')} | `{f.rule}` | `{f.path}:{f.line}` | {msg}<br>{zh} |"
         )
     if len(findings) > limit:
-        rows.append(f"| | | | … {len(findings) - limit} more / 另有 {len(findings) - limit} 条 |")
+        rows.append(f"| | | | {both(say('more-rows', n=len(findings) - limit))} |")
     return rows
 
 
@@ -164,16 +159,13 @@ def counts(findings: Iterable[Finding]) -> dict[str, int]:
 
 
 def counts_line(c: dict[str, int]) -> str:
-    return (
-        f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info"
-        f" / 错误 {c['error']}，警告 {c['warning']}，提示 {c['info']}"
-    )
+    return both(say("counts", **c))
 
 
+GATE_ICON = {"pass": "✅", "human": "👀", "fail": "❌"}
 GATE_LINE = {
-    "pass": ("✅", "Gate: PASS", "门禁：通过"),
-    "human": ("👀", "Gate: NEEDS A HUMAN", "门禁：需人工确认"),
-    "fail": ("❌", "Gate: BLOCKED", "门禁：阻止合并"),
+    state: (icon, say(f"gate-{state}").en, say(f"gate-{state}").zh)
+    for state, icon in GATE_ICON.items()
 }
 
 
@@ -188,19 +180,14 @@ def silenced_lines(silenced: Sequence[Silenced]) -> list[str]:
     """ "Suppressed in this PR by @author: reason", one line per finding."""
     if not silenced:
         return []
-    out = ["", "**Suppressed in this PR / 本 PR 中的抑制：**", ""]
+    out = ["", f"**{both(say('suppressed-heading'))}**", ""]
     for s in silenced[:50]:
         f, by = s.finding, suppressed_by(s)
         out.append(
             f"- {ICON.get(f.severity, '')} `{f.rule}` `{f.path}:{f.line}`: {f.message.en} — "
             f"{by.en}<br>{f.message.zh} — {by.zh}"
         )
-    out += [
-        "",
-        "A suppression added by the PR does not pass the gate: a CODEOWNER acknowledges it by "
-        "naming the rule id in the sign-off. / 本 PR 新增的抑制不能使门禁通过："
-        "需要 CODEOWNER 在签署中写明规则编号予以确认。",
-    ]
+    out += ["", both(say("suppression-note"))]
     return out
 
 
@@ -218,7 +205,7 @@ def summary_body(
     title = "## recipe-review"
     gate = decide(findings, silenced)
     if not findings:
-        lines = [title, "", f"✅ No findings on `{head_sha[:7]}`. / `{head_sha[:7]}` 未发现问题。"]
+        lines = [title, "", f"✅ {both(say('no-findings', sha=head_sha[:7]))}"]
         if silenced:
             lines += ["", *gate_lines(gate)]
     else:
@@ -243,7 +230,7 @@ def summary_body(
             )
     lines += silenced_lines(silenced)
     if fixed:
-        lines += ["", "**Fixed since the last push / 自上次推送以来已修复：**", ""]
+        lines += ["", f"**{both(say('fixed-heading'))}**", ""]
         lines += [f"- ~~`{rule}` `{path}`: {title_en}~~" for rule, path, title_en in fixed]
     state = {
         "head": head_sha,
@@ -334,21 +321,13 @@ def _with_note(summary: str, note: str) -> str:
 
 def with_refused_note(summary: str, refused: int) -> str:
     """The summary, saying that GitHub refused `refused` inline comments (listed below)."""
-    return _with_note(
-        summary,
-        f"⚠️ GitHub could not place {refused} inline comment(s) on the diff; their findings "
-        f"are listed here. / GitHub 无法定位 {refused} 条行内评论，相应问题在此列出。",
-    )
+    return _with_note(summary, f"⚠️ {both(say('refused-note', n=refused))}")
 
 
 def with_partial_note(summary: str, listed: int, total: int) -> str:
     """The summary, saying the review covers only the files GitHub listed."""
-    return _with_note(
-        summary,
-        f"⚠️ **Partial review**: GitHub lists {listed:,} of the {total:,} files this PR "
-        f"changes; the other {total - listed:,} were not reviewed. / **部分审查**：GitHub "
-        f"只列出本 PR 修改的 {total:,} 个文件中的 {listed:,} 个，其余 {total - listed:,} 个未审查。",
-    )
+    note = say("partial-note", listed=f"{listed:,}", total=f"{total:,}", rest=f"{total - listed:,}")
+    return _with_note(summary, f"⚠️ {both(note)}")
 
 
 def with_shared_note(summary: str, shared: Sequence[SharedCheck]) -> str:
@@ -365,7 +344,7 @@ def partial_status(status: Status, listed: int, total: int) -> Status:
     """A partial review never reports `success`: what would pass needs a human."""
     if status.state != "success":
         return status
-    desc = f"Needs a human: partial review, GitHub lists {listed} of {total} files"
+    desc = say("status-partial", listed=listed, total=total).en
     return replace(status, state="pending", description=desc[:139])
 
 
@@ -382,23 +361,27 @@ def status_for(
     """
     gate = decide(findings, silenced)
     c = counts(findings)
+    state: StatusState
     if gate.state == "fail":
         state = "failure"
-        desc = f"{len(gate.errors)} error(s) on changed lines, {c['warning']} warning(s)"
+        text = say("status-fail", n=len(gate.errors), warnings=c["warning"])
     elif gate.state == "human":
         state = "pending"
         parts = []
         if gate.warnings:
-            parts.append(f"{len(gate.warnings)} warning(s) on changed lines")
+            parts.append(say("status-warnings", n=len(gate.warnings)))
         if gate.unacknowledged:
-            parts.append(f"{len(gate.unacknowledged)} finding(s) suppressed in this PR")
-        desc = "Needs a human: " + ", ".join(parts)
+            parts.append(say("status-suppressed", n=len(gate.unacknowledged)))
+        sep = JOINERS["list"]
+        reasons = T(en=sep.en.join(p.en for p in parts), zh=sep.zh.join(p.zh for p in parts))
+        text = say("status-human", reasons=reasons)
     elif findings:
         state = "success"
-        desc = f"Nothing on changed lines; {len(findings)} finding(s) elsewhere"
+        text = say("status-elsewhere", n=len(findings))
     else:
         state = "success"
-        desc = "No findings"
+        text = say("status-clean")
+    desc = text.en  # GitHub shows one line of at most 140 characters
     return Status(state=state, context=context, description=desc[:139], target_url=target_url)
 
 

@@ -22,7 +22,7 @@ import hashlib
 import logging
 import os
 import time
-from collections.abc import AsyncIterator, Collection, Mapping
+from collections.abc import AsyncIterator, Callable, Collection, Mapping
 from dataclasses import replace
 from typing import IO, Any
 
@@ -36,7 +36,7 @@ from bot.server.backends import describe, open_queue
 from bot.server.gateways import GatewayFactory, github_factory
 from bot.server.ingress import check_record
 from bot.server.metrics import Gauge, Metrics
-from bot.server.queue import DeliveryRecord, JobQueue, QueueError, RejectedRecord
+from bot.server.queue import DeliveryRecord, Ingested, JobQueue, QueueError, RejectedRecord
 from bot.server.settings import Settings, load_settings
 from bot.server.webhook import (
     Decision,
@@ -91,6 +91,33 @@ class Service:
     ) -> tuple[int, dict[str, Any]]:
         """(HTTP status, JSON answer) for one delivery; `headers` has lower-case names,
         `repeated` the lower-case names of headers the request carried more than once."""
+        refused = self._refuse(headers, body, repeated)
+        if refused is not None:
+            return refused
+        # Signed by GitHub from here on; the payload may still be anything.
+        record, decision = self._record(headers, body)
+        event, delivery = record.event, record.delivery_id
+        try:
+            try:
+                ingested = self.queue.ingest(record)
+            except RejectedRecord as exc:  # this delivery's values; its batch committed
+                log.warning("delivery %s: stored as malformed: %s", delivery, exc)
+                record = _as_malformed(record, f"cannot be stored: {exc}")
+                ingested = self.queue.ingest(record)
+        except Exception:
+            self.metrics.deliveries.inc(event, "error")
+            log.exception("delivery %s: could not be persisted", delivery)
+            return 503, {"error": "could not persist the delivery; redeliver it"}
+        if ingested.conflict is not None:
+            return self._conflict(event, delivery, *ingested.conflict)
+        if record.kind == "malformed":
+            decision = Decision("malformed", record.reason, decision.action)
+        return self._answer(event, delivery, decision, ingested)
+
+    def _refuse(
+        self, headers: Mapping[str, str], body: bytes, repeated: Collection[str]
+    ) -> tuple[int, dict[str, Any]] | None:
+        """The answer to a delivery that is not GitHub's (a header twice, a bad signature)."""
         twice = [h for h in SINGLE_HEADERS if h in repeated]
         if twice:
             self.metrics.deliveries.inc("unverified", "duplicate_header")
@@ -107,7 +134,10 @@ class Service:
                 problem,
             )
             return 401, {"error": problem}
-        # Signed by GitHub from here on; the payload may still be anything.
+        return None
+
+    def _record(self, headers: Mapping[str, str], body: bytes) -> tuple[DeliveryRecord, Decision]:
+        """What a signed delivery asks for, as the record ingest stores."""
         digest = hashlib.sha256(body).hexdigest()
         event = headers.get("x-github-event") or ""
         delivery = headers.get("x-github-delivery") or ""
@@ -147,35 +177,30 @@ class Service:
         rejected = check_record(record)
         if rejected is not None:
             record = _as_malformed(record, rejected)
-        try:
-            try:
-                ingested = self.queue.ingest(record)
-            except RejectedRecord as exc:  # this delivery's values; its batch committed
-                log.warning("delivery %s: stored as malformed: %s", delivery, exc)
-                record = _as_malformed(record, f"cannot be stored: {exc}")
-                ingested = self.queue.ingest(record)
-        except Exception:
-            self.metrics.deliveries.inc(event, "error")
-            log.exception("delivery %s: could not be persisted", delivery)
-            return 503, {"error": "could not persist the delivery; redeliver it"}
-        if ingested.conflict is not None:
-            stored, got = ingested.conflict
-            self.metrics.deliveries.inc(event, "conflict")
-            log.warning(
-                "delivery %s %s: id seen before with another body (stored sha256 %s, this one"
-                " %s): answered 409, nothing stored",
-                delivery,
-                event,
-                stored[:16],
-                got[:16],
-            )
-            return 409, {
-                "delivery": delivery,
-                "outcome": "conflict",
-                "reason": "delivery id seen before with another body",
-            }
-        if record.kind == "malformed":
-            decision = Decision("malformed", record.reason, decision.action)
+        return record, decision
+
+    def _conflict(
+        self, event: str, delivery: str, stored: str, got: str
+    ) -> tuple[int, dict[str, Any]]:
+        self.metrics.deliveries.inc(event, "conflict")
+        log.warning(
+            "delivery %s %s: id seen before with another body (stored sha256 %s, this one"
+            " %s): answered 409, nothing stored",
+            delivery,
+            event,
+            stored[:16],
+            got[:16],
+        )
+        return 409, {
+            "delivery": delivery,
+            "outcome": "conflict",
+            "reason": "delivery id seen before with another body",
+        }
+
+    def _answer(
+        self, event: str, delivery: str, decision: Decision, ingested: Ingested
+    ) -> tuple[int, dict[str, Any]]:
+        """The answer to a stored delivery (waking the workers when it queued a job)."""
         outcome = (
             "requeued"
             if ingested.requeued
@@ -280,6 +305,23 @@ def create_app(
         )
     service = Service(settings, queue, metrics, identity, pool)
     _attach_gauges(service)
+    app = FastAPI(
+        title="recipe-review bot",
+        lifespan=_lifespan(service, owns_queue),
+        docs_url=None,
+        redoc_url=None,
+        openapi_url=None,
+    )
+    app.state.service = service
+    _routes(app, service)
+    return app
+
+
+def _lifespan(
+    service: Service, owns_queue: bool
+) -> Callable[[FastAPI], contextlib.AbstractAsyncContextManager[None]]:
+    """Start the workers with the app, stop them (and close an owned queue) after it."""
+    settings, queue, pool = service.settings, service.queue, service.pool
 
     @contextlib.asynccontextmanager
     async def lifespan(app: FastAPI) -> AsyncIterator[None]:
@@ -305,51 +347,15 @@ def create_app(
                 queue.close()
             log.info("bot serve: stopped")
 
-    app = FastAPI(
-        title="recipe-review bot",
-        lifespan=lifespan,
-        docs_url=None,
-        redoc_url=None,
-        openapi_url=None,
-    )
-    app.state.service = service
-    cap = settings.max_body_bytes
+    return lifespan
+
+
+def _routes(app: FastAPI, service: Service) -> None:
+    """`POST /webhook`, `/healthz`, `/readyz` and `/metrics`."""
 
     @app.post("/webhook")
     async def webhook(request: Request) -> Response:
-        started = time.perf_counter()
-        declared = request.headers.get("content-length")
-        if declared is not None and (not declared.isdigit() or int(declared) > cap):
-            return _too_large(service, cap)
-        body = bytearray()
-        try:
-            async with asyncio.timeout(settings.body_timeout):
-                async for chunk in request.stream():
-                    body += chunk
-                    if len(body) > cap:
-                        return _too_large(service, cap)
-        except TimeoutError:  # a slow or stalled client: drop it, store nothing
-            service.metrics.deliveries.inc("unverified", "too_slow")
-            return JSONResponse(
-                {"error": f"body not received within {settings.body_timeout:g} s"},
-                status_code=408,
-                headers={"Connection": "close"},
-            )
-        except ClientDisconnect:  # nobody to answer; nothing was stored
-            return Response(status_code=400)
-        seen: set[str] = set()
-        repeated: set[str] = set()
-        for key, _ in request.headers.items():
-            low = key.lower()
-            (repeated if low in seen else seen).add(low)
-        headers = {k.lower(): v for k, v in request.headers.items()}
-        try:
-            status, answer = await run_in_threadpool(
-                service.handle_webhook, headers, bytes(body), repeated=repeated
-            )
-            return JSONResponse(answer, status_code=status)
-        finally:  # the ack: from the headers to the answer, for deliveries received whole
-            metrics.ack_seconds.observe(time.perf_counter() - started)
+        return await _receive(request, service)
 
     @app.get("/healthz")
     async def healthz() -> dict[str, str]:
@@ -364,10 +370,47 @@ def create_app(
 
     @app.get("/metrics")
     async def metrics_endpoint() -> PlainTextResponse:
-        text = await run_in_threadpool(metrics.render)
+        text = await run_in_threadpool(service.metrics.render)
         return PlainTextResponse(text, media_type="text/plain; version=0.0.4; charset=utf-8")
 
-    return app
+
+async def _receive(request: Request, service: Service) -> Response:
+    """Read one delivery within the size and time bounds, then hand it to the service."""
+    started = time.perf_counter()
+    settings = service.settings
+    cap = settings.max_body_bytes
+    declared = request.headers.get("content-length")
+    if declared is not None and (not declared.isdigit() or int(declared) > cap):
+        return _too_large(service, cap)
+    body = bytearray()
+    try:
+        async with asyncio.timeout(settings.body_timeout):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > cap:
+                    return _too_large(service, cap)
+    except TimeoutError:  # a slow or stalled client: drop it, store nothing
+        service.metrics.deliveries.inc("unverified", "too_slow")
+        return JSONResponse(
+            {"error": f"body not received within {settings.body_timeout:g} s"},
+            status_code=408,
+            headers={"Connection": "close"},
+        )
+    except ClientDisconnect:  # nobody to answer; nothing was stored
+        return Response(status_code=400)
+    seen: set[str] = set()
+    repeated: set[str] = set()
+    for key, _ in request.headers.items():
+        low = key.lower()
+        (repeated if low in seen else seen).add(low)
+    headers = {k.lower(): v for k, v in request.headers.items()}
+    try:
+        status, answer = await run_in_threadpool(
+            service.handle_webhook, headers, bytes(body), repeated=repeated
+        )
+        return JSONResponse(answer, status_code=status)
+    finally:  # the ack: from the headers to the answer, for deliveries received whole
+        service.metrics.ack_seconds.observe(time.perf_counter() - started)
 
 
 def _as_malformed(record: DeliveryRecord, reason: str) -> DeliveryRecord:

@@ -44,40 +44,47 @@ Time comes from the injected `clock`, so tests can expire leases.
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import sqlite3
 import threading
 import time
 import uuid
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import Any
 
 from bot.server.ingress import check_record
+from bot.server.jobs import ADVISE as ADVISE
+from bot.server.jobs import DEAD as DEAD
+from bot.server.jobs import DEFAULT_LEASE_SECONDS as DEFAULT_LEASE_SECONDS
+from bot.server.jobs import DONE as DONE
+from bot.server.jobs import FINISHED as FINISHED
+from bot.server.jobs import FIX as FIX
+from bot.server.jobs import INGEST_OUTCOMES as INGEST_OUTCOMES
+from bot.server.jobs import JOB_STATES as JOB_STATES
+from bot.server.jobs import MAX_JOB_EVENTS as MAX_JOB_EVENTS
+from bot.server.jobs import QUEUED as QUEUED
+from bot.server.jobs import REVIEW as REVIEW
+from bot.server.jobs import RUNNING as RUNNING
+from bot.server.jobs import SIGNOFF as SIGNOFF
+from bot.server.jobs import SUPERSEDED as SUPERSEDED
+from bot.server.jobs import DeliveryRecord as DeliveryRecord
+from bot.server.jobs import GroupCommit as GroupCommit
+from bot.server.jobs import Ingested as Ingested
+from bot.server.jobs import IngestOutcome as IngestOutcome
+from bot.server.jobs import Job as Job
+from bot.server.jobs import JobKind as JobKind
+from bot.server.jobs import JobQueue as JobQueue
+from bot.server.jobs import QueueError as QueueError
+from bot.server.jobs import QueueStats as QueueStats
+from bot.server.jobs import RecordKind as RecordKind
+from bot.server.jobs import RejectedRecord as RejectedRecord
+from bot.server.jobs import Slot as Slot
+from bot.server.jobs import leased_job as leased_job
+from bot.server.jobs import load_events as load_events
+from bot.server.jobs import merge_events as merge_events
 from bot.server.webhook import PullEvent, SignoffRequest
 
 SCHEMA_VERSION = 4  # 3: pulls.swept_head (the sweeper); 4: fixes
-DEFAULT_LEASE_SECONDS = 30.0  # renewed every third of it: a dead worker's jobs return fast
-REVIEW, SIGNOFF, ADVISE, FIX = "review", "signoff", "advise", "fix"  # job kinds
-MAX_JOB_EVENTS = 200  # delivery summaries kept per sign-off job (the newest)
-
-QUEUED, RUNNING, DONE, DEAD, SUPERSEDED = "queued", "running", "done", "dead", "superseded"
-JOB_STATES = (QUEUED, RUNNING, DONE, DEAD, SUPERSEDED)
-FINISHED = (DONE, DEAD, SUPERSEDED)
-
-# What ingest did with a delivery (also the `outcome` label of the deliveries metric);
-# `conflict`: a delivery id seen before, with another body (nothing stored, answered 409).
-INGEST_OUTCOMES = (
-    "queued",
-    "collapsed",
-    "superseded",
-    "ignored",
-    "ping",
-    "malformed",
-    "conflict",
-)
-
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS deliveries (
     delivery_id  TEXT PRIMARY KEY,
@@ -147,138 +154,6 @@ CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_queued_kind ON jobs(repo, number, kin
 CREATE UNIQUE INDEX IF NOT EXISTS jobs_one_running_kind ON jobs(repo, number, kind)
     WHERE state = 'running';
 """
-
-
-@dataclass(frozen=True)
-class DeliveryRecord:
-    """A verified delivery, as ingest stores it."""
-
-    delivery_id: str
-    event: str
-    action: str | None
-    kind: str  # review | signoff | ping | ignore | malformed (webhook.Decision.kind)
-    reason: str
-    pull: PullEvent | None = None
-    body_sha256: str = ""
-    size: int = 0
-    signoff: SignoffRequest | None = None  # a sign-off job to queue (alone, or with the review)
-
-
-@dataclass(frozen=True)
-class Ingested:
-    outcome: str  # one of INGEST_OUTCOMES
-    job_id: int | None = None
-    duplicate: bool = False  # the delivery id was seen before
-    requeued: bool = False  # a redelivery revived its dead job
-    # a delivery id seen before with another body: (the stored body's sha256, this one's)
-    conflict: tuple[str, str] | None = None
-
-
-@dataclass(frozen=True)
-class Job:
-    id: int
-    repo: str
-    number: int
-    head_sha: str
-    installation_id: int | None
-    attempts: int  # including the one now running
-    lease_token: str
-    created_at: float
-    kind: str = REVIEW
-    events: tuple[dict[str, Any], ...] = ()  # sign-off jobs: the deliveries' summaries
-
-
-@dataclass(frozen=True)
-class QueueStats:
-    jobs: dict[str, int]  # by state
-    oldest_queued_age: float  # seconds the oldest due job has waited (0 when none)
-    deliveries: int
-
-
-class JobQueue(Protocol):
-    """The storage interface the server and workers use (a Postgres queue can replace SQLite)."""
-
-    def ingest(self, record: DeliveryRecord) -> Ingested: ...
-
-    def claim(self, owner: str) -> Job | None: ...
-
-    def extend(self, job: Job) -> bool: ...
-
-    def finish(
-        self, job: Job, *, reviewed: bool, detail: str = "", head_sha: str | None = None
-    ) -> bool: ...
-
-    def fail(self, job: Job, error: str, *, delay: float, permanent: bool) -> str | None: ...
-
-    def stats(self) -> QueueStats: ...
-
-    def ping(self) -> None: ...
-
-    def prune(self, max_age: float) -> int: ...
-
-    def sweep(self, idle_seconds: float) -> list[Job]: ...
-
-    def close(self) -> None: ...
-
-
-class QueueError(Exception):
-    pass
-
-
-class RejectedRecord(QueueError):
-    """This delivery cannot be stored as it is (a value out of range, say); the other
-    deliveries of its batch are unaffected. The caller stores it as `malformed`."""
-
-
-class Slot:
-    """One caller of `ingest` waiting for its batch."""
-
-    __slots__ = ("committed", "error", "record", "result", "wake")
-
-    def __init__(self, record: DeliveryRecord) -> None:
-        self.record = record
-        self.wake = threading.Event()  # committed, or promoted to lead the next batch
-        self.committed = False
-        self.result: Ingested | None = None
-        self.error: BaseException | None = None
-
-    def outcome(self) -> Ingested:
-        if self.error is not None:
-            raise self.error
-        assert self.result is not None
-        return self.result
-
-
-class GroupCommit:
-    """Concurrent `ingest` callers share one transaction: one caller at a time leads and
-    commits everything pending, then promotes the first caller that arrived meanwhile to
-    lead the next batch. Used by both queue backends."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.pending: list[Slot] = []
-        self.leading = False
-
-    def submit(self, slot: Slot, run_batch: Callable[[list[Slot]], None]) -> Ingested:
-        """Wait for `slot`'s batch to commit (leading it, when no batch is running)."""
-        with self.lock:
-            self.pending.append(slot)
-            follower, self.leading = self.leading, True
-        if follower:
-            slot.wake.wait()
-            if slot.committed:
-                return slot.outcome()
-        with self.lock:  # leading (first caller, or promoted)
-            batch, self.pending = self.pending, []
-        try:
-            run_batch(batch)
-        finally:
-            with self.lock:
-                if self.pending:
-                    self.pending[0].wake.set()  # not committed: it leads the next batch
-                else:
-                    self.leading = False
-        return slot.outcome()
 
 
 class SQLiteQueue:
@@ -434,7 +309,7 @@ class SQLiteQueue:
 
     def _decide(
         self, db: sqlite3.Connection, record: DeliveryRecord, now: float
-    ) -> tuple[str, int | None, str]:
+    ) -> tuple[IngestOutcome, int | None, str]:
         if record.kind == "ping":
             return "ping", None, record.reason
         if record.kind == "malformed":
@@ -456,7 +331,7 @@ class SQLiteQueue:
 
     def _enqueue_signoff(
         self, db: sqlite3.Connection, req: SignoffRequest, now: float
-    ) -> tuple[str, int | None]:
+    ) -> tuple[IngestOutcome, int | None]:
         """Queue a sign-off job, or add this delivery to the PR's queued one."""
         queued = db.execute(
             "SELECT id, events FROM jobs WHERE repo = ? AND number = ? AND kind = ?"
@@ -497,7 +372,7 @@ class SQLiteQueue:
 
     def _enqueue_advise(
         self, db: sqlite3.Connection, ev: PullEvent, now: float
-    ) -> tuple[str, int | None]:
+    ) -> tuple[IngestOutcome, int | None]:
         """Queue an advise job (after a finished review), or move the PR's queued one to
         this head."""
         queued = db.execute(
@@ -520,10 +395,11 @@ class SQLiteQueue:
 
     def _enqueue_fix(
         self, db: sqlite3.Connection, record: DeliveryRecord, ev: PullEvent, now: float
-    ) -> tuple[str, int | None, str]:
+    ) -> tuple[IngestOutcome, int | None, str]:
         """Queue the fix job of a head, once: a head whose fixes were requested before
         starts nothing (`superseded`); a fix job queued for another head of the PR moves to
         this one (that head is older: its fixes would be refused anyway)."""
+        outcome: IngestOutcome
         done = db.execute(
             "SELECT job_id FROM fixes WHERE repo = ? AND head_sha = ?", (ev.repo, ev.head_sha)
         ).fetchone()
@@ -579,7 +455,7 @@ class SQLiteQueue:
 
     def _decide_review(
         self, db: sqlite3.Connection, ev: PullEvent, reason: str, now: float
-    ) -> tuple[str, int | None, str]:
+    ) -> tuple[IngestOutcome, int | None, str]:
         pull = db.execute(
             "SELECT head_sha, head_at, reviewed_head FROM pulls WHERE repo = ? AND number = ?",
             (ev.repo, ev.number),
@@ -930,33 +806,3 @@ class SQLiteQueue:
             if not self._revive(db, job_id, self.clock()):
                 raise QueueError(f"job {job_id}: a queued job of the same PR already covers it")
         return f"job {job_id} queued again"
-
-
-def leased_job(row: Any, token: str) -> Job:
-    """The `Job` a worker gets for a jobs row it has just leased (either backend)."""
-    return Job(
-        id=row["id"],
-        repo=row["repo"],
-        number=row["number"],
-        head_sha=row["head_sha"],
-        installation_id=row["installation_id"],
-        attempts=row["attempts"] + 1,
-        lease_token=token,
-        created_at=row["created_at"],
-        kind=row["kind"],
-        events=tuple(load_events(row["events"])),
-    )
-
-
-def load_events(text: str) -> list[dict[str, Any]]:
-    try:
-        data = json.loads(text or "[]")
-    except ValueError:
-        return []
-    return [e for e in data if isinstance(e, dict)] if isinstance(data, list) else []
-
-
-def merge_events(existing: str, new: list[dict[str, Any]]) -> str:
-    """`existing` (JSON) followed by `new`, the newest MAX_JOB_EVENTS kept."""
-    events = load_events(existing) + list(new)
-    return json.dumps(events[-MAX_JOB_EVENTS:], separators=(",", ":"), sort_keys=True)

@@ -13,7 +13,7 @@ import os
 import tomllib
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, Literal
 
 from bot.advisor.client import AdvisorConfigError, advisor_settings
 
@@ -25,10 +25,14 @@ class SettingsError(Exception):
     """The configuration is unusable; the message names the variable."""
 
 
+# how an option's text is read: `secret` is a string never shown, `path` a file name
+OptionKind = Literal["str", "int", "float", "bool", "secret", "path"]
+
+
 @dataclass(frozen=True)
 class Option:
     env: str
-    kind: str  # str | int | float | bool | secret | path
+    kind: OptionKind
     default: str
     help: str
 
@@ -300,6 +304,23 @@ def load_settings(
     overrides: Mapping[str, Any] | None = None,
 ) -> Settings:
     """Settings from a TOML file (optional) overlaid by `environ`, validated."""
+    values = _values(environ, config_file)
+    secrets = _secrets(values, require_secret)
+    token, app_id, key = _credentials(values, require_credentials)
+    settings = _settings(values, secrets, token, app_id, key)
+    if overrides:
+        settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
+    _validate(settings)
+    if settings.advisor_env:  # the advisor's own limits (e.g. at most 24,000 input tokens)
+        try:
+            advisor_settings(dict(settings.advisor_env))
+        except AdvisorConfigError as exc:
+            raise SettingsError(str(exc)) from None
+    return settings
+
+
+def _values(environ: Mapping[str, str], config_file: str | None) -> dict[str, Any]:
+    """Every option's value: the TOML file's, overlaid by the environment's, converted."""
     raw: dict[str, str] = {}
     path = config_file or environ.get("BOT_CONFIG") or None
     if path:
@@ -307,8 +328,11 @@ def load_settings(
     for name in _BY_ENV:
         if name in environ and environ[name] != "":
             raw[name] = environ[name]
-    values = {o.env: _convert(o, raw.get(o.env, o.default)) for o in OPTIONS}
+    return {o.env: _convert(o, raw.get(o.env, o.default)) for o in OPTIONS}
 
+
+def _secrets(values: Mapping[str, Any], required: bool) -> tuple[bytes, ...]:
+    """The webhook secrets, current first (a rotation keeps the previous one)."""
     secrets = tuple(
         s.encode("utf-8")
         for s in (values["BOT_WEBHOOK_SECRET"], values["BOT_WEBHOOK_SECRET_PREVIOUS"])
@@ -316,10 +340,13 @@ def load_settings(
     )
     if values["BOT_WEBHOOK_SECRET_PREVIOUS"] and not values["BOT_WEBHOOK_SECRET"]:
         raise SettingsError("BOT_WEBHOOK_SECRET_PREVIOUS is set but BOT_WEBHOOK_SECRET is not")
-    if require_secret and not secrets:
+    if required and not secrets:
         raise SettingsError("BOT_WEBHOOK_SECRET is not set; refusing to accept unsigned webhooks")
+    return secrets
 
-    token = values["GITHUB_TOKEN"] or None
+
+def _private_key(values: Mapping[str, Any]) -> str | None:
+    """The GitHub App's private key, from the value or the file it names."""
     key = values["GITHUB_APP_PRIVATE_KEY"] or None
     key_path = values["GITHUB_APP_PRIVATE_KEY_PATH"] or None
     if key and key_path:
@@ -336,6 +363,15 @@ def load_settings(
         key = key.replace("\\n", "\n")
     if key and "PRIVATE KEY-----" not in key:
         raise SettingsError("the GitHub App private key is not a PEM private key")
+    return key
+
+
+def _credentials(
+    values: Mapping[str, Any], required: bool
+) -> tuple[str | None, int | None, str | None]:
+    """(token, app id, private key): a token or an App, never both."""
+    token = values["GITHUB_TOKEN"] or None
+    key = _private_key(values)
     app_id = values["GITHUB_APP_ID"]
     if token and (app_id is not None or key):
         raise SettingsError("set GITHUB_TOKEN or GITHUB_APP_ID (with a key), not both")
@@ -343,13 +379,22 @@ def load_settings(
         raise SettingsError(
             "a GitHub App needs both GITHUB_APP_ID and GITHUB_APP_PRIVATE_KEY[_PATH]"
         )
-    if require_credentials and not token and app_id is None:
+    if required and not token and app_id is None:
         raise SettingsError(
             "no GitHub credentials: set GITHUB_TOKEN, or GITHUB_APP_ID with "
             "GITHUB_APP_PRIVATE_KEY or GITHUB_APP_PRIVATE_KEY_PATH"
         )
+    return token, app_id, key
 
-    settings = Settings(
+
+def _settings(
+    values: Mapping[str, Any],
+    secrets: tuple[bytes, ...],
+    token: str | None,
+    app_id: int | None,
+    key: str | None,
+) -> Settings:
+    return Settings(
         webhook_secrets=secrets,
         github_api_url=values["GITHUB_API_URL"].rstrip("/"),
         github_token=token,
@@ -391,15 +436,6 @@ def load_settings(
             (name, str(values[name])) for name in ADVISOR_ENV if values[name] not in (None, "")
         ),
     )
-    if overrides:
-        settings = replace(settings, **{k: v for k, v in overrides.items() if v is not None})
-    _validate(settings)
-    if settings.advisor_env:  # the advisor's own limits (e.g. at most 24,000 input tokens)
-        try:
-            advisor_settings(dict(settings.advisor_env))
-        except AdvisorConfigError as exc:
-            raise SettingsError(str(exc)) from None
-    return settings
 
 
 def _validate(s: Settings) -> None:

@@ -729,8 +729,7 @@ def _status(verdict: Verdict, result: str, settings: SignoffSettings, records: R
     else:
         failed = [c.name for c in verdict.checks if c.status in ("fail", "unknown")]
         text = f"Sign-off by {who}: {len(failed)} check(s) not met: {', '.join(failed)}"
-    state = "success" if result == "pass" else "failure"
-    return Status(state, settings.status_context, text[:140])
+    return Status("success" if result == "pass" else "failure", settings.status_context, text[:140])
 
 
 def _comment(

@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
+from bot.core.problems import brought_by_change
 from bot.parse.changelog import Changelog
 
 _BASE = """\
@@ -41,6 +42,9 @@ RULE = Rule(
             "non-UTF-8 bytes, a missing final newline, or an entry that does not start "
             "with `- config-keys:` in column 1. One such defect blocks every PR's sweep, "
             "and no other changelog check can run until it is fixed. The bot also refuses "
+            "files that are too large or too deeply nested to read safely; that is a warning, "
+            "as the file itself may be valid. A problem the change does not bring (the base's "
+            "copy of the file has one of the same kind) is a warning too."
             "files that are too large or too deeply nested to read safely."
         ),
         zh=(
@@ -49,9 +53,28 @@ RULE = Rule(
             "NUL 字节、非 UTF-8 字节、末尾缺少换行符，或条目未以第 1 列的 "
             "`- config-keys:` 开头时，会拒绝整个文件。任何一处这类问题都会阻断所有 PR 的"
             "扫描，且在修复之前其他 changelog 检查都无法运行。对于过大或嵌套过深、"
-            "无法安全读取的文件，机器人同样拒绝处理。"
+            "无法安全读取的文件，机器人同样拒绝处理；这种情况为警告，因为文件本身可能是合法的。"
+            "并非本次变更引入的问题（base 中的该文件已有同类问题）同样为警告。"
         ),
     ),
+    conditions={
+        "bound": Condition(
+            WARNING,
+            T(
+                en="the file is beyond a bound the bot reads within (its size, its number of "
+                "YAML nodes, its nesting): the file itself may be valid",
+                zh="文件超出了机器人读取的上限（大小、YAML 节点数或嵌套层数）：文件本身可能是合法的",
+            ),
+        ),
+        "preexisting": Condition(
+            WARNING,
+            T(
+                en="the change does not bring the problem: it leaves the file as it is, or the "
+                "base's copy of the file has a problem of the same kind",
+                zh="问题并非本次变更引入：变更未修改该文件，或 base 中的该文件已有同类问题",
+            ),
+        ),
+    },
     variants={
         "duplicate-key": T(
             en="Key `{key}` appears twice in the same mapping",
@@ -195,6 +218,18 @@ RULE = Rule(
 )
 
 
+# the bot's own bounds: the file may be valid, the bot does not read further
+_BOUNDS = frozenset({"too-large", "too-many-nodes", "too-deep"})
+
+
+def _condition(kind: str, path: str, ctx: RuleContext) -> str | None:
+    if kind in _BOUNDS:
+        return "bound"
+    if not brought_by_change(ctx, "changelog", path, [kind]):
+        return "preexisting"
+    return None
+
+
 def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     for problem in changelog.problems:
         variant = problem.kind if problem.kind in RULE.variants else None
@@ -202,10 +237,12 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
         params.setdefault("detail", problem.kind)
         params["detail"] = str(params["detail"]).replace("`", "'")  # a quoted value
         subject = " ".join([problem.kind, *(f"{k}={v}" for k, v in sorted(params.items()))])
+        condition = _condition(problem.kind, changelog.path, ctx)
         yield RULE.hit(
             changelog.path,
             Span(problem.line),
             subject,
             variant=variant,
+            condition=condition,
             **params,
         )

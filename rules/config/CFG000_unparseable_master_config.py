@@ -6,7 +6,8 @@ from collections.abc import Iterator
 from typing import Any
 
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
+from bot.core.problems import brought_by_change
 from bot.parse.master_config import MasterConfig
 
 _ENTRY = """\
@@ -48,16 +49,37 @@ RULE = Rule(
             "second silently replaces the first in most loaders, and is an error in a strict "
             "one), or a file that is not a mapping breaks the sweep of every PR, and no other "
             "master-config check can run until it is fixed. The bot also refuses files that "
-            "are too large or too deeply nested to read safely."
+            "are too large or too deeply nested to read safely; that is a warning, as the file "
+            "itself may be valid. A problem the change does not bring (the base's copy of the "
+            "file has one of the same kind) is a warning too."
         ),
         zh=(
             "扫描生成脚本（`utils/matrix_logic/generate_sweep_configs.py`）在校验或运行任何内容之前，"
             "会用 YAML 加载器读取每个主配置文件，并要求其为“配置键 -> 条目”的映射。YAML 错误、重复的"
             "配置键（多数加载器会让后者悄悄覆盖前者，严格的加载器则直接报错），或文件不是映射，都会破坏"
             "所有 PR 的扫描；在修复之前，其他主配置检查也都无法运行。对于过大或嵌套过深、无法安全读取的"
-            "文件，机器人同样拒绝处理。"
+            "文件，机器人同样拒绝处理；这种情况为警告，因为文件本身可能是合法的。并非本次变更引入的问题"
+            "（base 中的该文件已有同类问题）同样为警告。"
         ),
     ),
+    conditions={
+        "bound": Condition(
+            WARNING,
+            T(
+                en="the file is beyond a bound the bot reads within (its size, its number of "
+                "YAML nodes, its nesting): the file itself may be valid",
+                zh="文件超出了机器人读取的上限（大小、YAML 节点数或嵌套层数）：文件本身可能是合法的",
+            ),
+        ),
+        "preexisting": Condition(
+            WARNING,
+            T(
+                en="the change does not bring the problem: it leaves the file as it is, or the "
+                "base's copy of the file has a problem of the same kind",
+                zh="问题并非本次变更引入：变更未修改该文件，或 base 中的该文件已有同类问题",
+            ),
+        ),
+    },
     variants={
         "duplicate-key": T(
             en="Key `{key}` appears twice in the same mapping",
@@ -178,6 +200,18 @@ dsv4-fp4-b300-sglang-mtp:
 )
 
 
+# the bot's own bounds: the file may be valid, the bot does not read further
+_BOUNDS = frozenset({"too-large", "too-many-nodes", "too-deep"})
+
+
+def _condition(kind: str, path: str, ctx: RuleContext) -> str | None:
+    if kind in _BOUNDS:
+        return "bound"
+    if not brought_by_change(ctx, "master_config", path, [kind]):
+        return "preexisting"
+    return None
+
+
 def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     for problem in master.problems:
         variant = problem.kind if problem.kind in RULE.variants else None
@@ -185,4 +219,12 @@ def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
         params.setdefault("detail", problem.kind)
         params["detail"] = str(params["detail"]).replace("`", "'")  # a quoted value
         subject = " ".join([problem.kind, *(f"{k}={v}" for k, v in sorted(params.items()))])
-        yield RULE.hit(master.path, Span(problem.line), subject, variant=variant, **params)
+        condition = _condition(problem.kind, master.path, ctx)
+        yield RULE.hit(
+            master.path,
+            Span(problem.line),
+            subject,
+            variant=variant,
+            condition=condition,
+            **params,
+        )

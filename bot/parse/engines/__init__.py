@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Literal
 
 from bot.base.span import Span
 from bot.parse.jsonpos import UnknownValue
@@ -23,7 +23,7 @@ from bot.parse.recipe import RULE_FLAGS, Launch, Origin, RecipeInputs, Setting
 class Simulation:
     """Simulated (synthetic) acceptance as the engine is told it."""
 
-    kind: str  # "vllm" | "sglang" | "trtllm" | "atom-length" | "atom-rate"
+    kind: Literal["vllm", "sglang", "trtllm", "atom-length", "atom-rate"]
     setting: Setting
     # what the value means (`engines.<e>.units`): "al" | "al_minus_one" | "rate_per_draft_token"
     unit: str = "al"
