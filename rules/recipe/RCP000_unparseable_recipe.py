@@ -158,7 +158,7 @@ RULE = Rule(
 )
 
 
-# the recipe parser's problems (bot/parse/recipe.py, bot/parse/bash.py) -> a variant and
+# the recipe parser's problems (bot/parse/recipe.py, bot/parse/bash/) -> a variant and
 # its value-only parameters; anything else is `other`, quoting the parser
 _VARIANTS: tuple[tuple[str | None, re.Pattern[str]], ...] = (
     (None, re.compile(r"^bash syntax the parser cannot read")),
