@@ -48,15 +48,47 @@ For the next use cases
 
 from __future__ import annotations
 
-from bot.app.config import load_repo_config as load_repo_config
-from bot.app.lint import Change as Change
-from bot.app.lint import LintOptions as LintOptions
-from bot.app.lint import LintResult as LintResult
-from bot.app.lint import LintRun as LintRun
-from bot.app.lint import lint_change as lint_change
-from bot.app.lint import lint_content as lint_content
-from bot.app.lint import lint_paths as lint_paths
-from bot.app.lint import lint_tree as lint_tree
-from bot.app.select import Selection as Selection
-from bot.app.select import SelectionError as SelectionError
-from bot.app.select import select_rules as select_rules
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The names above, each from its module, loaded on first use (PEP 562): importing one
+# module of the package (`bot.app.cache`, which `bot lint` reads before anything else)
+# does not load the linter.
+EXPORTS = {
+    "load_repo_config": "bot.app.config",
+    "Change": "bot.app.lint",
+    "LintOptions": "bot.app.lint",
+    "LintResult": "bot.app.lint",
+    "LintRun": "bot.app.lint",
+    "lint_change": "bot.app.lint",
+    "lint_content": "bot.app.lint",
+    "lint_paths": "bot.app.lint",
+    "lint_tree": "bot.app.lint",
+    "Selection": "bot.app.select",
+    "SelectionError": "bot.app.select",
+    "select_rules": "bot.app.select",
+}
+
+if TYPE_CHECKING:
+    from bot.app.config import load_repo_config as load_repo_config
+    from bot.app.lint import Change as Change
+    from bot.app.lint import LintOptions as LintOptions
+    from bot.app.lint import LintResult as LintResult
+    from bot.app.lint import LintRun as LintRun
+    from bot.app.lint import lint_change as lint_change
+    from bot.app.lint import lint_content as lint_content
+    from bot.app.lint import lint_paths as lint_paths
+    from bot.app.lint import lint_tree as lint_tree
+    from bot.app.select import Selection as Selection
+    from bot.app.select import SelectionError as SelectionError
+    from bot.app.select import select_rules as select_rules
+
+
+def __getattr__(name: str) -> Any:
+    if name not in EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(EXPORTS[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *EXPORTS])

@@ -13,7 +13,8 @@ Rules type their context with `RuleContext`, the protocol this class satisfies.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload
@@ -23,6 +24,7 @@ from bot.base.knowledge import Knowledge
 from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
 from bot.core.config import Config
+from bot.core.reads import Reads, Recorder, TrackedTree
 from bot.parse.context import ParseContext
 from bot.parse.engines import recipe_inputs
 from bot.parse.golden import GoldenSet, load_golden_set
@@ -128,8 +130,8 @@ class Context:
     # in PR mode the change's own number is the one
     pr_number: int | None = None
     # the date rules judge dated knowledge against (deprecations); an input,
-    # never read from a clock inside the core
-    review_date: date | None = None
+    # never read from a clock inside the core (read it as `review_date`)
+    as_of: date | None = None
     # the pull request's GitHub repository (`owner/name`), when known
     repository: str | None = None
     # the base branch's tip, when it is ahead of the merge-base: entries a stale
@@ -138,8 +140,11 @@ class Context:
     # kind -> parser (bot.parse.kinds); the engine receives it here
     parsers: Mapping[str, Parser] = field(default_factory=lambda: PARSERS)
     cache: ParseCache = field(default_factory=ParseCache)
+    # what each file's lint reads (`reading()`), for a cache of results; None: not noted
+    recorder: Recorder | None = None
     _run: ParseRun | None = field(default=None, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    _memo_reads: dict[str, Reads] = field(default_factory=dict, repr=False)
 
     @classmethod
     def for_tree(
@@ -152,16 +157,20 @@ class Context:
         repository: str | None = None,
         parsers: Mapping[str, Parser] = PARSERS,
         cache: ParseCache | None = None,
+        track: bool = False,
     ) -> Context:
-        """A whole tree, or files named by hand (no base to compare with)."""
+        """A whole tree, or files named by hand (no base to compare with). With `track`,
+        what the lint of each file reads is noted (`reading()`)."""
+        recorder = Recorder() if track else None
         return cls(
-            tree=tree,
+            tree=TrackedTree(tree, "head", recorder) if recorder is not None else tree,
             config=config,
             pr_number=pr,
-            review_date=review_date,
+            as_of=review_date,
             repository=repository,
             parsers=parsers,
             cache=cache if cache is not None else ParseCache(),
+            recorder=recorder,
         )
 
     @classmethod
@@ -181,7 +190,7 @@ class Context:
             tree=change.head,
             config=config,
             change=change,
-            review_date=review_date,
+            as_of=review_date,
             repository=repository,
             base_tip=base_tip,
             parsers=parsers,
@@ -210,6 +219,25 @@ class Context:
     @property
     def knowledge(self) -> Knowledge:
         return self.config.knowledge
+
+    @property
+    def review_date(self) -> date | None:
+        if self.recorder is not None:
+            self.recorder.note_date()
+        return self.as_of
+
+    @contextmanager
+    def reading(self) -> Iterator[Reads]:
+        """Note what is read inside the block (a context made with `track`): the files of
+        each tree by blob id, the trees listed, the review date."""
+        reads = Reads()
+        if self.recorder is None:
+            raise ValueError("this context does not track reads (for_tree(..., track=True))")
+        self.recorder.stack.append(reads)
+        try:
+            yield reads
+        finally:
+            self.recorder.stack.pop()
 
     # -- reading ---------------------------------------------------------------------
 
@@ -293,9 +321,22 @@ class Context:
         )
 
     def memo(self, key: str, make: Callable[[], V]) -> V:
-        """`make()` once per run and key (derived views several rules read)."""
+        """`make()` once per run and key (derived views several rules read). When reads
+        are tracked, every user of the view is noted as reading what built it."""
+        recorder = self.recorder
         if key not in self._memo:
-            self._memo[key] = make()
+            if recorder is None:
+                self._memo[key] = make()
+            else:
+                reads = Reads()
+                recorder.stack.append(reads)
+                try:
+                    self._memo[key] = make()
+                finally:
+                    recorder.stack.pop()
+                self._memo_reads[key] = reads
+        if recorder is not None and key in self._memo_reads:
+            recorder.add(self._memo_reads[key])
         return cast(V, self._memo[key])
 
     def golden(self) -> GoldenSet:
