@@ -13,9 +13,10 @@ Rules type their context with `RuleContext`, the protocol this class satisfies.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload
 
@@ -25,6 +26,7 @@ from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
 from bot.core.config import Config
 from bot.core.reads import Reads, Recorder, TrackedTree
+from bot.parse.changelog import ChangelogMemory
 from bot.parse.context import ParseContext
 from bot.parse.engines import recipe_inputs
 from bot.parse.golden import GoldenSet, load_golden_set
@@ -45,33 +47,62 @@ class ParseCache:
     """Parsed files by (kind, blob id, path, parse inputs). Thread-safe, bounded.
 
     Each context makes its own; a caller that lints many runs over the same blobs
-    (a benchmark, a service reviewing pushes to one PR) may hand one to several.
+    (a benchmark, a service reviewing pushes to one PR, a service reviewing many PRs
+    of one base) may hand one to several. Bounded by entries and, when `max_bytes` is
+    given, by the bytes of the texts parsed (a parse holds about ten times its text):
+    the least recently used go first. With `changelogs`, the recent clean changelog
+    parses are kept across runs too, so a head's changelog is read from where it
+    leaves the base's (`bot.parse.changelog.ChangelogMemory`).
     """
 
     MAX = 4096
 
-    def __init__(self) -> None:
-        self._items: dict[tuple[str, str, str, str], object] = {}
+    def __init__(
+        self,
+        max_items: int = MAX,
+        max_bytes: int | None = None,
+        *,
+        changelogs: bool = False,
+    ) -> None:
+        self._items: OrderedDict[tuple[str, str, str, str], tuple[object, int]] = OrderedDict()
         self._lock = threading.Lock()
+        self.max_items = max_items
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self.changelogs = ChangelogMemory() if changelogs else None
+        self.hits = 0
+        self.misses = 0
 
     def get(self, key: tuple[str, str, str, str]) -> tuple[bool, object]:
         with self._lock:
             if key in self._items:
-                return True, self._items[key]
+                self._items.move_to_end(key)
+                self.hits += 1
+                return True, self._items[key][0]
+            self.misses += 1
         return False, None
 
-    def put(self, key: tuple[str, str, str, str], value: object) -> object:
+    def put(self, key: tuple[str, str, str, str], value: object, size: int = 0) -> object:
         with self._lock:
             if key not in self._items:
-                if len(self._items) >= self.MAX:
-                    # drop the oldest half: insertion order is age
-                    for old in list(self._items)[: self.MAX // 2]:
-                        del self._items[old]
-                self._items[key] = value
-            return self._items[key]
+                self._items[key] = (value, size)
+                self._bytes += size
+                while len(self._items) > self.max_items or (
+                    self.max_bytes is not None
+                    and self._bytes > self.max_bytes
+                    and len(self._items) > 1
+                ):
+                    _, (_, old) = self._items.popitem(last=False)
+                    self._bytes -= old
+            return self._items[key][0] if key in self._items else value
 
     def __len__(self) -> int:
         return len(self._items)
+
+    @property
+    def size(self) -> int:
+        """The bytes of the texts whose parses are held."""
+        return self._bytes
 
 
 def route(path: str, config: Config) -> str | None:
@@ -263,6 +294,8 @@ class Context:
         """The parsers' per-run inputs and memory."""
         if self._run is None:
             self._run = ParseRun(domains=self.env_domains(), inputs=recipe_inputs(self.knowledge))
+            if self.cache.changelogs is not None:  # kept across runs by the cache's owner
+                self._run = replace(self._run, changelogs=self.cache.changelogs)
         return self._run
 
     @overload
@@ -299,7 +332,7 @@ class Context:
         text = self.text(path, src)
         if text is None:
             return None
-        return self.cache.put(key, self.parsers[kind](path, text, run))
+        return self.cache.put(key, self.parsers[kind](path, text, run), len(text))
 
     def env_domains(self) -> Mapping[str, frozenset[str]]:
         """`knowledge.env_domains`: the values each recipe input can take ("" = unset)."""

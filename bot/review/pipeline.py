@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import datetime
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.advisor.render import section_in, with_section
-from bot.app.pull import lint_pull
+from bot.app.pull import ParseCache, lint_pull
 from bot.core.changeset import FileChange
 from bot.core.model import Finding, T
 from bot.core.registry import all_rules
@@ -40,6 +40,8 @@ class ReviewSettings:
     review_drafts: bool = False
     docs_url: str = DOCS_URL
     bot_login: str | None = None
+    # files parsed by earlier reviews, by blob SHA (`bot.app.pull.service_parses`)
+    parses: ParseCache | None = field(default=None, compare=False)
 
 
 def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:
@@ -72,7 +74,7 @@ def review_pull_request(
         return Posted(skipped=["draft pull request"], head_sha=pull.head_sha)
     me = settings.bot_login or gw.login()
     files = gw.pull_files(repo, number)
-    outcome = lint_pull(gw, pull, files, today or datetime.date.today())
+    outcome = lint_pull(gw, pull, files, today or datetime.date.today(), settings.parses)
     mine = _mine(gw, repo, number, me)
     rationale: dict[str, T] = {rm.rule.id: rm.rule.rationale for rm in all_rules()}
     findings = outcome.report.findings
