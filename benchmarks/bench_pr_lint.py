@@ -50,11 +50,12 @@ def main(argv: list[str] | None = None) -> int:
         "--no-service", action="store_true", help="time the CLI only, not the service's lint"
     )
     ap.add_argument(
-        "--bytecode",
-        action="store_true",
-        help="compile the project's modules first and let the children read the bytecode "
-        "cache, as an installed package does (PYTHONDONTWRITEBYTECODE=1 otherwise makes every "
-        "run compile ~80 modules again)",
+        "--no-bytecode",
+        dest="bytecode",
+        action="store_false",
+        help="do not compile the project's modules first: every run compiles them "
+        "(PYTHONDONTWRITEBYTECODE=1 makes every run compile ~80 modules), unlike an "
+        "installed package",
     )
     args = ap.parse_args(argv)
     env = dict(os.environ)

@@ -7,7 +7,9 @@ statements and paths (`interpreter.Interpreter`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping
+from typing import Any
 
 from tree_sitter import Node
 
@@ -118,6 +120,11 @@ class Walker:
         # (start byte, end byte) -> source text, and literal words as values
         self._texts: dict[tuple[int, int], str] = {}
         self._words: dict[tuple[int, int], Str] = {}
+        # the test read from each condition node (by node id), and the readings of
+        # the tests of the condition being decided for one path (`Conditions._judge`)
+        self._tests: dict[int, Any] = {}
+        self.verdicts: list[tuple[int, dict[int, Any]]] = []
+        self._assigning: dict[int, bool] = {}
 
     def start(self, node: Node) -> tuple[int, int]:
         """0-based row and character column where `node` starts."""
@@ -156,3 +163,14 @@ class Walker:
                 )
             )
         return False
+
+    def _assigns(self, node: Node) -> bool:
+        """Whether expanding `node`'s words may assign (`${V:=d}`, `${V=d}`)."""
+        got = self._assigning.get(node.id)
+        if got is None:
+            got = self._assigning[node.id] = bool(_ASSIGNING.search(self.text(node)))
+        return got
+
+
+# `=` inside a `${...}` expansion: `${V:=d}`, `${V=d}` assign V when read
+_ASSIGNING = re.compile(r"\$\{[^}]*=")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import fnmatch
 from collections.abc import Iterator
+from typing import Any
 
 from tree_sitter import Node
 
@@ -107,7 +108,14 @@ class Conditions(Expansion):
 
     def _test_of(self, node: Node) -> Test | None:
         """The `Test` of a `[`, `[[` or `test` node (None: another node, or a test
-        this reading does not follow)."""
+        this reading does not follow); read once per node."""
+        key = node.id
+        if key in self._tests:
+            return self._tests[key]  # type: ignore[no-any-return]
+        got = self._tests[key] = self._read_test(node)
+        return got
+
+    def _read_test(self, node: Node) -> Test | None:
         line = node.start_point.row + 1
         if node.type == "test_command":
             if node.children and node.children[0].type == "[[":
@@ -245,7 +253,28 @@ class Conditions(Expansion):
 
     def _judge(self, t: Test, st: State, want: bool | None) -> tuple[bool | None, list[Assumption]]:
         """A primary test (a word, a unary or a binary operator) on this path: its
-        truth, and, for `want`, the facts on an input that taking that arm tells."""
+        truth, and, for `want`, the facts on an input that taking that arm tells.
+
+        While a condition that assigns nothing is decided for `st` (`Interpreter._arms`),
+        its words are read once: the truth and the facts of both arms use that reading."""
+        memo = self.verdicts[-1][1] if self.verdicts and self.verdicts[-1][0] == id(st) else None
+        reading = memo.get(id(t)) if memo is not None else None
+        if reading is None:
+            reading = self._read(t, st)
+            if memo is not None:
+                memo[id(t)] = reading
+        if reading[0] == "values":
+            return reading[1], []
+        _, opnd, side, other, classes, finite, truths, truth = reading
+        if want is None or not classes:
+            return truth, []
+        taken = frozenset(k for k, v in truths.items() if v is None or v == want)
+        return truth, self._arm_facts(t, opnd, side, other, classes, taken, finite, want)
+
+    def _read(self, t: Test, st: State) -> tuple[Any, ...]:
+        """What `_judge` decides from: ("values", truth) for a test of plain values; else
+        ("operand", the operand, its side, the other word's value, the operand's classes,
+        whether they are all its values, the truth for each class, the truth)."""
         # every word is expanded first, as bash does (`${V:=d}` assigns V here)
         values = [self._word_value(w, st) for w in t.words]
         side, opnd = -1, None
@@ -257,7 +286,7 @@ class Conditions(Expansion):
                 side, opnd = i, o
                 break
         if opnd is None:
-            return self._judge_values(t, values), []
+            return ("values", self._judge_values(t, values))
         other = values[1 - side] if len(values) == 2 else None
         literals = {""} | ({other.text} if other is not None else set())
         classes, finite = self._classes(opnd, literals, st)
@@ -268,10 +297,7 @@ class Conditions(Expansion):
         truths = {k: self._class_truth(t, opnd, side, k, other, st) for k in classes}
         found = set(truths.values())
         truth = found.pop() if len(found) == 1 else None
-        if want is None or not classes:
-            return truth, []
-        taken = frozenset(k for k, v in truths.items() if v is None or v == want)
-        return truth, self._arm_facts(t, opnd, side, other, classes, taken, finite, want)
+        return ("operand", opnd, side, other, classes, finite, truths, truth)
 
     def _operand(self, node: Node, st: State) -> Operand | None:
         """The input whose value this word is, through which expansions; else None."""

@@ -211,23 +211,43 @@ class Interpreter(Commands):
                     continue
                 # commands in the condition run too (e.g. `if patch ...; then`)
                 self._condition_commands(cond, s, depth)
-                truth = self.condition(cond, s)
+                truth, arms_facts = self._decide(cond, s, len(out) + len(nxt_pending) + 2)
                 if truth is True:
                     out.extend(self.block(body, [s], depth))
                 elif truth is False:
                     nxt_pending.append(s)
+                elif arms_facts is not None:
+                    taken = s.copy()
+                    taken.assume(arms_facts[0])
+                    out.extend(self.block(body, [taken], depth))
+                    rest = s.copy()
+                    rest.assume(arms_facts[1])
+                    nxt_pending.append(rest)
                 else:
-                    if self._fork_allowed(len(out) + len(nxt_pending) + 2):
-                        taken = s.copy()
-                        taken.assume(self.assumptions_for(cond, True, s))
-                        out.extend(self.block(body, [taken], depth))
-                        rest = s.copy()
-                        rest.assume(self.assumptions_for(cond, False, s))
-                        nxt_pending.append(rest)
-                    else:
-                        out.extend(self.block(body, [s], depth))
+                    out.extend(self.block(body, [s], depth))
             pending = nxt_pending
         return out + pending
+
+    def _decide(
+        self, cond: Node, s: State, paths: int
+    ) -> tuple[bool | None, tuple[tuple[Assumption, ...], tuple[Assumption, ...]] | None]:
+        """`cond` on path `s`: its truth and, when it depends on the environment and
+        `paths` live paths may still fork, the facts of taking and of skipping the arm.
+
+        The condition's words are read once for the path (`Conditions._judge`) when
+        reading them assigns nothing (no `${V:=d}`); nothing runs on `s` meanwhile."""
+        deciding = not self._assigns(cond)
+        if deciding:
+            self.verdicts.append((id(s), {}))
+        try:
+            truth = self.condition(cond, s)
+            if truth is not None or not self._fork_allowed(paths):
+                return truth, None
+            taken = tuple(self.assumptions_for(cond, True, s))
+            return None, (taken, tuple(self.assumptions_for(cond, False, s)))
+        finally:
+            if deciding:
+                self.verdicts.pop()
 
     def case_statement(self, node: Node, st: State, depth: int) -> list[State]:
         value_node = node.child_by_field_name("value")
