@@ -87,9 +87,11 @@ def relevant_vars(
         if m.group(1) in flags:
             seeds.add(m.group(2))
     caps = QueryCursor(relevance_query()).captures(root)
-    refs = sorted((n.start_byte, node_text(source, n)) for n in caps.get("ref", []))
-    starts = [r[0] for r in refs]
-    deps: dict[str, set[str]] = {}
+    # references by position; their names are read only inside the values of the
+    # variables the fixed point reaches (a big script assigns many it never reaches)
+    refs = sorted(caps.get("ref", []), key=lambda n: n.start_byte)
+    starts = [n.start_byte for n in refs]
+    values: dict[str, list[tuple[int, int]]] = {}
     carriers: set[str] = set()
     for node in caps.get("assign", []):
         name = node.child_by_field_name("name")
@@ -101,19 +103,23 @@ def relevant_vars(
             seeds.add(var)
         if value is None:
             continue
-        if any(tok in flags for tok in _FLAG_TOKEN.findall(node_text(source, value))):
+        if b"--" in source[value.start_byte : value.end_byte] and any(
+            tok in flags for tok in _FLAG_TOKEN.findall(node_text(source, value))
+        ):
             carriers.add(var)
             continue
-        lo = bisect.bisect_left(starts, value.start_byte)
-        hi = bisect.bisect_left(starts, value.end_byte)
-        deps.setdefault(var, set()).update(name for _, name in refs[lo:hi])
+        values.setdefault(var, []).append((value.start_byte, value.end_byte))
     relevant: set[str] = set(carriers)
     todo = list(seeds)
     while todo:
         var = todo.pop()
-        if var not in relevant:
-            relevant.add(var)
-            todo.extend(deps.get(var, ()))
+        if var in relevant:
+            continue
+        relevant.add(var)
+        for start, end in values.get(var, ()):
+            lo = bisect.bisect_left(starts, start)
+            hi = bisect.bisect_left(starts, end)
+            todo.extend(node_text(source, n) for n in refs[lo:hi])
     return frozenset(relevant), frozenset(seeds | carriers)
 
 
