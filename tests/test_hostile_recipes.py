@@ -558,3 +558,28 @@ def test_a_forking_script_stops_at_the_step_budget_with_a_finding() -> None:
     assert [p.message for p in interp.problems] == [
         "script too complex to analyse fully; stopped early"
     ]
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "f() { echo $X; }",
+        "f ( ) { echo $X; }",
+        "f (\\\n) { echo $X; }",
+        "f ( # a comment\n) { echo $X; }",
+        "function f { echo $X; }",
+        "function f() { echo $X; }",
+    ],
+)
+def test_names_in_a_function_body_live_forever_however_it_is_defined(definition: str) -> None:
+    """`last_uses` searches the tree for functions only when the text may define one:
+    every form bash accepts must still count (a call may read X after the body)."""
+    from bot.parse.bash import parse_tree
+    from bot.parse.bash.paths import last_uses
+
+    src = f"X=1\n{definition}\nY=2\n".encode()
+    root = parse_tree(src).root_node
+    assert any(n.type == "function_definition" for n in root.named_children)
+    last = last_uses(src, root)
+    assert last["X"] > len(src)
+    assert last["Y"] <= len(src)

@@ -28,6 +28,7 @@ from bot.parse.values import Str
 # ------------------------------------------------------------------- helpers
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _FOREVER = 1 << 62
+_MAY_DEFINE = re.compile(rb"\((?:\s|\\\n|#[^\n]*)*\)|\bfunction\b")
 
 
 def last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
@@ -42,7 +43,9 @@ def last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
     for m in _IDENT.finditer(source):
         seen[m.group()] = m.end()
     spans: list[tuple[int, int]] = []
-    if root is not None:
+    # a function is defined as `name ()` (spaces allowed inside) or with `function`:
+    # a script with neither holds none, and its tree is not searched for one
+    if root is not None and _MAY_DEFINE.search(source):
         for node in QueryCursor(function_query()).captures(root).get("f", []):
             spans.append((node.start_byte, node.end_byte))
     spans.sort()
