@@ -94,24 +94,29 @@ def relevant_vars(
     # variables the fixed point reaches (a big script assigns many it never reaches)
     refs = sorted(caps.get("ref", []), key=lambda n: n.start_byte)
     starts = [n.start_byte for n in refs]
-    values: dict[str, list[tuple[int, int]]] = {}
+    assigns: dict[str, list[Node]] = {}
     carriers: set[str] = set()
     for node in caps.get("assign", []):
-        name = node.child_by_field_name("name")
-        value = node.child_by_field_name("value")
-        if name is None:
-            continue
-        var = node_text(source, name).split("[", 1)[0]
+        # the name opens the assignment (`V=`, `A[i]=`): read from the text, and the
+        # value's node looked up only for a value that may carry a flag or is reached
+        m = _IDENT.match(source, node.start_byte, node.end_byte)
+        if m is None:
+            name = node.child_by_field_name("name")
+            if name is None:
+                continue
+            var = node_text(source, name).split("[", 1)[0]
+        else:
+            var = m.group().decode()
         if var in env:
             seeds.add(var)
-        if value is None:
-            continue
-        if b"--" in source[value.start_byte : value.end_byte] and any(
-            tok in flags for tok in _FLAG_TOKEN.findall(node_text(source, value))
-        ):
-            carriers.add(var)
-            continue
-        values.setdefault(var, []).append((value.start_byte, value.end_byte))
+        if b"--" in source[node.start_byte : node.end_byte]:
+            value = node.child_by_field_name("value")
+            if value is not None and any(
+                tok in flags for tok in _FLAG_TOKEN.findall(node_text(source, value))
+            ):
+                carriers.add(var)
+                continue
+        assigns.setdefault(var, []).append(node)
     relevant: set[str] = set(carriers)
     todo = list(seeds)
     while todo:
@@ -119,9 +124,12 @@ def relevant_vars(
         if var in relevant:
             continue
         relevant.add(var)
-        for start, end in values.get(var, ()):
-            lo = bisect.bisect_left(starts, start)
-            hi = bisect.bisect_left(starts, end)
+        for node in assigns.get(var, ()):
+            value = node.child_by_field_name("value")
+            if value is None:
+                continue
+            lo = bisect.bisect_left(starts, value.start_byte)
+            hi = bisect.bisect_left(starts, value.end_byte)
             todo.extend(node_text(source, n) for n in refs[lo:hi])
     return frozenset(relevant), frozenset(seeds | carriers)
 
