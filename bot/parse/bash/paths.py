@@ -99,14 +99,14 @@ def relevant_vars(
     for node in caps.get("assign", []):
         # the name opens the assignment (`V=`, `A[i]=`): read from the text, and the
         # value's node looked up only for a value that may carry a flag or is reached
-        m = _IDENT.match(source, node.start_byte, node.end_byte)
-        if m is None:
+        opens = _IDENT.match(source, node.start_byte, node.end_byte)
+        if opens is None:
             name = node.child_by_field_name("name")
             if name is None:
                 continue
             var = node_text(source, name).split("[", 1)[0]
         else:
-            var = m.group().decode()
+            var = opens.group().decode()
         if var in env:
             seeds.add(var)
         if b"--" in source[node.start_byte : node.end_byte]:
