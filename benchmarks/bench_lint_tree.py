@@ -2,14 +2,23 @@
 compare it with the parse limit.
 
 Every run is a fresh Python subprocess (new interpreter, empty parse cache). Each round
-runs, one after the other: the real command (`bot lint --repo DIR --format json`, its
-process wall and CPU time), the parse limit (`parse_limit.py`: the same routed files read
+runs, one after the other: the real command, cold (`bot lint --repo DIR --format json
+--no-cache`, its process wall and CPU time), the parse limit (`parse_limit.py`: the same routed files read
 and parsed with the same libraries on the same two cores, nothing else), and a child that
 times imports and lint inside the process (the clock starts before the first `bot` import
 and stops when `lint_parallel()` returns). The ratio to the parse limit is taken per
 round, so a busy moment on the shared machine slows both sides of one ratio. The parse
 limit's two shares are balanced by each file's parse time, measured once first. One
 extra, instrumented run times parse and rules per file and lists the slowest files.
+
+Then the warm cache (`bot.app.cache`): one `bot lint --repo DIR` fills a fresh cache
+directory, and `--runs` more runs of the same command on the unchanged tree are timed
+(their output must be the cold run's, byte for byte). Peak memory is the larger
+process's resident set (`bot lint` forks one worker), from the in-process children.
+
+The project's modules are compiled first and read from the bytecode cache, as an
+installed package reads them (the parse limit's libraries are read from theirs);
+`--no-bytecode` compiles them in every run instead.
 
     python benchmarks/bench_lint_tree.py                 # ../ix, 7 rounds
     python benchmarks/bench_lint_tree.py --repo /path/to/InferenceX --runs 3
@@ -211,6 +220,24 @@ def limit_plan(repo: Path, paths: list[str]) -> dict[str, Any]:
     return {"root": str(repo), "shares": shares, "estimated_s": load}
 
 
+def warm_runs(lint_cmd: list[str], runs: int) -> dict[str, Any]:
+    """`bot lint` on the unchanged tree with a cache a first run filled: wall and CPU of
+    `runs` runs, and whether each printed what a cold run prints."""
+    with tempfile.TemporaryDirectory(prefix="bot-cache-") as cache:
+        cmd = [*lint_cmd, "--cache-dir", cache]
+        cold, _, _ = run_timed([*lint_cmd, "--no-cache"])
+        first, _, _ = run_timed(cmd)
+        walls: list[float] = []
+        cpus: list[float] = []
+        same = first.stdout == cold.stdout
+        for _ in range(runs):
+            proc, wall, cpu = run_timed(cmd)
+            walls.append(wall)
+            cpus.append(cpu)
+            same = same and proc.returncode == cold.returncode and proc.stdout == cold.stdout
+    return {"wall_s": stats(walls), "cpu_s": stats(cpus), "same_output": same}
+
+
 def stats(values: list[float]) -> dict[str, float]:
     return {
         "median": statistics.median(values),
@@ -230,10 +257,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--runs", type=int, default=7, help="cold runs (default: 7)")
     ap.add_argument("--json", action="store_true", help="print machine-readable figures")
     ap.add_argument(
-        "--bytecode",
-        action="store_true",
-        help="compile the project's modules first and let the children read the bytecode "
-        "cache, as an installed package does",
+        "--no-bytecode",
+        dest="bytecode",
+        action="store_false",
+        help="do not compile the project's modules first: every run compiles them "
+        "(PYTHONDONTWRITEBYTECODE), unlike an installed package",
     )
     args = ap.parse_args(argv)
     if args.bytecode:
@@ -263,8 +291,8 @@ def main(argv: list[str] | None = None) -> int:
     with os.fdopen(fd, "w", encoding="utf-8") as plan_file:
         json.dump(plan, plan_file)
     bot = Path(sys.executable).with_name("bot")
-    cli = [str(bot), "lint", "--repo", str(repo), "--format", "json", "--fail-on", "never"]
-    cli += ["--output", os.devnull]
+    lint_cmd = [str(bot), "lint", "--repo", str(repo), "--format", "json", "--fail-on", "never"]
+    cli = [*lint_cmd, "--no-cache", "--output", os.devnull]
 
     runs: list[dict[str, Any]] = []
     walls: list[float] = []
@@ -294,6 +322,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         os.unlink(plan_name)
     inst, inst_wall = run_child(repo, "instrumented")
+    warm = warm_runs(lint_cmd, args.runs)
     if limits[0]["files"] != len(paths):
         raise SystemExit("bench_lint_tree: the parse limit did not read every routed file")
 
@@ -333,6 +362,7 @@ def main(argv: list[str] | None = None) -> int:
         "lint_s": stats([r["lint_s"] for r in runs]),
         "process_wall_s": stats(walls),
         "peak_rss_mib": stats([r["peak_rss_kib"] / 1024 for r in runs]),
+        "warm_cache": warm,
         "per_single_node_recipe_s": single,
         "per_multi_node_recipe_s": multi,
         "files": runs[0]["files"],
@@ -394,6 +424,13 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"peak memory (largest process) median {figures['peak_rss_mib']['median']:.0f} MiB, "
         f"max {figures['peak_rss_mib']['max']:.0f} MiB"
+    )
+    w = figures["warm_cache"]
+    print(line("warm cache (wall)", w["wall_s"]))
+    print(line("warm cache (cpu)", w["cpu_s"]))
+    print(
+        "warm cache output: "
+        + ("the cold run's, byte for byte" if w["same_output"] else "DIFFERS from the cold run")
     )
     for label, key in (
         ("single-node recipe", "per_single_node_recipe_s"),

@@ -1,10 +1,19 @@
-"""Benchmark: a typical small PR through `bot lint --repo DIR --base MB --head PR`, cold.
+"""Benchmark: a typical small PR through `bot lint --repo DIR --base MB --head PR`, cold,
+and the service's review of it with and without a warm base cache.
 
 Picks the newest pull requests of a git repository that change exactly
 `--files` files (default 3), at least one of them a recipe, and times
 `bot lint` on each as a fresh subprocess (interpreter start-up included),
 head against its merge-base with `--main`. Prints the median, min and max
 wall time, and the findings of each run.
+
+Then the service's lint of each pull request (`bot.app.pull.lint_pull`, what the
+review pipeline, the sign-off gate and the advisor run, over the local-git
+gateway: trees that know each file's blob SHA, as GitHub's do), in one process,
+CPU time per review: with a fresh parse cache (a service that never saw the base),
+and with the service's cache (`service_parses()`) warm with the base (every file of
+the merge-base parsed by an earlier run), so only what the PR changed is parsed.
+The findings of both must be the same.
 
     python benchmarks/bench_pr_lint.py --repo /path/to/InferenceX-clone --prs 10
 
@@ -36,12 +45,17 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--main", default="main")
     ap.add_argument("--files", type=int, default=3)
     ap.add_argument("--prs", type=int, default=10)
+    ap.add_argument("--rounds", type=int, default=1, help="service reviews of each PR")
     ap.add_argument(
-        "--bytecode",
-        action="store_true",
-        help="compile the project's modules first and let the children read the bytecode "
-        "cache, as an installed package does (PYTHONDONTWRITEBYTECODE=1 otherwise makes every "
-        "run compile ~80 modules again)",
+        "--no-service", action="store_true", help="time the CLI only, not the service's lint"
+    )
+    ap.add_argument(
+        "--no-bytecode",
+        dest="bytecode",
+        action="store_false",
+        help="do not compile the project's modules first: every run compiles them "
+        "(PYTHONDONTWRITEBYTECODE=1 makes every run compile ~80 modules), unlike an "
+        "installed package",
     )
     args = ap.parse_args(argv)
     env = dict(os.environ)
@@ -93,7 +107,85 @@ def main(argv: list[str] | None = None) -> int:
         f"{statistics.median(walls) * 1000:.1f} ms, min {min(walls) * 1000:.1f} ms, "
         f"max {max(walls) * 1000:.1f} ms; load average {os.getloadavg()[0]:.2f}"
     )
+    if not args.no_service:
+        service(args.repo, picked, args.rounds)
     return 0
+
+
+# The service's side, in a child process (imports paid once, outside the timing).
+SERVICE = r"""
+import datetime, json, statistics, sys, time
+from bot.app import LintOptions, lint_tree
+from bot.app.config import load_repo_config
+from bot.app.pull import lint_pull, service_parses
+from bot.github.localgit import LocalGitGateway
+from bot.github.types import PullInfo
+from bot.sources import GitTree, merge_base
+
+repo, rounds, picked = sys.argv[1], int(sys.argv[2]), json.loads(sys.argv[3])
+today = datetime.date(2026, 9, 1)
+REPO = "SemiAnalysisAI/InferenceX"
+pulls = {n: PullInfo(REPO, n, head, base, "main", f"pr-{n}", "author") for n, base, head in picked}
+gw = LocalGitGateway(repo, pulls)
+cold, warm, warm_parsed, cold_parsed, base_prime = [], [], [], [], []
+
+def findings(outcome):
+    return [(f.rule, f.path, f.span.line, f.message.en) for f in outcome.report.findings]
+
+for _ in range(rounds):
+    for n, base, head in picked:
+        pull = pulls[n]
+        files = gw.pull_files(REPO, n)
+        fresh = service_parses()
+        start = time.process_time()
+        got_cold = lint_pull(gw, pull, files, today, fresh)
+        cold.append(time.process_time() - start)
+        cold_parsed.append(fresh.misses)
+        # the service saw this base before: its files are parsed, by blob SHA
+        shared = service_parses()
+        tree = GitTree(repo, merge_base(repo, base, head))
+        start = time.process_time()
+        lint_tree(tree, config=load_repo_config(tree), options=LintOptions(cache=shared, workers=1, review_date=today))
+        base_prime.append(time.process_time() - start)
+        tree.close()
+        before = shared.misses
+        start = time.process_time()
+        got_warm = lint_pull(gw, pull, files, today, shared)
+        warm.append(time.process_time() - start)
+        warm_parsed.append(shared.misses - before)
+        if findings(got_cold) != findings(got_warm):
+            raise SystemExit(f"#{n}: findings differ with the warm cache")
+gw.close()
+print(json.dumps({"cold": cold, "warm": warm, "cold_parsed": cold_parsed,
+                  "warm_parsed": warm_parsed, "base_prime": base_prime}))
+"""
+
+
+def service(repo: Path, picked: list[tuple[int, str, str]], rounds: int) -> None:
+    proc = subprocess.run(
+        [sys.executable, "-c", SERVICE, str(repo), str(rounds), json.dumps(picked)],
+        capture_output=True,
+        text=True,
+        cwd=PROJECT_ROOT,
+    )
+    if proc.returncode != 0:
+        sys.stderr.write(proc.stderr)
+        raise SystemExit("bench_pr_lint: the service run failed")
+    got = json.loads(proc.stdout.strip().splitlines()[-1])
+    cold, warm = got["cold"], got["warm"]
+    ratio = statistics.median(w / c for w, c in zip(warm, cold, strict=True))
+    print(
+        f"service lint per review (CPU, {len(cold)} reviews of {len(picked)} PRs, one process): "
+        f"cold base median {statistics.median(cold) * 1000:.1f} ms "
+        f"(max {max(cold) * 1000:.1f}), {statistics.median(got['cold_parsed']):.0f} files parsed; "
+        f"warm base median {statistics.median(warm) * 1000:.1f} ms "
+        f"(max {max(warm) * 1000:.1f}), {statistics.median(got['warm_parsed']):.0f} files parsed; "
+        f"warm/cold {ratio:.2f}; findings identical"
+    )
+    print(
+        f"  (the base, primed once per review: median {statistics.median(got['base_prime']):.2f} s "
+        "CPU for a whole-tree lint of the merge-base)"
+    )
 
 
 if __name__ == "__main__":

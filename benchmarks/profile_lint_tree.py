@@ -63,7 +63,7 @@ ENTRIES: dict[tuple[str, str], str] = {
     ("bot/core/context.py", "route"): "setup",
     ("bot/sources.py", "read"): "parse",
     ("bot/sources.py", "blob_id"): "parse",
-    ("bot/parse/bash.py", "parse_tree"): "parse",
+    ("bot/parse/bash/syntax.py", "parse_tree"): "parse",
     ("bot/parse/yamlpos.py", "load_positioned"): "parse",
     ("bot/parse/yamlsafe.py", "load_safe"): "parse",
     ("bot/parse/yamlsafe.py", "load_roundtrip"): "parse",
@@ -82,7 +82,7 @@ ENTRIES: dict[tuple[str, str], str] = {
 STAGES = ("imports", "setup", "parse", "interpret", "join", "rules", "engine", "render")
 # finer lines inside a stage, innermost match wins
 DETAIL: dict[tuple[str, str], str] = {
-    ("bot/parse/bash.py", "parse_tree"): "parse: tree-sitter-bash",
+    ("bot/parse/bash/syntax.py", "parse_tree"): "parse: tree-sitter-bash",
     ("bot/parse/yamlpos.py", "load_positioned"): "parse: YAML with positions (C event parser)",
     ("bot/parse/yamlsafe.py", "load_safe"): "parse: YAML values (C safe loader)",
     ("bot/parse/yamlsafe.py", "load_roundtrip"): "parse: engine YAML (pure round-trip loader)",
@@ -91,10 +91,10 @@ DETAIL: dict[tuple[str, str], str] = {
     ("bot/parse/changelog.py", "_read_events"): "parse: changelog event walk",
     ("bot/sources.py", "read"): "parse: file reads",
     ("bot/sources.py", "blob_id"): "parse: file reads",
-    ("bot/parse/bash.py", "run"): "interpret: bash interpreter",
-    ("bot/parse/bash.py", "_join_by_value"): "interpret: bash interpreter, path joins",
-    ("bot/parse/bash.py", "_merge"): "interpret: bash interpreter, path joins",
-    ("bot/parse/bash.py", "_prune"): "interpret: bash interpreter, path joins",
+    ("bot/parse/bash/interpreter.py", "run"): "interpret: bash interpreter",
+    ("bot/parse/bash/paths.py", "join_by_value"): "interpret: bash interpreter, path joins",
+    ("bot/parse/bash/paths.py", "merge"): "interpret: bash interpreter, path joins",
+    ("bot/parse/bash/paths.py", "prune"): "interpret: bash interpreter, path joins",
     ("bot/parse/srt_recipe.py", "parse_srt_recipe"): "interpret: srt-slurm recipes",
     ("bot/parse/model_table.py", "parse_model_table"): "interpret: model tables",
     ("bot/parse/master_config.py", "parse_master_config"): "interpret: master configs",
@@ -291,6 +291,8 @@ def count_work(repo: Path) -> dict[str, Any]:
 
     # the bash interpreter: statements evaluated (once per live path) against distinct ones
     interp = bash.Interpreter
+    from bot.parse.bash import paths as bash_paths
+
     original_run, original_stmt = interp.run, interp.stmt
     stmt_total = [0]
     stmt_distinct: set[tuple[int, int]] = set()
@@ -331,9 +333,9 @@ def count_work(repo: Path) -> dict[str, Any]:
     # helpers that the profile shows hot: how often they run
     for owner, name in (
         (bash.State, "key"),
-        (interp, "_merge"),
-        (interp, "_join_by_value"),
-        (interp, "_prune"),
+        (bash_paths, "merge"),
+        (bash_paths, "join_by_value"),
+        (bash_paths, "prune"),
     ):
         original_method = getattr(owner, name)
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from bot.core.engine import Context, Report, dedupe, lint, route
 from bot.core.model import Finding
+from bot.core.reads import Reads
 from bot.core.registry import RuleModule, all_rules
 from bot.parse.master_launch import master_launches
 from bot.parse.recipe import describe_path
@@ -152,3 +153,64 @@ def _after_fork(ctx: Context) -> None:
         reset = getattr(tree, "after_fork", None)
         if callable(reset):
             reset()
+
+
+# --------------------------------------------------------------------------- file by file
+
+FileLint = tuple[Report, Reads]
+
+
+def lint_each(
+    ctx: Context,
+    paths: list[str],
+    rules: list[RuleModule],
+    workers: int = 2,
+) -> dict[str, FileLint]:
+    """Lint each of `paths` on its own, with what its lint read (a context that tracks
+    reads, tree mode: each file's report holds its own findings and suppressions).
+
+    Two cores as `lint_parallel` uses them: one forked worker takes half of the files."""
+    routed = [p for p in sorted(set(paths)) if route(p, ctx.config) is not None]
+    if workers < 2 or len(routed) < MIN_FILES or not hasattr(os, "fork"):
+        return _each(ctx, routed, rules)
+    worker_paths, parent_paths = _share(ctx, routed)
+    master_launches(ctx)  # built once, inherited by the worker (its reads with it)
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return _each(ctx, routed, rules)
+    if pid == 0:  # the worker
+        code = 0
+        try:
+            os.close(read_fd)
+            _after_fork(ctx)
+            data = pickle.dumps(_each(ctx, worker_paths, rules))
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(write_fd)
+    mine = _each(ctx, parent_paths, rules)
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    got: Any = None
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and data:
+        with contextlib.suppress(Exception):
+            got = pickle.loads(data)
+    if not isinstance(got, dict):
+        got = _each(ctx, worker_paths, rules)
+    return {**mine, **got}
+
+
+def _each(ctx: Context, paths: list[str], rules: list[RuleModule]) -> dict[str, FileLint]:
+    out: dict[str, FileLint] = {}
+    for path in paths:
+        with ctx.reading() as reads:
+            report = lint(ctx, paths=[path], rules=rules)
+        out[path] = (report, reads)
+    return out

@@ -42,6 +42,9 @@ MAX_CACHED_FILE = 32 * 1024 * 1024
 CACHE_BUDGET = 256 * 1024 * 1024
 
 REPO_MARKERS = (".git", "perf-changelog.yaml", ".recipe-bot.yml")
+# the lint cache's directory (`bot.app.cache`): never part of a tree, as `.git` is not
+CACHE_DIR_NAME = ".recipe_bot_cache"
+SKIPPED_DIRS = frozenset({".git", CACHE_DIR_NAME})
 
 
 class SourceError(Exception):
@@ -133,51 +136,63 @@ class FsTree:
         if not path.is_dir():
             raise SourceError(f"not a directory: {root}")
         self.root = Path(os.path.realpath(path))
+        self._top = str(self.root)
         self._cache = _ByteCache()
-        # path -> (size, mtime_ns, blob id)
+        # real file (str) -> (size, mtime_ns, blob id)
         self._ids: dict[str, tuple[int, int, str]] = {}
         # path -> its real file inside the root (None: outside it or not a usable name)
-        self._reals: dict[str, Path | None] = {}
+        self._reals: dict[str, str | None] = {}
+        # directory (relative, "" for the root) -> its real path, symlinks resolved
+        self._dirs: dict[str, str] = {"": self._top}
 
     def __repr__(self) -> str:
         return f"FsTree({str(self.root)!r})"
 
-    def _resolve(self, path: str) -> Path | None:
+    def _resolve(self, path: str) -> str | None:
         """The real file behind `path`, or None if it is outside the root or not a file."""
         found = self._stat(path)
         return found[0] if found is not None else None
 
-    def _real(self, path: str) -> Path | None:
+    def _real(self, path: str) -> str | None:
         """`path` with every symlink resolved, inside the root; None outside it.
 
         Resolved once per path and tree (a whole-tree lint reads each recipe several
-        times: its blob id, its text, and again as a sibling of other recipes)."""
+        times: its blob id, its text, and again as a sibling of other recipes), its
+        directory once per directory: `realpath` of the directory, then of the name
+        only when it is a link, is `realpath` of the whole path."""
         if path in self._reals:
             return self._reals[path]
         rel = path.replace("\\", "/").strip("/")
         parts = rel.split("/")
-        full: Path | None = None
+        full: str | None = None
         if rel and not any(p in ("", ".", "..") for p in parts) and ".git" not in parts:
-            full = Path(os.path.realpath(self.root.joinpath(*parts)))
-            if full != self.root and self.root not in full.parents:
+            folder = "/".join(parts[:-1])
+            where = self._dirs.get(folder)
+            if where is None:
+                where = self._dirs[folder] = os.path.realpath(os.path.join(self._top, *parts[:-1]))
+            full = os.path.join(where, parts[-1])
+            if os.path.islink(full):
+                full = os.path.realpath(full)
+            if full != self._top and not full.startswith(self._top.rstrip(os.sep) + os.sep):
                 full = None
         self._reals[path] = full
         return full
 
-    def _stat(self, path: str) -> tuple[Path, os.stat_result] | None:
+    def _stat(self, path: str) -> tuple[str, os.stat_result] | None:
         """The real regular file behind `path` and its status, or None."""
         full = self._real(path)
         if full is None:
             return None
         try:
             # not followed: the cached real path is no link unless it became one
-            st = full.lstat()
+            st = os.lstat(full)
             if stat.S_ISLNK(st.st_mode):
                 del self._reals[path]
+                self._dirs = {"": self._top}
                 full = self._real(path)
                 if full is None:
                     return None
-                st = full.stat()
+                st = os.stat(full)
         except OSError:
             return None
         return (full, st) if stat.S_ISREG(st.st_mode) else None
@@ -188,14 +203,15 @@ class FsTree:
             return None
         return self._read(*found)
 
-    def _read(self, full: Path, st: os.stat_result) -> bytes | None:
+    def _read(self, full: str, st: os.stat_result) -> bytes | None:
         # keyed by size and mtime too, so an edit during a long run is seen
         key = f"{full}\x00{st.st_size}\x00{st.st_mtime_ns}"
         cached = self._cache.get(key)
         if cached is not None:
             return cached
         try:
-            data = full.read_bytes()
+            with open(full, "rb") as fh:
+                data = fh.read()
         except OSError:
             return None
         self._cache.put(key, data)
@@ -206,19 +222,18 @@ class FsTree:
         if found is None:
             return None
         full, st = found
-        key = str(full)
-        known = self._ids.get(key)
+        known = self._ids.get(full)
         if known and known[0] == st.st_size and known[1] == st.st_mtime_ns:
             return known[2]
         if st.st_size > MAX_CACHED_FILE:
-            blob = _hash_file(full, st.st_size)
+            blob = _hash_file(Path(full), st.st_size)
         else:
             data = self._read(full, st)
             if data is None:
                 return None
             blob = content_id(data)
         if blob is not None:
-            self._ids[key] = (st.st_size, st.st_mtime_ns, blob)
+            self._ids[full] = (st.st_size, st.st_mtime_ns, blob)
         return blob
 
     def paths(self) -> Iterable[str]:
@@ -227,16 +242,16 @@ class FsTree:
     def files_under(self, rel_dir: str) -> list[str]:
         """Every file under `rel_dir` ('' for the whole tree), sorted."""
         rel_dir = rel_dir.replace("\\", "/").strip("/")
-        start = self.root.joinpath(*rel_dir.split("/")) if rel_dir else self.root
+        start = os.path.join(self._top, *rel_dir.split("/")) if rel_dir else self._top
+        skip = len(self._top.rstrip(os.sep)) + 1
         out: list[str] = []
         for dirpath, dirnames, filenames in os.walk(start, followlinks=False):
-            dirnames[:] = sorted(d for d in dirnames if d != ".git")
-            base = Path(dirpath).relative_to(self.root).as_posix()
-            prefix = "" if base == "." else base + "/"
+            dirnames[:] = sorted(d for d in dirnames if d not in SKIPPED_DIRS)
+            base = dirpath[skip:].replace(os.sep, "/") if dirpath != self._top else ""
+            prefix = base + "/" if base else ""
             for name in filenames:
                 rel = prefix + name
-                full = Path(dirpath) / name
-                if full.is_symlink() and self._resolve(rel) is None:
+                if os.path.islink(os.path.join(dirpath, name)) and self._resolve(rel) is None:
                     continue
                 out.append(rel)
         out.sort()

@@ -12,6 +12,7 @@ declares its own configuration or engine call.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 from typing import Any
 
@@ -20,6 +21,17 @@ import pytest
 from fakegithub import FakeGitHub
 
 from bot.core.config import Config
+
+
+@pytest.fixture(autouse=True, scope="session")
+def _no_lint_cache() -> Iterator[None]:
+    """`bot lint` keeps a cache in the repository it lints (`bot.app.cache`); the suite
+    runs without one (also in the subprocesses it starts), so no test leaves a cache in
+    the project's examples or reads another test's. The cache's own tests turn it on."""
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("BOT_NO_CACHE", "1")
+        mp.delenv("BOT_CACHE_DIR", raising=False)
+        yield
 
 
 @pytest.fixture
@@ -77,7 +89,6 @@ def github_gateway(fake_github: FakeGitHub) -> Iterator[Any]:
 
 @pytest.fixture(scope="session")
 def pg_admin_dsn() -> Iterator[str]:
-    import os
 
     dsn = os.environ.get("BOT_TEST_PG_DSN")
     if dsn:
@@ -106,7 +117,6 @@ _pg_databases = iter(range(1, 1_000_000))
 @pytest.fixture
 def pg_url(pg_admin_dsn: str) -> Iterator[str]:
     """A fresh, migrated database on the test server (dropped afterwards)."""
-    import os
 
     import psycopg
 

@@ -46,8 +46,8 @@ def test_each_sample_goes_to_the_innermost_stage() -> None:
     run = ("bot/core/engine.py", "_run")
     parsed = ("bot/core/context.py", "Context.parsed")
     recipe = ("bot/parse/kinds.py", "_recipe")
-    interp = ("bot/parse/bash.py", "Interpreter.run")
-    tree = ("bot/parse/bash.py", "parse_tree")
+    interp = ("bot/parse/bash/interpreter.py", "Interpreter.run")
+    tree = ("bot/parse/bash/syntax.py", "parse_tree")
     samples = [
         ((lint, run, rule), 1.0),  # a rule's own code
         ((lint, run, rule, parsed, recipe, interp), 2.0),  # a sibling the rule interprets

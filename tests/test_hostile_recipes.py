@@ -538,3 +538,47 @@ def test_trim_on_a_long_string_stays_unknown() -> None:
     assert port(only_launch(parse(text))) is None
     short = HEADER + 'X="1, 2, "\nvllm serve "$MODEL" --port "${X%, }"\n'
     assert port(only_launch(parse(short))) == "1, 2"
+
+
+def test_a_forking_script_stops_at_the_step_budget_with_a_finding() -> None:
+    """Forking ifs on inputs, each path running its statements (about 31,000 in all
+    here): the interpreter stops at MAX_STEPS statements (summed over paths) and
+    says so, rather than walk a megabyte of them (bench_hostile's
+    `recipe_forking_near_size_limit`)."""
+    from bot.parse.bash import Interpreter, parse_tree
+    from bot.parse.bash.state import MAX_STEPS
+
+    chunks = "".join(
+        f'if [ -n "$V{i % 50}" ]; then GMU=0.{i % 9 + 1}; fi\nA{i}="value {i}"\n'
+        for i in range(3_000)
+    )
+    src = (HEADER + chunks + LAUNCH).encode()
+    interp = Interpreter(src, lambda _: None, watched_flags=frozenset({"--gpu-memory-utilization"}))
+    interp.run(parse_tree(src).root_node)
+    assert interp.steps == MAX_STEPS + 1
+    assert [p.kind for p in interp.problems] == ["too_complex"]
+
+
+@pytest.mark.parametrize(
+    "definition",
+    [
+        "f() { echo $X; }",
+        "f ( ) { echo $X; }",
+        "f (\\\n) { echo $X; }",
+        "f ( # a comment\n) { echo $X; }",
+        "function f { echo $X; }",
+        "function f() { echo $X; }",
+    ],
+)
+def test_names_in_a_function_body_live_forever_however_it_is_defined(definition: str) -> None:
+    """`last_uses` searches the tree for functions only when the text may define one:
+    every form bash accepts must still count (a call may read X after the body)."""
+    from bot.parse.bash import parse_tree
+    from bot.parse.bash.paths import last_uses
+
+    src = f"X=1\n{definition}\nY=2\n".encode()
+    root = parse_tree(src).root_node
+    assert any(n.type == "function_definition" for n in root.named_children)
+    last = last_uses(src, root)
+    assert last["X"] > len(src)
+    assert last["Y"] <= len(src)

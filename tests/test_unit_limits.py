@@ -24,9 +24,6 @@ MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 100
 
 EXCEPTIONS = {
-    # the symbolic interpreter is being split by concern (expansion, test expressions,
-    # path state, commands) on branch wip-speed, which removes this entry
-    "bot/parse/bash.py": "split on wip-speed",
     # the sign-off verifier changes on branch wip-preca (check 5); it is split after that
     # lands, and this entry goes with it
     "bot/signoff/verify.py": "split after wip-preca",

@@ -19,7 +19,7 @@ from typing import Any, Literal
 
 from bot.advisor import render as advice_render
 from bot.advisor.questions import SIGNOFF_PHRASE, PrText, build_questions
-from bot.app.pull import lint_pull
+from bot.app.pull import ParseCache, lint_pull
 from bot.github.types import Gateway, GitHubError
 from bot.report import markers
 
@@ -66,6 +66,7 @@ def advise_pull_request(
     installation: str = "",
     bot_login: str | None = None,
     today: datetime.date | None = None,
+    parses: ParseCache | None = None,
 ) -> AdvisePosted:
     pull = gw.pull(repo, number)
     if pull.state != "open":
@@ -83,7 +84,7 @@ def advise_pull_request(
         return AdvisePosted("skipped", skipped=["no summary comment to add advice to"])
     summary = min(summaries, key=lambda c: c.id)
     files = gw.pull_files(repo, number)
-    outcome = lint_pull(gw, pull, files, today or datetime.date.today())
+    outcome = lint_pull(gw, pull, files, today or datetime.date.today(), parses)
     if outcome.ctx is None or outcome.ctx.change is None:
         return AdvisePosted("skipped", skipped=["no lint context (invalid configuration)"])
     signoffs = tuple(

@@ -55,27 +55,71 @@ How the other use cases build on these
 
 from __future__ import annotations
 
-from bot.app.config import load_repo_config as load_repo_config
-from bot.app.fix import FixedFile as FixedFile
-from bot.app.fix import FixOptions as FixOptions
-from bot.app.fix import FixPass as FixPass
-from bot.app.fix import FixResult as FixResult
-from bot.app.fix import FixWriteError as FixWriteError
-from bot.app.fix import Refused as Refused
-from bot.app.fix import fix_change as fix_change
-from bot.app.fix import fix_content as fix_content
-from bot.app.fix import fix_lint as fix_lint
-from bot.app.fix import fix_paths as fix_paths
-from bot.app.fix import fix_tree as fix_tree
-from bot.app.fix import write_fixes as write_fixes
-from bot.app.lint import Change as Change
-from bot.app.lint import LintOptions as LintOptions
-from bot.app.lint import LintResult as LintResult
-from bot.app.lint import LintRun as LintRun
-from bot.app.lint import lint_change as lint_change
-from bot.app.lint import lint_content as lint_content
-from bot.app.lint import lint_paths as lint_paths
-from bot.app.lint import lint_tree as lint_tree
-from bot.app.select import Selection as Selection
-from bot.app.select import SelectionError as SelectionError
-from bot.app.select import select_rules as select_rules
+import importlib
+from typing import TYPE_CHECKING, Any
+
+# The names above, each from its module, loaded on first use (PEP 562): importing one
+# module of the package (`bot.app.cache`, which `bot lint` reads before anything else)
+# does not load the linter.
+EXPORTS = {
+    "load_repo_config": "bot.app.config",
+    "FixedFile": "bot.app.fix",
+    "FixOptions": "bot.app.fix",
+    "FixPass": "bot.app.fix",
+    "FixResult": "bot.app.fix",
+    "FixWriteError": "bot.app.fix",
+    "Refused": "bot.app.fix",
+    "fix_change": "bot.app.fix",
+    "fix_content": "bot.app.fix",
+    "fix_lint": "bot.app.fix",
+    "fix_paths": "bot.app.fix",
+    "fix_tree": "bot.app.fix",
+    "write_fixes": "bot.app.fix",
+    "Change": "bot.app.lint",
+    "LintOptions": "bot.app.lint",
+    "LintResult": "bot.app.lint",
+    "LintRun": "bot.app.lint",
+    "lint_change": "bot.app.lint",
+    "lint_content": "bot.app.lint",
+    "lint_paths": "bot.app.lint",
+    "lint_tree": "bot.app.lint",
+    "Selection": "bot.app.select",
+    "SelectionError": "bot.app.select",
+    "select_rules": "bot.app.select",
+}
+
+if TYPE_CHECKING:
+    from bot.app.config import load_repo_config as load_repo_config
+    from bot.app.fix import FixedFile as FixedFile
+    from bot.app.fix import FixOptions as FixOptions
+    from bot.app.fix import FixPass as FixPass
+    from bot.app.fix import FixResult as FixResult
+    from bot.app.fix import FixWriteError as FixWriteError
+    from bot.app.fix import Refused as Refused
+    from bot.app.fix import fix_change as fix_change
+    from bot.app.fix import fix_content as fix_content
+    from bot.app.fix import fix_lint as fix_lint
+    from bot.app.fix import fix_paths as fix_paths
+    from bot.app.fix import fix_tree as fix_tree
+    from bot.app.fix import write_fixes as write_fixes
+    from bot.app.lint import Change as Change
+    from bot.app.lint import LintOptions as LintOptions
+    from bot.app.lint import LintResult as LintResult
+    from bot.app.lint import LintRun as LintRun
+    from bot.app.lint import lint_change as lint_change
+    from bot.app.lint import lint_content as lint_content
+    from bot.app.lint import lint_paths as lint_paths
+    from bot.app.lint import lint_tree as lint_tree
+    from bot.app.select import Selection as Selection
+    from bot.app.select import SelectionError as SelectionError
+    from bot.app.select import select_rules as select_rules
+
+
+def __getattr__(name: str) -> Any:
+    if name not in EXPORTS:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(EXPORTS[name]), name)
+
+
+def __dir__() -> list[str]:
+    return sorted([*globals(), *EXPORTS])

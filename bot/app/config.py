@@ -12,6 +12,7 @@ message naming the file and where it was read.
 from __future__ import annotations
 
 import os
+from collections.abc import MutableMapping
 
 from bot.base.tree import Tree
 from bot.core.config import CONFIG_FILENAMES, Config, ConfigError, build_config
@@ -23,6 +24,7 @@ def load_repo_config(
     *,
     ref: str | None = None,
     file: str | os.PathLike[str] | None = None,
+    built: MutableMapping[tuple[str | None, str], Config] | None = None,
 ) -> Config:
     """The configuration of the repository `tree` holds, or of `file` when given.
 
@@ -30,17 +32,32 @@ def load_repo_config(
     a tree) the defaults apply. `ref` names the commit `tree` is, for messages:
     `.recipe-bot.yml (at origin/main): ...`. Raises `ConfigError` for a file that is
     not UTF-8 or not a valid configuration, `OSError` for a `file` that cannot be read.
+    `built`: configurations built before, by text and label (a service's; a failure is
+    not kept).
     """
     if file is not None:
         label = os.fspath(file)
-        return build_config(_decode(read_file(file), label), source=label)
+        return _build(_decode(read_file(file), label), label, built)
     if tree is not None:
         for name in CONFIG_FILENAMES:
             data = tree.read(name)
             if data is not None:
                 label = f"{name} (at {ref})" if ref else name
-                return build_config(_decode(data, label), source=label)
-    return build_config(None)
+                return _build(_decode(data, label), label, built)
+    return _build(None, "defaults", built)
+
+
+def _build(
+    text: str | None, label: str, built: MutableMapping[tuple[str | None, str], Config] | None
+) -> Config:
+    if built is None:
+        return build_config(text, source=label) if text is not None else build_config(None)
+    key = (text, label)
+    config = built.get(key)
+    if config is None:
+        config = build_config(text, source=label) if text is not None else build_config(None)
+        built[key] = config
+    return config
 
 
 def _decode(data: bytes, label: str) -> str:

@@ -13,22 +13,27 @@ relative to the repository root; how to show them is the printer's business.
 
 from __future__ import annotations
 
+import contextlib
 import datetime
 import os
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from functools import cached_property
 from pathlib import Path
+from typing import Any
 
+from bot.app import cache as lint_cache
+from bot.app.cache import LintCache, RunReads
 from bot.app.config import load_repo_config
 from bot.base.tree import MemoryTree, Tree
 from bot.core.changeset import FileStatus, build_changeset
 from bot.core.config import Config
 from bot.core.context import ParseCache
-from bot.core.engine import Context, Report, route
+from bot.core.engine import Context, Report, dedupe, route
 from bot.core.model import Finding
-from bot.core.registry import RuleModule
-from bot.parallel import lint_parallel
+from bot.core.reads import Reads
+from bot.core.registry import RuleModule, all_rules
+from bot.parallel import lint_each, lint_parallel
 from bot.sources import FsTree, OverlayTree, find_repo_root, github_repository, locate
 
 
@@ -46,6 +51,9 @@ class LintOptions:
     # parsed files by blob id, shared by runs that lint the same blobs (the commits of
     # one pull request, a re-run after a fix); None: a fresh cache per run
     cache: ParseCache | None = None
+    # results of earlier runs on disk (`bot.app.cache`): a file whose inputs are
+    # unchanged is not linted again (whole trees and files; a change is always linted)
+    results: LintCache | None = None
 
     def today(self) -> datetime.date:
         return self.review_date or datetime.date.today()
@@ -112,6 +120,8 @@ class LintRun:
     root: Path | None = None
     # files named one by one (PATH arguments, stdin): the CLI warns when one is not routed
     explicit: tuple[str, ...] = ()
+    # with a results cache: what the run's files read, for a cache of the whole run
+    reads: RunReads | None = None
 
     @property
     def unrouted(self) -> tuple[str, ...]:
@@ -216,10 +226,119 @@ def lint_tree(
         review_date=options.today(),
         repository=repository,
         cache=options.cache,
+        track=options.results is not None,
     )
     selected = sorted(set(paths)) if paths is not None else None
-    report = lint_parallel(ctx, paths=selected, rules=_rules(options), workers=options.workers)
-    return LintResult([LintRun(ctx, report, root, tuple(explicit))])
+    reads = None
+    if options.results is not None:
+        report, reads = _lint_cached(ctx, tree, selected, options, options.results)
+    else:
+        report = lint_parallel(ctx, paths=selected, rules=_rules(options), workers=options.workers)
+    return LintResult([LintRun(ctx, report, root, tuple(explicit), reads)])
+
+
+def _lint_cached(
+    ctx: Context,
+    tree: Tree,
+    paths: list[str] | None,
+    options: LintOptions,
+    store: LintCache,
+) -> tuple[Report, RunReads | None]:
+    """`lint_parallel` with each file's result taken from `store` while what its lint
+    read is unchanged; the files linted are stored for the next run. Also what all the
+    files read (None when a file's lint reported on another file: nothing is kept)."""
+    rules = _rules(options) or all_rules()
+    selected = paths if paths is not None else ctx.all_paths()
+    routed = [p for p in selected if route(p, ctx.config) is not None]
+    run_key = lint_cache.digest(
+        "files",
+        lint_cache.code_version(),
+        lint_cache.config_fingerprint(ctx.config),
+        sorted(rm.rule.id for rm in rules),
+        ctx.pr,
+        ctx.repository,
+    )
+    date = options.today().isoformat()
+    trees = {"head": tree}
+    root = getattr(tree, "root", None)
+    skip = store.inside(root) if isinstance(root, (str, os.PathLike)) else None
+    listings = {"head": lint_cache.listing_hash(ctx.all_paths(), skip)}
+    reports: dict[str, Report] = {}
+    keys: dict[str, str] = {}
+    everything = Reads()
+    for path in routed:
+        blob = tree.blob_id(path)
+        if blob is None:
+            continue
+        keys[path] = key = lint_cache.digest(run_key, path, blob)
+        entry = store.load("files", key)
+        if entry is not None and lint_cache.still_valid(entry, trees, listings, date):
+            with contextlib.suppress(KeyError, TypeError, ValueError, AssertionError):
+                reports[path] = report_of(entry["report"])
+                everything.merge(lint_cache.reads_of(entry["reads"]))
+    misses = [p for p in routed if p not in reports]
+    fresh = lint_each(ctx, misses, rules, workers=options.workers) if misses else {}
+    if any(_elsewhere(path, report) for path, (report, _) in fresh.items()):
+        # a file's lint reported on another file: results are not the file's own
+        report = lint_parallel(ctx, paths=selected, rules=rules, workers=options.workers)
+        return report, None
+    for path, (report, reads) in fresh.items():
+        reports[path] = report
+        everything.merge(reads)
+        if path in keys:
+            store.store(
+                "files",
+                keys[path],
+                {
+                    "path": path,
+                    "reads": lint_cache.reads_data(reads),
+                    "listings": {name: listings[name] for name in reads.listed},
+                    "date": date if reads.date else None,
+                    "report": report_data(report),
+                },
+            )
+    return merge_reports(list(reports.values())), RunReads(everything, listings["head"])
+
+
+def report_data(report: Report) -> dict[str, Any]:
+    """A file's report as JSON data (tree mode: no silenced findings, no shared checks)."""
+    return {
+        "findings": [lint_cache.finding_data(f) for f in report.findings],
+        "files": list(report.files),
+        "suppressed": report.suppressed,
+        "suppressions": [lint_cache.suppression_data(s) for s in report.suppressions],
+    }
+
+
+def report_of(data: Mapping[str, Any]) -> Report:
+    return Report(
+        findings=[lint_cache.finding_of(f) for f in data["findings"]],
+        files=[str(p) for p in data["files"]],
+        suppressed=int(data["suppressed"]),
+        suppressions=[lint_cache.suppression_of(s) for s in data["suppressions"]],
+    )
+
+
+def _elsewhere(path: str, report: Report) -> bool:
+    return any(f.path != path for f in report.findings) or any(
+        s.path != path for s in report.suppressions
+    )
+
+
+def merge_reports(reports: Sequence[Report]) -> Report:
+    """Reports of disjoint files as one, as `lint_parallel` merges its two halves."""
+    findings: list[Finding] = [f for r in reports for f in r.findings]
+    findings.sort(key=Finding.sort_key)
+    return Report(
+        findings=dedupe(findings),
+        files=sorted({p for r in reports for p in r.files}),
+        suppressed=sum(r.suppressed for r in reports),
+        silenced=[s for r in reports for s in r.silenced],
+        suppressions=sorted(
+            (s for r in reports for s in r.suppressions), key=lambda m: (m.path, m.line, m.col)
+        ),
+        shared=[s for r in reports for s in r.shared],
+    )
 
 
 def lint_change(

@@ -24,9 +24,9 @@ from collections.abc import Sequence
 from types import ModuleType
 
 from bot import __version__
-from bot.app.local import SourceError
+from bot.app.files import SourceError
 from bot.cli.common import Parser, UsageError
-from bot.core.config import ConfigError
+from bot.core.configfile import ConfigError
 from bot.core.registry import RegistryError
 
 # each command and the module that registers and runs it, in the order `bot --help`

@@ -38,6 +38,9 @@ from bot.app.fix import (
 from bot.app.lint import LintOptions
 from bot.app.local import open_checkout, open_local_change
 from bot.cli.common import UsageError
+from bot.cli.fix_options import add_options as add_options
+from bot.cli.fix_options import wanted as wanted
+from bot.cli.fix_options import writes as writes
 from bot.core.engine import Report
 
 REASONS = {
@@ -46,48 +49,6 @@ REASONS = {
     "unparseable": "the file would no longer parse",
     "not-utf8": "the file is not UTF-8 text",
 }
-
-
-def add_options(lp: argparse.ArgumentParser) -> None:
-    group = lp.add_argument_group("fixes (ruff's --fix semantics)")
-    group.add_argument(
-        "--fix",
-        action="store_true",
-        help="apply the safe fixes in place (files on disk, the working tree), then report "
-        "what remains",
-    )
-    group.add_argument(
-        "--unsafe-fixes",
-        action="store_true",
-        help="with --fix, --fix-only or --diff: also apply the fixes marked unsafe (they "
-        "change a value a benchmark measures; `bot explain ID` says why)",
-    )
-    group.add_argument(
-        "--diff",
-        action="store_true",
-        help="print the fixes as a unified diff instead of writing them (exit 1 when there "
-        "is something to fix); what remains is not reported",
-    )
-    group.add_argument(
-        "--fix-only",
-        action="store_true",
-        help="apply the fixes and report nothing else (exit 0 unless --exit-non-zero-on-fix)",
-    )
-    group.add_argument(
-        "--exit-non-zero-on-fix",
-        action="store_true",
-        help="exit 1 when a fix was applied, even if nothing remains",
-    )
-
-
-def wanted(args: argparse.Namespace) -> bool:
-    """Whether the command line asks for fixes."""
-    return bool(args.fix or args.fix_only or args.diff)
-
-
-def writes(args: argparse.Namespace) -> bool:
-    """Whether the fixes go to the files (`--diff` wins over `--fix`, as in ruff)."""
-    return wanted(args) and not args.diff
 
 
 def check(args: argparse.Namespace) -> None:

@@ -1,42 +1,26 @@
-"""`bot lint`: parse the options, call `bot.app`, print the report.
+"""`bot lint`: its options, and the answer from the cache when nothing changed.
 
-The use cases (`bot.app`) lint and return data; this module decides which one a
-command line means, shows paths from the current directory (as ruff does) and
-renders the chosen format, with the advisor's output joined as data.
+The command's work is in `bot.cli.lint_run`, loaded by name only when the cache
+(`bot.app.cache`) cannot replay the run: a lint of an unchanged tree prints what
+the last one printed without loading the linter, its parsers or its rules, as ruff
+answers from `.ruff_cache`.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import datetime
+import importlib
 import os
-import sqlite3
-import sys
 from collections.abc import Callable
-from contextlib import ExitStack
 from pathlib import Path
+from types import ModuleType
 from typing import Any, TextIO
 
-from bot.advisor import render as advice_render
-from bot.advisor.client import Advisor, AdvisorConfigError, advisor_settings, sdk_available
-from bot.advisor.local import advise_runs
-from bot.app.config import load_repo_config
-from bot.app.fix import FixResult
-from bot.app.lint import LintOptions, LintResult, lint_change, lint_content, lint_paths, lint_tree
-from bot.app.local import (
-    SourceError,
-    open_checkout,
-    open_local_change,
-    repository_root,
-    work_tree,
-)
-from bot.app.select import Selection, SelectionError, select_rules
-from bot.cli import fixing
-from bot.cli.common import Subparsers, UsageError, iso_date, positive_int, read_body
-from bot.core.engine import Report
-from bot.core.model import SEVERITY_RANK, Finding
-from bot.report import concise, github, json_report, junit, rdjson, sarif, stats, text
-from bot.report.paths import PathMap, as_given
+from bot.app.cache import DEFAULT_DIR, LintCache, RunMemo
+from bot.app.files import locate
+from bot.cli import fix_options
+from bot.cli.common import Subparsers, UsageError, iso_date, positive_int
 
 FORMATS = ("text", "json", "sarif", "github", "rdjson", "junit")
 # ruff's names: `full` is the text format, `concise` one line per finding
@@ -173,8 +157,23 @@ def register(sub: Subparsers) -> None:
         help="with --advise: the pull request's description (quoted to the advisor as data)",
     )
     _add_selection(lp)
-    fixing.add_options(lp)
+    fix_options.add_options(lp)
+    _add_cache(lp)
     lp.set_defaults(func=run)
+
+
+def _add_cache(lp: argparse.ArgumentParser) -> None:
+    lp.add_argument(
+        "--no-cache",
+        action="store_true",
+        help="neither read nor write the cache of earlier results (also BOT_NO_CACHE=1)",
+    )
+    lp.add_argument(
+        "--cache-dir",
+        metavar="DIR",
+        help=f"keep the cache in DIR (also BOT_CACHE_DIR; default: {DEFAULT_DIR} in the "
+        "repository root)",
+    )
 
 
 def _add_selection(lp: argparse.ArgumentParser) -> None:
@@ -253,283 +252,76 @@ def use_color(args: argparse.Namespace, stream: TextIO) -> bool:
     return bool(isatty and isatty())
 
 
-def _resolve_mode(args: argparse.Namespace) -> None:
-    """Check the PATH / --repo / --base combination; fill in the defaults."""
-    if args.stdin_filename and not args.paths and not args.repo:
-        args.paths = ["-"]
-    if "-" in args.paths:
-        if args.paths != ["-"] or args.repo:
-            raise UsageError("'-' (stdin) is the only PATH when given; drop the other PATHs")
-        if not args.stdin_filename:
-            raise UsageError(
-                "'-' reads the file from stdin: give --stdin-filename PATH, its path in the "
-                "repository, so the bot knows which rules apply"
-            )
-    elif args.stdin_filename:
-        raise UsageError("--stdin-filename goes with the PATH '-' (read from stdin)")
-    if args.paths and args.repo:
-        raise UsageError("give PATH arguments or --repo DIR, not both")
-    if args.paths and (args.base or args.head):
-        raise UsageError(
-            "--base/--head need --repo DIR (PATH arguments are linted as they are on disk)"
-        )
-    if not args.paths and not args.repo:
-        if args.base or args.head:
-            cwd = Path.cwd()
-            root = repository_root(cwd)
-            if root is None or not (root / ".git").exists():
-                try:
-                    root = work_tree(cwd)
-                except SourceError:
-                    option = "--base" if args.base else "--head"
-                    raise UsageError(
-                        f"{option} compares git commits, but {cwd} is not a git repository "
-                        "(run it inside a clone, or give --repo DIR)"
-                    ) from None
-            args.repo = str(root)
-        else:
-            args.paths = ["."]
-
-
-def _nothing_checked(args: argparse.Namespace) -> str:
-    what = "no recipe, changelog or master config by the configured paths"
-    if args.paths == ["-"]:
-        return f"{args.stdin_filename} is {what.replace('no ', 'not a ', 1)}"
-    if args.paths:
-        return f"{' '.join(args.paths)}: {what}"
-    if args.base:
-        return f"the change from {args.base} touches {what}"
-    return f"{args.repo}: {what}"
-
-
-def _selection(args: argparse.Namespace, err: TextIO) -> Selection:
-    try:
-        selection = select_rules(args.select, args.extend_select, args.ignore)
-    except SelectionError as exc:
-        raise UsageError(str(exc)) from None
-    for o in selection.overridden:
-        rules = ", ".join(o.rules)
-        print(
-            f"bot: warning: {o.option} {o.selector} has no effect: "
-            f"--ignore {', '.join(o.ignored_by)} removes {rules}",
-            file=err,
-        )
-    return selection
-
-
-# --------------------------------------------------------------------------- lint
-
-
-def _lint(args: argparse.Namespace, options: LintOptions, trees: ExitStack) -> LintResult:
-    """The use case the command line names; what it opens stays open in `trees`."""
-    if args.paths == ["-"]:
-        return lint_content(
-            args.stdin_filename,
-            sys.stdin.buffer.read(),
-            config_file=args.config,
-            pr=args.pr,
-            repository=args.github_repo,
-            options=options,
-        )
-    if args.paths:
-        return lint_paths(
-            args.paths,
-            config_file=args.config,
-            pr=args.pr,
-            repository=args.github_repo,
-            options=options,
-        )
-    if args.base is None:
-        checkout = trees.enter_context(open_checkout(args.repo, args.head))
-        return lint_tree(
-            checkout.tree,
-            config=load_repo_config(checkout.tree, file=args.config),
-            root=checkout.root,
-            pr=args.pr,
-            repository=args.github_repo or checkout.repository,
-            options=options,
-        )
-    change = trees.enter_context(
-        open_local_change(
-            args.repo,
-            args.base,
-            args.head,
-            pr=args.pr,
-            author=args.author,
-            repository=args.github_repo,
-        )
-    )
-    config = load_repo_config(change.config_tree, ref=change.config_ref, file=args.config)
-    return lint_change(change, config=config, options=options)
+# --------------------------------------------------------------------------- run
 
 
 def run(args: argparse.Namespace, out: TextIO, err: TextIO) -> int:
-    _resolve_mode(args)
-    fixing.check(args)
-    fmt = output_format(args)
-    selection = _selection(args, err)
-    advisor = _advisor() if args.advise else None
-    options = LintOptions(rules=selection.rules, review_date=args.date)
-    advice = None
-    fixed: FixResult | None = None
-    # the file read from stdin, kept when fixing: its fixed bytes are printed
-    stdin = sys.stdin.buffer.read() if args.paths == ["-"] and fixing.wanted(args) else None
+    memo = _memo(args, out)
+    if memo is not None:
+        replayed = memo.replay()
+        if replayed is not None:
+            return _print(replayed, out, err)
+    return int(linter().run(args, out, err, memo=memo))
+
+
+def linter() -> ModuleType:
+    """The command's work (`bot.cli.lint_run`), loaded by name when the cache cannot
+    answer, as `bot.cli` loads commands."""
+    return importlib.import_module("bot.cli.lint_run")
+
+
+def cache_of(args: argparse.Namespace, root: Path) -> LintCache | None:
+    """The cache a run uses: none with `--no-cache` (or `BOT_NO_CACHE=1`), else
+    `--cache-dir` (or `BOT_CACHE_DIR`), else the repository's `.recipe_bot_cache`."""
+    if args.no_cache or os.environ.get("BOT_NO_CACHE", "").strip().lower() in ("1", "true", "yes"):
+        return None
+    return LintCache.at(root, args.cache_dir or os.environ.get("BOT_CACHE_DIR") or None)
+
+
+def _memo(args: argparse.Namespace, out: TextIO) -> RunMemo | None:
+    """The replayable run a command line names: a whole tree (`--repo DIR`) or files on
+    disk, without stdin, a change (`--base`/`--head`) or the advisor; None otherwise."""
+    if args.advise or args.base or args.head or args.stdin_filename:
+        return None
+    if fix_options.wanted(args):  # fixing writes files: never a replayed run
+        return None
+    if (args.paths and args.repo) or "-" in args.paths:
+        return None
     try:
-        with ExitStack() as trees:
-            if fixing.wanted(args):
-                fixed = fixing.fix(args, options, trees, stdin)
-                result = fixed.lint
-            else:
-                result = _lint(args, options, trees)
-            if advisor is not None:  # the advisor reads the change's trees
-                pr_body = read_body(args.pr_body) if args.pr_body else ""
-                advice = advise_runs(advisor, result.runs, pr_body)
-    finally:
-        if advisor is not None:
-            advisor.close()
-    for lint_run in result.runs:
-        for path in lint_run.unrouted:
-            print(
-                f"bot: warning: {path} is not a recipe or the changelog by the configured "
-                "paths; not checked",
-                file=err,
-            )
-    report = result.report
-    if not report.files and not args.allow_empty:
-        raise UsageError(
-            f"no files checked: {_nothing_checked(args)} (pass --allow-empty to accept)"
-        )
-    if fixed is not None:
-        done = fixing.finish(args, fixed, out, err, stdin)
-        if done is not None:
-            return done
-        if stdin is not None:
-            out = err  # stdout holds the fixed file; the report goes to stderr, as ruff's
-    paths = _display_paths(result.root) if fmt in CWD_RELATIVE else as_given
-    shown = _ordered(report, paths, args.sort)
-    if args.statistics:
-        rendered = stats.render(shown, "json" if fmt == "json" else "text")
-    else:
-        rendered = _render(shown, fmt, args.lang, use_color(args, out), paths, result.root, advice)
-    if fixed is not None:
-        if fmt in ("full", "concise") and not args.statistics and not args.output:
-            rendered += fixing.summary(fixed) + "\n"
+        if args.repo:
+            roots = [Path(os.path.realpath(args.repo))]
+            if not roots[0].is_dir():
+                return None
         else:
-            print(fixing.summary(fixed), file=err)
-    if args.output:
-        Path(args.output).write_text(rendered, encoding="utf-8")
-    else:
-        out.write(rendered)
-        out.flush()
-    if args.sarif_output:
-        sarif_log = _render(
-            _ordered(report, as_given, args.sort),
-            "sarif",
-            args.lang,
-            False,
-            as_given,
-            result.root,
-            None,
-        )
-        Path(args.sarif_output).write_text(sarif_log, encoding="utf-8")
-    failing = args.fail_on != "never" and report.exceeds(args.fail_on)
-    if fixed is not None:
-        return fixing.exit_status(args, fixed, failing)
-    if args.exit_zero:
-        return 0
-    return 1 if failing else 0
+            roots = []
+            for raw in args.paths or ["."]:
+                root, _, _ = locate(raw)
+                if root not in roots:
+                    roots.append(root)
+    except OSError:
+        return None
+    cache = cache_of(args, roots[0])
+    if cache is None:
+        return None
+    config = Path(args.config).read_bytes() if args.config else None
+    isatty: Callable[[], bool] | None = getattr(out, "isatty", None)
+    return RunMemo(
+        cache,
+        roots,
+        command=sorted((k, repr(v)) for k, v in vars(args).items() if k != "func"),
+        config=config,
+        where=(os.path.realpath(Path.cwd()), bool(os.environ.get("NO_COLOR"))),
+        tty=bool(isatty and isatty()),
+        date=(args.date or datetime.date.today()).isoformat(),
+    )
 
 
-# --------------------------------------------------------------------------- display
-
-
-def display_path(root: Path | None, rel: str, cwd: Path) -> str:
-    """`rel` (relative to `root`) as ruff prints paths: relative to `cwd` when
-    inside it, else absolute."""
-    if root is None:
-        return rel
-    full = root / rel
-    try:
-        return full.relative_to(cwd).as_posix()
-    except ValueError:
-        return full.as_posix()
-
-
-def _display_paths(root: Path | None) -> PathMap:
-    cwd = Path(os.path.realpath(Path.cwd()))
-    shown: dict[str, str] = {}
-
-    def show(path: str) -> str:
-        if path not in shown:
-            shown[path] = display_path(root, path, cwd)
-        return shown[path]
-
-    return show
-
-
-def _ordered(report: Report, paths: PathMap, sort: str) -> Report:
-    """The report with its findings in the order printed: by the path as shown, or errors
-    first (`--sort severity`). The findings themselves are the report's."""
-    if paths is as_given and sort == "path":
-        return report
-
-    def key(f: Finding) -> tuple[Any, ...]:
-        where = (paths(f.path), f.span.line, f.span.col, f.rule)
-        return (-SEVERITY_RANK[f.severity], *where) if sort == "severity" else where
-
-    return dataclasses.replace(report, findings=sorted(report.findings, key=key))
-
-
-def _render(
-    report: Report,
-    fmt: str,
-    lang: str,
-    color: bool,
-    paths: PathMap,
-    root: Path | None,
-    advice: Any,
-) -> str:
-    if fmt == "json":
-        extra = None
-        if advice is not None:
-            extra = {
-                "advice": advice_render.advice_json(advice.items),
-                "advisor": advice_render.run_json(advice),
-            }
-        return json_report.render(report, lang, extra=extra)
-    if fmt == "sarif":
-        return sarif.render(report, lang, root=str(root) if root is not None else None)
-    if fmt == "github":
-        return github.render(report, lang, paths=paths)
-    if fmt == "rdjson":
-        return rdjson.render(report, lang, paths=paths)
-    if fmt == "junit":
-        return junit.render(report, lang, paths=paths)
-    if fmt == "concise":
-        rendered = concise.render(report, lang, color=color, paths=paths)
-    else:
-        rendered = text.render(report, lang, color=color, paths=paths)
-    if advice is not None:  # sarif, github, rdjson, junit: advice is not part of them
-        rendered += "\n" + advice_render.text_section(advice.items, advice, lang)
-    return rendered
-
-
-# --------------------------------------------------------------------------- advisor
-
-
-def _advisor() -> Advisor:
-    """The advisor for --advise, or a usage error (exit 2) naming what is missing."""
-    try:
-        settings = advisor_settings(os.environ)
-    except AdvisorConfigError as exc:
-        raise UsageError(str(exc)) from None
-    if settings is None:
-        if os.environ.get("ANTHROPIC_API_KEY", "").strip():
-            raise UsageError("--advise: the advisor is off (BOT_ADVISOR=off)")
-        raise UsageError("--advise needs ANTHROPIC_API_KEY (the advisor calls the Anthropic API)")
-    if not sdk_available():
-        raise UsageError("--advise needs the anthropic SDK: pip install 'recipe-review-bot[llm]'")
-    try:
-        return Advisor(settings)
-    except (sqlite3.Error, OSError) as exc:
-        raise UsageError(f"advisor cache {settings.cache_path}: {exc}") from None
+def _print(replayed: dict[str, Any], out: TextIO, err: TextIO) -> int:
+    """Write what a replayed run printed and wrote; its exit status."""
+    for name, text in dict(replayed["files"]).items():
+        Path(name).write_text(str(text), encoding="utf-8")
+    if replayed["stderr"]:
+        err.write(str(replayed["stderr"]))
+    out.write(str(replayed["stdout"]))
+    out.flush()
+    return int(replayed["code"])

@@ -16,15 +16,11 @@ from typing import Any
 import jsonschema
 
 from bot.base.knowledge import Knowledge as Knowledge  # re-exported
+from bot.core.configfile import CONFIG_FILENAMES as CONFIG_FILENAMES  # re-exported
+from bot.core.configfile import ConfigError as ConfigError  # re-exported
 from bot.core.model import SEVERITIES, Severity
 from bot.core.registry import all_rules, resolve_rule
 from bot.parse.yamlsafe import YamlError, load_safe
-
-CONFIG_FILENAMES = (".recipe-bot.yml", ".recipe-bot.yaml", ".github/recipe-bot.yml")
-
-
-class ConfigError(Exception):
-    pass
 
 
 def load_schema(name: str) -> dict[str, Any]:

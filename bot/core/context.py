@@ -13,8 +13,10 @@ Rules type their context with `RuleContext`, the protocol this class satisfies.
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
+from dataclasses import dataclass, field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload
 
@@ -23,6 +25,8 @@ from bot.base.knowledge import Knowledge
 from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
 from bot.core.config import Config
+from bot.core.reads import Reads, Recorder, TrackedTree
+from bot.parse.changelog import ChangelogMemory
 from bot.parse.context import ParseContext
 from bot.parse.engines import recipe_inputs
 from bot.parse.golden import GoldenSet, load_golden_set
@@ -44,33 +48,62 @@ class ParseCache:
     """Parsed files by (kind, blob id, path, parse inputs). Thread-safe, bounded.
 
     Each context makes its own; a caller that lints many runs over the same blobs
-    (a benchmark, a service reviewing pushes to one PR) may hand one to several.
+    (a benchmark, a service reviewing pushes to one PR, a service reviewing many PRs
+    of one base) may hand one to several. Bounded by entries and, when `max_bytes` is
+    given, by the bytes of the texts parsed (a parse holds about ten times its text):
+    the least recently used go first. With `changelogs`, the recent clean changelog
+    parses are kept across runs too, so a head's changelog is read from where it
+    leaves the base's (`bot.parse.changelog.ChangelogMemory`).
     """
 
     MAX = 4096
 
-    def __init__(self) -> None:
-        self._items: dict[tuple[str, str, str, str], object] = {}
+    def __init__(
+        self,
+        max_items: int = MAX,
+        max_bytes: int | None = None,
+        *,
+        changelogs: bool = False,
+    ) -> None:
+        self._items: OrderedDict[tuple[str, str, str, str], tuple[object, int]] = OrderedDict()
         self._lock = threading.Lock()
+        self.max_items = max_items
+        self.max_bytes = max_bytes
+        self._bytes = 0
+        self.changelogs = ChangelogMemory() if changelogs else None
+        self.hits = 0
+        self.misses = 0
 
     def get(self, key: tuple[str, str, str, str]) -> tuple[bool, object]:
         with self._lock:
             if key in self._items:
-                return True, self._items[key]
+                self._items.move_to_end(key)
+                self.hits += 1
+                return True, self._items[key][0]
+            self.misses += 1
         return False, None
 
-    def put(self, key: tuple[str, str, str, str], value: object) -> object:
+    def put(self, key: tuple[str, str, str, str], value: object, size: int = 0) -> object:
         with self._lock:
             if key not in self._items:
-                if len(self._items) >= self.MAX:
-                    # drop the oldest half: insertion order is age
-                    for old in list(self._items)[: self.MAX // 2]:
-                        del self._items[old]
-                self._items[key] = value
-            return self._items[key]
+                self._items[key] = (value, size)
+                self._bytes += size
+                while len(self._items) > self.max_items or (
+                    self.max_bytes is not None
+                    and self._bytes > self.max_bytes
+                    and len(self._items) > 1
+                ):
+                    _, (_, old) = self._items.popitem(last=False)
+                    self._bytes -= old
+            return self._items[key][0] if key in self._items else value
 
     def __len__(self) -> int:
         return len(self._items)
+
+    @property
+    def size(self) -> int:
+        """The bytes of the texts whose parses are held."""
+        return self._bytes
 
 
 def route(path: str, config: Config) -> str | None:
@@ -129,8 +162,8 @@ class Context:
     # in PR mode the change's own number is the one
     pr_number: int | None = None
     # the date rules judge dated knowledge against (deprecations); an input,
-    # never read from a clock inside the core
-    review_date: date | None = None
+    # never read from a clock inside the core (read it as `review_date`)
+    as_of: date | None = None
     # the pull request's GitHub repository (`owner/name`), when known
     repository: str | None = None
     # the base branch's tip, when it is ahead of the merge-base: entries a stale
@@ -139,8 +172,11 @@ class Context:
     # kind -> parser (bot.parse.kinds); the engine receives it here
     parsers: Mapping[str, Parser] = field(default_factory=lambda: PARSERS)
     cache: ParseCache = field(default_factory=ParseCache)
+    # what each file's lint reads (`reading()`), for a cache of results; None: not noted
+    recorder: Recorder | None = None
     _run: ParseRun | None = field(default=None, repr=False)
     _memo: dict[str, Any] = field(default_factory=dict, repr=False)
+    _memo_reads: dict[str, Reads] = field(default_factory=dict, repr=False)
 
     @classmethod
     def for_tree(
@@ -153,16 +189,20 @@ class Context:
         repository: str | None = None,
         parsers: Mapping[str, Parser] = PARSERS,
         cache: ParseCache | None = None,
+        track: bool = False,
     ) -> Context:
-        """A whole tree, or files named by hand (no base to compare with)."""
+        """A whole tree, or files named by hand (no base to compare with). With `track`,
+        what the lint of each file reads is noted (`reading()`)."""
+        recorder = Recorder() if track else None
         return cls(
-            tree=tree,
+            tree=TrackedTree(tree, "head", recorder) if recorder is not None else tree,
             config=config,
             pr_number=pr,
-            review_date=review_date,
+            as_of=review_date,
             repository=repository,
             parsers=parsers,
             cache=cache if cache is not None else ParseCache(),
+            recorder=recorder,
         )
 
     @classmethod
@@ -182,7 +222,7 @@ class Context:
             tree=change.head,
             config=config,
             change=change,
-            review_date=review_date,
+            as_of=review_date,
             repository=repository,
             base_tip=base_tip,
             parsers=parsers,
@@ -212,6 +252,25 @@ class Context:
     def knowledge(self) -> Knowledge:
         return self.config.knowledge
 
+    @property
+    def review_date(self) -> date | None:
+        if self.recorder is not None:
+            self.recorder.note_date()
+        return self.as_of
+
+    @contextmanager
+    def reading(self) -> Iterator[Reads]:
+        """Note what is read inside the block (a context made with `track`): the files of
+        each tree by blob id, the trees listed, the review date."""
+        reads = Reads()
+        if self.recorder is None:
+            raise ValueError("this context does not track reads (for_tree(..., track=True))")
+        self.recorder.stack.append(reads)
+        try:
+            yield reads
+        finally:
+            self.recorder.stack.pop()
+
     # -- reading ---------------------------------------------------------------------
 
     def pr_link_prefix(self, default: str) -> str:
@@ -236,6 +295,8 @@ class Context:
         """The parsers' per-run inputs and memory."""
         if self._run is None:
             self._run = ParseRun(domains=self.env_domains(), inputs=recipe_inputs(self.knowledge))
+            if self.cache.changelogs is not None:  # kept across runs by the cache's owner
+                self._run = replace(self._run, changelogs=self.cache.changelogs)
         return self._run
 
     @overload
@@ -276,7 +337,7 @@ class Context:
         text = self.text(path, src)
         if text is None:
             return None
-        return self.cache.put(key, self.parsers[kind](path, text, run))
+        return self.cache.put(key, self.parsers[kind](path, text, run), len(text))
 
     def env_domains(self) -> Mapping[str, frozenset[str]]:
         """`knowledge.env_domains`: the values each recipe input can take ("" = unset)."""
@@ -298,9 +359,22 @@ class Context:
         )
 
     def memo(self, key: str, make: Callable[[], V]) -> V:
-        """`make()` once per run and key (derived views several rules read)."""
+        """`make()` once per run and key (derived views several rules read). When reads
+        are tracked, every user of the view is noted as reading what built it."""
+        recorder = self.recorder
         if key not in self._memo:
-            self._memo[key] = make()
+            if recorder is None:
+                self._memo[key] = make()
+            else:
+                reads = Reads()
+                recorder.stack.append(reads)
+                try:
+                    self._memo[key] = make()
+                finally:
+                    recorder.stack.pop()
+                self._memo_reads[key] = reads
+        if recorder is not None and key in self._memo_reads:
+            recorder.add(self._memo_reads[key])
         return cast(V, self._memo[key])
 
     def golden(self) -> GoldenSet:

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import datetime
 import logging
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from bot.advisor.render import section_in, with_section
-from bot.app.pull import PullLint, lint_pull
+from bot.app.pull import ParseCache, PullLint, lint_pull
 from bot.core.changeset import FileChange
 from bot.core.model import Finding, T
 from bot.core.registry import all_rules
@@ -49,6 +49,8 @@ class ReviewSettings:
     # offer "Apply safe fixes" on the check run (where the PR has safe fixes, its head
     # branch is in the base repository and the App may write contents)
     fix_action: bool = False
+    # files parsed by earlier reviews, by blob SHA (`bot.app.pull.service_parses`)
+    parses: ParseCache | None = field(default=None, compare=False)
 
 
 def _mine(gw: Gateway, repo: str, number: int, me: str) -> list[Comment]:
@@ -98,7 +100,7 @@ def review_pull_request(
         )
     refused = run is None and settings.check_run is not None
     files = gw.pull_files(repo, number)
-    outcome = lint_pull(gw, pull, files, today or datetime.date.today())
+    outcome = lint_pull(gw, pull, files, today or datetime.date.today(), settings.parses)
     mine = _mine(gw, repo, number, me)
     rationale: dict[str, T] = {rm.rule.id: rm.rule.rationale for rm in all_rules()}
     findings = outcome.report.findings

@@ -31,6 +31,7 @@ from fastapi.responses import JSONResponse, PlainTextResponse, Response
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import ClientDisconnect
 
+from bot.app.pull import service_parses
 from bot.redact import RedactingFormatter, Redactor
 from bot.server.backends import describe, open_queue
 from bot.server.gateways import GatewayFactory, github_factory
@@ -284,10 +285,12 @@ def create_app(
     identity = Identity(settings.self_login, settings.github_app_slug)
     pool: WorkerPool | None = None
     if start_workers and settings.workers > 0:  # 0: another process on the queue reviews
+        # the files the reviews, the sign-off gate and the advisor parse, kept across them
+        parses = service_parses()
         pool = WorkerPool(
             queue,
             gateways=gateways,
-            reviewer=reviewer or pipeline_reviewer(settings),
+            reviewer=reviewer or pipeline_reviewer(settings, parses),
             metrics=metrics,
             workers=settings.workers,
             lease_seconds=settings.lease_seconds,
@@ -297,8 +300,8 @@ def create_app(
             retention_seconds=settings.retention_days * 86400,
             sweep_seconds=settings.sweep_seconds,
             signoffer=signoffer
-            or (service_signoffer(settings) if settings.signoff_enabled else None),
-            adviser=adviser if adviser is not None else service_adviser(settings),
+            or (service_signoffer(settings, parses) if settings.signoff_enabled else None),
+            adviser=adviser if adviser is not None else service_adviser(settings, parses),
             redact=settings_redactor(settings),
             job_timeout=settings.job_timeout,
             fixer=service_fixer(settings),

@@ -45,6 +45,7 @@ from typing import Any, cast
 
 from bot.advisor.client import Advisor, advisor_settings, sdk_available
 from bot.advisor.service import AdvisePosted, advise_pull_request
+from bot.app.pull import ParseCache, service_parses
 from bot.github.calls import hooked
 from bot.github.types import CommitGateway, Gateway, GitHubError, Posted
 from bot.redact import redact
@@ -109,8 +110,9 @@ class PipelineReviewer:
         return posted
 
 
-def pipeline_reviewer(settings: Settings) -> PipelineReviewer:
-    """The real review: `bot.review.pipeline.review_pull_request` with the service's settings."""
+def pipeline_reviewer(settings: Settings, parses: ParseCache | None = None) -> PipelineReviewer:
+    """The real review: `bot.review.pipeline.review_pull_request` with the service's settings.
+    `parses`: the files parsed by earlier reviews (`service_parses()`: one per process)."""
     review_settings = ReviewSettings(
         status_context=settings.status_context,
         review_drafts=settings.review_drafts,
@@ -119,6 +121,7 @@ def pipeline_reviewer(settings: Settings) -> PipelineReviewer:
         commit_status=settings.commit_status,
         summary_comment=settings.summary_comment,
         fix_action=settings.fix_action,
+        parses=parses if parses is not None else service_parses(),
     )
     if settings.docs_url:
         review_settings = dataclasses.replace(review_settings, docs_url=settings.docs_url)
@@ -147,13 +150,14 @@ Signoffer = Callable[[Gateway, str, int, Sequence[Mapping[str, Any]]], SignoffPo
 """(gateway, "owner/name", PR number, the job's delivery summaries) → what the gate wrote."""
 
 
-def service_signoffer(settings: Settings) -> Signoffer:
+def service_signoffer(settings: Settings, parses: ParseCache | None = None) -> Signoffer:
     """The real sign-off gate: `bot.signoff.service.verify_signoffs` with the service's
-    settings (status context, template branch, the bot's login)."""
+    settings (status context, template branch, the bot's login) and parsed files."""
     signoff_settings = SignoffSettings(
         status_context=settings.signoff_status_context,
         template_ref=settings.signoff_template_ref,
         bot_login=settings.self_login,
+        parses=parses if parses is not None else service_parses(),
     )
 
     def run(
@@ -170,7 +174,7 @@ Adviser = Callable[[Gateway, Job], AdvisePosted]
 ADVICE_DEFER_CAP = 900.0  # seconds: a 429/529 Retry-After of an hour defers 15 minutes
 
 
-def service_adviser(settings: Settings) -> Adviser | None:
+def service_adviser(settings: Settings, parses: ParseCache | None = None) -> Adviser | None:
     """The optional LLM advisor (`bot.advisor.service`), or None when it is off (no
     `ANTHROPIC_API_KEY`, `BOT_ADVISOR=off`, or the `anthropic` SDK is not installed)."""
     env = dict(settings.advisor_env)
@@ -200,6 +204,7 @@ def service_adviser(settings: Settings) -> Adviser | None:
                 job.head_sha,
                 installation=str(job.installation_id or job.repo),
                 bot_login=settings.self_login,
+                parses=parses,
             )
         finally:
             lock.release()

@@ -66,7 +66,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, cast
 
 from bot.app.config import load_repo_config
-from bot.app.pull import lint_pull
+from bot.app.pull import ParseCache, lint_pull
 from bot.core.config import ConfigError, build_config
 from bot.core.engine import Context, Report
 from bot.core.model import Part, T, part
@@ -116,6 +116,8 @@ class SignoffSettings:
     template_ref: str | None = None  # None: the PR's base branch
     bot_login: str | None = None  # None: asked from the gateway
     max_commits: int = 100  # newest PR commits whose check runs are read
+    # files parsed by earlier runs, by blob SHA (`bot.app.pull.service_parses`)
+    parses: ParseCache | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -631,7 +633,7 @@ class _ApiSource:
         )
 
     def lint(self) -> tuple[Context | None, Report]:
-        outcome = lint_pull(self.gw, self.pull, self._files, self._today)
+        outcome = lint_pull(self.gw, self.pull, self._files, self._today, self.settings.parses)
         if outcome.ctx is None or outcome.config_error is not None:
             return None, outcome.report
         return outcome.ctx, outcome.report
