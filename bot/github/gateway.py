@@ -10,7 +10,9 @@ The HTTP plumbing (requests, retries, error mapping, pagination, write pacing,
 the LRU caches) is `bot.github.http`; this module turns GitHub's JSON into the
 plain data of `bot.github.types`. As a `bot.github.calls.GatewayBase` it runs
 the call hooks it is given (`hooked(...)`: metrics, deadlines, shared pacing)
-around each gateway method.
+around each gateway method. The check-run and Git Data API calls (the "Apply safe
+fixes" commit) are `bot.github.gitdata.CheckRunsAndGitData`, which the gateway
+inherits.
 
 - `set_status` reads the commit's current status for the context first and writes
   nothing when it is identical, so statuses are as idempotent as comments.
@@ -22,7 +24,6 @@ import base64
 import binascii
 import re
 import time
-import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -31,7 +32,9 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from github import Auth
 
-from bot.github.calls import GatewayBase
+from bot.github.gitdata import _SHA, CheckRunsAndGitData, _check_repo, _int_or_none, _q, _text
+from bot.github.gitdata import MAX_ANNOTATIONS_READ as MAX_ANNOTATIONS_READ
+from bot.github.gitdata import MAX_CHECK_RUNS as MAX_CHECK_RUNS
 from bot.github.http import (
     DEFAULT_BASE_URL,
     LRU,
@@ -44,9 +47,6 @@ from bot.github.http import (
 )
 from bot.github.types import (
     PERMISSIONS,
-    Annotation,
-    CheckRun,
-    CheckRunInfo,
     Comment,
     CommitGateway,
     Gateway,
@@ -56,20 +56,15 @@ from bot.github.types import (
     ReviewComment,
     SignoffGateway,
     Status,
-    TreeChange,
     status_state,
 )
 
 MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
 MAX_LIST_ITEMS = 10_000  # comments, reviews: a bound against runaway pagination
 MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
-MAX_CHECK_RUNS = 1_000  # per commit: a bound against runaway pagination
-MAX_ANNOTATIONS_READ = 5_000  # per check run: a bound against runaway pagination
 MAX_STATUSES_READ = 1_000  # GitHub keeps at most 1,000 statuses per commit and context
 MAX_FILE_BYTES = 50 * 1024 * 1024
 STATUS_DESCRIPTION_MAX = 140  # GitHub rejects longer commit status descriptions
-_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -84,12 +79,6 @@ __all__ = [
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_repo(repo: str) -> str:
-    if not _REPO.fullmatch(repo) or repo.split("/")[1] in (".", ".."):
-        raise ValueError(f"not an owner/name repository: {repo!r}")
-    return repo
-
-
 def _clean_path(path: str) -> str | None:
     """A repository-relative path, or None when no git tree can hold it."""
     path = path.strip("/")
@@ -99,23 +88,10 @@ def _clean_path(path: str) -> str | None:
     return path
 
 
-def _q(text: str, safe: str = "") -> str:
-    return urllib.parse.quote(text, safe=safe)
-
-
 def _login(user: Any) -> str:
     if isinstance(user, dict) and isinstance(user.get("login"), str):
         return str(user["login"])
     return "ghost"  # GitHub shows deleted accounts as "ghost"
-
-
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _text(data: Any, key: str) -> str:
-    value = data.get(key) if isinstance(data, dict) else None
-    return value if isinstance(value, str) else ""
 
 
 def _user_type(user: Any) -> str:
@@ -136,7 +112,7 @@ class _Entry:
 # --------------------------------------------------------------------------- gateway
 
 
-class PyGithubGateway(GatewayBase):
+class PyGithubGateway(CheckRunsAndGitData):
     """`Gateway` over PyGithub. Build it with `from_token` or `from_app`.
 
     Caches (login, installations, trees by SHA, blobs by SHA, merge bases of
@@ -237,9 +213,6 @@ class PyGithubGateway(GatewayBase):
         if self._http.fixed_installation is not None:
             return self._http.fixed_installation
         return self._http.installation_id(_check_repo(repo))
-
-    def _get(self, repo: str | None, url: str, params: dict[str, Any] | None = None) -> Any:
-        return self._http.get(repo, url, params)
 
     # ------------------------------------------------------------------ identity
 
@@ -568,64 +541,6 @@ class PyGithubGateway(GatewayBase):
             if isinstance(c.get("sha"), str)
         ]
 
-    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/commits/{_q(sha)}/check-runs"
-        runs = []
-        for r in self._http.pages(repo, url, MAX_CHECK_RUNS, key="check_runs"):
-            if not isinstance(r.get("name"), str):
-                continue
-            conclusion = r.get("conclusion")
-            runs.append(
-                CheckRunInfo(
-                    name=r["name"],
-                    status=_text(r, "status") or "completed",
-                    conclusion=conclusion if isinstance(conclusion, str) else None,
-                    head_sha=_text(r, "head_sha") or sha,
-                    details_url=_text(r, "details_url"),
-                    id=_int_or_none(r.get("id")),
-                    external_id=_text(r, "external_id"),
-                    app_slug=_text(r.get("app"), "slug"),
-                )
-            )
-        return runs
-
-    def check_run_annotations(self, repo: str, check_run_id: int) -> list[Annotation]:
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/check-runs/{int(check_run_id)}/annotations"
-        out = []
-        for a in self._http.pages(repo, url, MAX_ANNOTATIONS_READ):
-            start, end = _int_or_none(a.get("start_line")), _int_or_none(a.get("end_line"))
-            if start is None or end is None:
-                continue
-            out.append(
-                Annotation(
-                    path=_text(a, "path"),
-                    start_line=start,
-                    end_line=end,
-                    annotation_level=_text(a, "annotation_level"),
-                    message=_text(a, "message"),
-                    title=_text(a, "title"),
-                    raw_details=_text(a, "raw_details"),
-                    start_column=_int_or_none(a.get("start_column")),
-                    end_column=_int_or_none(a.get("end_column")),
-                )
-            )
-        return out
-
-    def create_check_run(self, repo: str, run: CheckRun) -> int:
-        """`POST /check-runs`: a GitHub App's installation only (a personal token gets 403)."""
-        repo = _check_repo(repo)
-        data = self._http.write(repo, "POST", f"/repos/{repo}/check-runs", run.to_json())
-        return self._id(data, "check run")
-
-    def update_check_run(self, repo: str, check_run_id: int, run: CheckRun) -> None:
-        repo = _check_repo(repo)
-        body = run.to_json()
-        body.pop("head_sha", None)  # not a field of an update
-        url = f"/repos/{repo}/check-runs/{int(check_run_id)}"
-        self._http.write(repo, "PATCH", url, body)
-
     # ------------------------------------------------------------------ git data (commits)
 
     def app_permissions(self, repo: str) -> dict[str, str]:
@@ -636,39 +551,6 @@ class PyGithubGateway(GatewayBase):
         clean = _clean_path(path)
         entry = self._listing(repo, ref).get(clean) if clean is not None else None
         return None if entry is None else entry.mode
-
-    def commit_tree(self, repo: str, sha: str) -> str:
-        repo = _check_repo(repo)
-        data = self._get(repo, f"/repos/{repo}/git/commits/{_q(sha)}")
-        tree = data.get("tree") if isinstance(data, dict) else None
-        value = tree.get("sha") if isinstance(tree, dict) else None
-        if not isinstance(value, str):
-            raise GitHubError(f"GET /repos/{repo}/git/commits/{sha}: no tree", status=0)
-        return value
-
-    def create_blob(self, repo: str, content: bytes) -> str:
-        repo = _check_repo(repo)
-        body = {"content": base64.b64encode(content).decode("ascii"), "encoding": "base64"}
-        return self._sha(self._http.write(repo, "POST", f"/repos/{repo}/git/blobs", body), "blob")
-
-    def create_tree(self, repo: str, base_tree: str, changes: Sequence[TreeChange]) -> str:
-        repo = _check_repo(repo)
-        entries = [{"path": c.path, "mode": c.mode, "type": "blob", "sha": c.sha} for c in changes]
-        body = {"base_tree": base_tree, "tree": entries}
-        return self._sha(self._http.write(repo, "POST", f"/repos/{repo}/git/trees", body), "tree")
-
-    def create_commit(self, repo: str, message: str, tree: str, parents: Sequence[str]) -> str:
-        """No author or committer: GitHub records the authenticated identity (the App's
-        bot account) and the current time."""
-        repo = _check_repo(repo)
-        body = {"message": message, "tree": tree, "parents": list(parents)}
-        data = self._http.write(repo, "POST", f"/repos/{repo}/git/commits", body)
-        return self._sha(data, "commit")
-
-    def update_ref(self, repo: str, ref: str, sha: str) -> None:
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/git/refs/{_q(ref, '/')}"
-        self._http.write(repo, "PATCH", url, {"sha": sha, "force": False})
 
     # ------------------------------------------------------------------ writes
 
@@ -747,20 +629,6 @@ class PyGithubGateway(GatewayBase):
         if status.target_url:
             payload["target_url"] = status.target_url
         self._http.write(repo, "POST", f"/repos/{repo}/statuses/{_q(sha)}", payload)
-
-    @staticmethod
-    def _sha(data: Any, what: str) -> str:
-        value = data.get("sha") if isinstance(data, dict) else None
-        if not isinstance(value, str) or not _SHA.fullmatch(value):
-            raise GitHubError(f"created {what} has no sha", status=0)
-        return value
-
-    @staticmethod
-    def _id(data: Any, what: str) -> int:
-        value = data.get("id") if isinstance(data, dict) else None
-        if not isinstance(value, int):
-            raise GitHubError(f"created {what} has no id", status=0)
-        return value
 
 
 def from_token(token: str, base_url: str = DEFAULT_BASE_URL, **options: Any) -> PyGithubGateway:
