@@ -32,9 +32,9 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from github import Auth
 
-from bot.github.gitdata import _SHA, CheckRunsAndGitData, _check_repo, _int_or_none, _q, _text
 from bot.github.gitdata import MAX_ANNOTATIONS_READ as MAX_ANNOTATIONS_READ
 from bot.github.gitdata import MAX_CHECK_RUNS as MAX_CHECK_RUNS
+from bot.github.gitdata import SHA, CheckRunsAndGitData, check_repo, int_or_none, quoted, text_at
 from bot.github.http import (
     DEFAULT_BASE_URL,
     LRU,
@@ -95,7 +95,7 @@ def _login(user: Any) -> str:
 
 
 def _user_type(user: Any) -> str:
-    return _text(user, "type")
+    return text_at(user, "type")
 
 
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
@@ -212,7 +212,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         """The app's installation on `repo` (cached)."""
         if self._http.fixed_installation is not None:
             return self._http.fixed_installation
-        return self._http.installation_id(_check_repo(repo))
+        return self._http.installation_id(check_repo(repo))
 
     # ------------------------------------------------------------------ identity
 
@@ -237,7 +237,7 @@ class PyGithubGateway(CheckRunsAndGitData):
     # ------------------------------------------------------------------ pull requests
 
     def pull(self, repo: str, number: int) -> PullInfo:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         data = self._get(repo, f"/repos/{repo}/pulls/{int(number)}")
         try:
             base, head = data["base"], data["head"]
@@ -255,8 +255,8 @@ class PyGithubGateway(CheckRunsAndGitData):
                 html_url=str(data.get("html_url") or ""),
                 title=str(data.get("title") or ""),
                 body=str(data.get("body") or ""),
-                changed_files=_int_or_none(data.get("changed_files")),
-                head_repo=_text(head.get("repo"), "full_name") or None,
+                changed_files=int_or_none(data.get("changed_files")),
+                head_repo=text_at(head.get("repo"), "full_name") or None,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise GitHubError(
@@ -264,7 +264,7 @@ class PyGithubGateway(CheckRunsAndGitData):
             ) from exc
 
     def pull_files(self, repo: str, number: int) -> list[PullFile]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         files = []
         for f in self._http.pages(repo, f"/repos/{repo}/pulls/{int(number)}/files", MAX_PR_FILES):
             if not isinstance(f.get("filename"), str):
@@ -282,14 +282,14 @@ class PyGithubGateway(CheckRunsAndGitData):
         return files
 
     def merge_base(self, repo: str, base: str, head: str) -> str:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         key = (repo, base, head)
-        cacheable = bool(_SHA.fullmatch(base) and _SHA.fullmatch(head))
+        cacheable = bool(SHA.fullmatch(base) and SHA.fullmatch(head))
         if cacheable:
             hit = self._merge_bases.get(key)
             if hit is not None:
                 return str(hit)
-        url = f"/repos/{repo}/compare/{_q(base, ':')}...{_q(head, ':')}"
+        url = f"/repos/{repo}/compare/{quoted(base, ':')}...{quoted(head, ':')}"
         data = self._get(repo, url, {"per_page": 1})
         sha = (data.get("merge_base_commit") or {}).get("sha") if isinstance(data, dict) else None
         if not isinstance(sha, str):
@@ -302,7 +302,7 @@ class PyGithubGateway(CheckRunsAndGitData):
 
     def _listing(self, repo: str, ref: str) -> dict[str, _Entry]:
         """path → blob entry of every regular file at `ref` (cached when `ref` is a SHA)."""
-        cacheable = bool(_SHA.fullmatch(ref))
+        cacheable = bool(SHA.fullmatch(ref))
         if cacheable:
             hit = self._trees.get((repo, ref))
             if hit is not None:
@@ -311,7 +311,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         stack: list[tuple[str, str]] = [(ref, "")]
         while stack:
             tree, prefix = stack.pop()
-            url = f"/repos/{repo}/git/trees/{_q(tree)}"
+            url = f"/repos/{repo}/git/trees/{quoted(tree)}"
             data = self._get(repo, url, {"recursive": "1"})
             entries = data.get("tree") if isinstance(data, dict) else None
             if not isinstance(entries, list):
@@ -334,8 +334,8 @@ class PyGithubGateway(CheckRunsAndGitData):
                     and isinstance(e.get("sha"), str)
                 ):
                     size = e.get("size")
-                    mode = _text(e, "mode") or "100644"
-                    listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size), mode)
+                    mode = text_at(e, "mode") or "100644"
+                    listing[prefix + e["path"]] = _Entry(e["sha"], int_or_none(size), mode)
         if cacheable:
             self._trees.put((repo, ref), listing)
         return dict(listing)
@@ -345,11 +345,11 @@ class PyGithubGateway(CheckRunsAndGitData):
         return None if hit is None else dict(hit)
 
     def tree_paths(self, repo: str, ref: str) -> list[str]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         return sorted(self._listing(repo, ref))
 
     def blob_id(self, repo: str, path: str, ref: str) -> str | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         clean = _clean_path(path)
         if clean is None:
             return None
@@ -357,7 +357,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         return None if entry is None else entry.sha
 
     def read(self, repo: str, path: str, ref: str) -> bytes | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         clean = _clean_path(path)
         if clean is None:
             return None
@@ -365,7 +365,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         if listing is not None:
             entry = listing.get(clean)
             return None if entry is None else self._blob(repo, entry.sha, entry.size, clean)
-        url = f"/repos/{repo}/contents/{_q(clean, '/')}"
+        url = f"/repos/{repo}/contents/{quoted(clean, '/')}"
         try:
             data = self._get(repo, url, {"ref": ref})
         except GitHubError as err:
@@ -375,7 +375,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         if not isinstance(data, dict) or data.get("type") != "file":
             return None  # a directory, a submodule or a symlink
         sha = data.get("sha")
-        size = _int_or_none(data.get("size"))
+        size = int_or_none(data.get("size"))
         if isinstance(sha, str):
             hit = self._blobs.get(sha)
             if hit is not None:
@@ -397,7 +397,7 @@ class PyGithubGateway(CheckRunsAndGitData):
             return bytes(hit)
         if size is not None and size > self._max_file_bytes:
             raise GitHubError(f"{path}: {size} bytes is over the {self._max_file_bytes} limit", 413)
-        url = f"/repos/{repo}/git/blobs/{_q(sha)}"
+        url = f"/repos/{repo}/git/blobs/{quoted(sha)}"
         data = self._get(repo, url)
         content = data.get("content") if isinstance(data, dict) else None
         if not isinstance(content, str) or data.get("encoding", "base64") != "base64":
@@ -416,7 +416,7 @@ class PyGithubGateway(CheckRunsAndGitData):
     # ------------------------------------------------------------------ comments and reviews
 
     def issue_comments(self, repo: str, number: int) -> list[Comment]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/issues/{int(number)}/comments"
         return [
             _comment(c, "issue")
@@ -425,23 +425,23 @@ class PyGithubGateway(CheckRunsAndGitData):
         ]
 
     def review_comments(self, repo: str, number: int) -> list[Comment]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/comments"
         return [
             _comment(
                 c,
                 "review",
                 path=c.get("path") if isinstance(c.get("path"), str) else None,
-                line=_int_or_none(c.get("line")),
-                in_reply_to=_int_or_none(c.get("in_reply_to_id")),
-                commit_id=_text(c, "commit_id"),
+                line=int_or_none(c.get("line")),
+                in_reply_to=int_or_none(c.get("in_reply_to_id")),
+                commit_id=text_at(c, "commit_id"),
             )
             for c in self._http.pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(c.get("id"), int)
         ]
 
     def reviews(self, repo: str, number: int) -> list[Comment]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/reviews"
         return [
             Comment(
@@ -450,11 +450,11 @@ class PyGithubGateway(CheckRunsAndGitData):
                 author=_login(r.get("user")),
                 kind="review_summary",
                 html_url=str(r.get("html_url") or ""),
-                created_at=_text(r, "submitted_at"),
-                updated_at=_text(r, "submitted_at"),
+                created_at=text_at(r, "submitted_at"),
+                updated_at=text_at(r, "submitted_at"),
                 author_type=_user_type(r.get("user")),
-                state=_text(r, "state").upper(),
-                commit_id=_text(r, "commit_id"),
+                state=text_at(r, "state").upper(),
+                commit_id=text_at(r, "commit_id"),
             )
             for r in self._http.pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(r.get("id"), int)
@@ -463,10 +463,10 @@ class PyGithubGateway(CheckRunsAndGitData):
     # ------------------------------------------------------------------ sign-off reads
 
     def collaborator_permission(self, repo: str, user: str) -> str | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         if not _LOGIN.fullmatch(user):
             return "none"  # no such account can exist
-        url = f"/repos/{repo}/collaborators/{_q(user)}/permission"
+        url = f"/repos/{repo}/collaborators/{quoted(user)}/permission"
         try:
             data = self._get(repo, url)
         except GitHubError as err:
@@ -477,18 +477,18 @@ class PyGithubGateway(CheckRunsAndGitData):
             return None
         # `permission` folds maintain into write and triage into read; `role_name` does not
         for key in ("role_name", "permission"):
-            value = _text(data, key).lower()
+            value = text_at(data, key).lower()
             if value in PERMISSIONS:
                 return value
         return None
 
     def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         if not (_SLUG.fullmatch(org) and _SLUG.fullmatch(team_slug)):
             return None
         if not _LOGIN.fullmatch(user):
             return False
-        url = f"/orgs/{_q(org)}/teams/{_q(team_slug)}/memberships/{_q(user)}"
+        url = f"/orgs/{quoted(org)}/teams/{quoted(team_slug)}/memberships/{quoted(user)}"
         try:
             data = self._get(repo, url)
         except GitHubError as err:
@@ -497,7 +497,7 @@ class PyGithubGateway(CheckRunsAndGitData):
             if err.transient:
                 raise
             return None
-        state = _text(data, "state")
+        state = text_at(data, "state")
         if state == "active":
             return True
         if state == "pending":
@@ -513,17 +513,17 @@ class PyGithubGateway(CheckRunsAndGitData):
         organization member"), redirecting to the public-membership check. A 302 is
         therefore never a member by itself: the public check decides (204: a public
         member; 404: not a member as far as this installation can see)."""
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         if not _SLUG.fullmatch(org):
             return None
         if not _LOGIN.fullmatch(user):
             return False
         requester = self._http.requester(repo)
         try:
-            url = f"/orgs/{_q(org)}/members/{_q(user)}"
+            url = f"/orgs/{quoted(org)}/members/{quoted(user)}"
             status, _, _ = self._http.answer(requester, "GET", url, accept=(404,))
             if status == 302:
-                url = f"/orgs/{_q(org)}/public_members/{_q(user)}"
+                url = f"/orgs/{quoted(org)}/public_members/{quoted(user)}"
                 status, _, _ = self._http.answer(requester, "GET", url, accept=(404,))
                 return status == 204
         except GitHubError as err:
@@ -533,7 +533,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         return {204: True, 404: False}.get(status)
 
     def pull_commits(self, repo: str, number: int) -> list[str]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/commits"
         return [
             str(c["sha"])
@@ -544,10 +544,10 @@ class PyGithubGateway(CheckRunsAndGitData):
     # ------------------------------------------------------------------ git data (commits)
 
     def app_permissions(self, repo: str) -> dict[str, str]:
-        return self._http.installation_permissions(_check_repo(repo))
+        return self._http.installation_permissions(check_repo(repo))
 
     def file_mode(self, repo: str, path: str, ref: str) -> str | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         clean = _clean_path(path)
         entry = self._listing(repo, ref).get(clean) if clean is not None else None
         return None if entry is None else entry.mode
@@ -565,7 +565,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         """Post one submitted review (event COMMENT) with its inline comments.
 
         GitHub answers 422 when any comment's line is not in the PR's diff."""
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         inline = []
         for c in comments:
             item: dict[str, Any] = {"path": c.path, "line": c.line, "side": c.side, "body": c.body}
@@ -578,35 +578,35 @@ class PyGithubGateway(CheckRunsAndGitData):
         return self._id(data, "review")
 
     def create_issue_comment(self, repo: str, number: int, body: str) -> int:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/issues/{int(number)}/comments"
         return self._id(self._http.write(repo, "POST", url, {"body": body}), "comment")
 
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/issues/comments/{int(comment_id)}"
         self._http.write(repo, "PATCH", url, {"body": body})
 
     def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/comments/{int(comment_id)}"
         self._http.write(repo, "PATCH", url, {"body": body})
 
     def commit_status(self, repo: str, sha: str, context: str) -> Status | None:
         """The current status of `context` on commit `sha` (the newest one GitHub lists
         for it), or None when it has none."""
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/commits/{_q(sha)}/statuses"
+        repo = check_repo(repo)
+        url = f"/repos/{repo}/commits/{quoted(sha)}/statuses"
         for item in self._http.pages(repo, url, MAX_STATUSES_READ):
             if item.get("context") == context:
                 target = item.get("target_url")
-                state = status_state(_text(item, "state"))
+                state = status_state(text_at(item, "state"))
                 if state is None:  # not a state GitHub documents: not ours to match
                     return None
                 return Status(
                     state=state,
                     context=context,
-                    description=_text(item, "description"),
+                    description=text_at(item, "description"),
                     target_url=target if isinstance(target, str) and target else None,
                 )
         return None
@@ -614,7 +614,7 @@ class PyGithubGateway(CheckRunsAndGitData):
     def set_status(self, repo: str, sha: str, status: Status) -> None:
         """Set `status` on `sha`, unless the commit already shows exactly it for this
         context (a retry after a crash or a 502 that GitHub applied posts nothing)."""
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         description = status.description
         if len(description) > STATUS_DESCRIPTION_MAX:
             description = description[: STATUS_DESCRIPTION_MAX - 1] + "…"
@@ -628,7 +628,7 @@ class PyGithubGateway(CheckRunsAndGitData):
         }
         if status.target_url:
             payload["target_url"] = status.target_url
-        self._http.write(repo, "POST", f"/repos/{repo}/statuses/{_q(sha)}", payload)
+        self._http.write(repo, "POST", f"/repos/{repo}/statuses/{quoted(sha)}", payload)
 
 
 def from_token(token: str, base_url: str = DEFAULT_BASE_URL, **options: Any) -> PyGithubGateway:
@@ -669,8 +669,8 @@ def _comment(
         author=_login(raw.get("user")),
         kind=kind,
         html_url=str(raw.get("html_url") or ""),
-        created_at=_text(raw, "created_at"),
-        updated_at=_text(raw, "updated_at"),
+        created_at=text_at(raw, "created_at"),
+        updated_at=text_at(raw, "updated_at"),
         author_type=_user_type(raw.get("user")),
         **extra,
     )
