@@ -102,10 +102,18 @@ WORDS: Mapping[str, T] = MappingProxyType(
         "finding": T(en="Finding", zh="问题"),
         "more-rows": T(en="… {n} more", zh="另有 {n} 条"),
         "no-findings": T(en="No findings on `{sha}`.", zh="`{sha}` 未发现问题。"),
-        "outside-diff-note": T(
-            en="{n} finding(s) are on lines this PR did not change, so they are listed here "
-            "rather than inline.",
-            zh="{n} 条问题位于本 PR 未修改的行，故仅在此列出。",
+        "same-as": T(
+            en="Same finding as on line {line} of this file; see the comment there.",
+            zh="与本文件第 {line} 行的问题相同，详见该处评论。",
+        ),
+        "inline-count": T(
+            en="{n} finding(s) are inline comments on the diff.",
+            zh="{n} 条问题已作为差异中的行内评论。",
+        ),
+        "not-inline": T(
+            en="{n} finding(s) are not inline (on lines this PR did not change, or not "
+            "placeable on the diff):",
+            zh="{n} 条问题不在行内评论中（位于本 PR 未修改的行，或无法定位到差异）：",
         ),
         "suppressed-heading": T(en="Suppressed in this PR", zh="本 PR 中的抑制："),
         "suppression-note": T(
@@ -119,7 +127,10 @@ WORDS: Mapping[str, T] = MappingProxyType(
             en="GitHub could not place {n} comment(s) on the diff; they are listed below.",
             zh="GitHub 无法将 {n} 条评论定位到差异中的行，已在下方列出。",
         ),
-        "outside-diff": T(en="Outside the diff", zh="不在本次改动范围内："),
+        "outside-diff-note": T(
+            en="{n} finding(s) outside the diff are listed in the summary.",
+            zh="另有 {n} 条问题不在本次改动范围内，列于摘要中。",
+        ),
         "refused-note": T(
             en="GitHub could not place {n} inline comment(s) on the diff; their findings are "
             "listed here.",
@@ -145,6 +156,30 @@ WORDS: Mapping[str, T] = MappingProxyType(
             en="The repository's bot configuration is invalid: {error}",
             zh="仓库的机器人配置无效：{error}",
         ),
+        # the review as a check run (`bot.review.checkrun`, `bot.review.checks`)
+        "conclusion-failure": T(en="Blocked", zh="阻止合并"),
+        "conclusion-action_required": T(en="Needs a human", zh="需人工确认"),
+        "conclusion-success": T(en="Passed", zh="通过"),
+        "conclusion-neutral": T(en="Nothing to check", zh="无需检查"),
+        "config-invalid-title": T(en="Invalid .recipe-bot.yml", zh="仓库机器人配置无效"),
+        "safe-fixes": T(
+            en="{n} finding(s) have a safe fix: {button} above commits them to the branch "
+            "(`bot lint --fix`).",
+            zh="{n} 条问题有安全修复：点击上方的{button} 即可将其提交到分支（等同 `bot lint --fix`）。",
+        ),
+        "annotated": T(
+            en="{n} finding(s) on changed lines are annotations on the diff.",
+            zh="改动行上的 {n} 条问题已作为差异注释显示。",
+        ),
+        "not-annotated": T(
+            en="{n} more finding(s) on changed lines are not annotated (at most {limit} per "
+            "check run).",
+            zh="另有 {n} 条改动行上的问题未作为注释显示（每个检查运行最多 {limit} 条）。",
+        ),
+        "cut": T(en="cut at GitHub's size limit", zh="已按 GitHub 长度限制截断"),
+        "changed-line": T(en="changed", zh="改动行"),
+        "not-reviewed": T(en="Not reviewed", zh="未审查"),
+        "head-moved": T(en="the head moved during the review", zh="审查期间分支头已更新"),
         # what the review of a changed shared launch file covered (`SharedCheck.describe`)
         "shared-unread": T(
             en="`{path}` is shared launch code used by {n} recipe(s); no check of theirs "

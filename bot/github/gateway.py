@@ -10,7 +10,9 @@ The HTTP plumbing (requests, retries, error mapping, pagination, write pacing,
 the LRU caches) is `bot.github.http`; this module turns GitHub's JSON into the
 plain data of `bot.github.types`. As a `bot.github.calls.GatewayBase` it runs
 the call hooks it is given (`hooked(...)`: metrics, deadlines, shared pacing)
-around each gateway method.
+around each gateway method. The check-run and Git Data API calls (the "Apply safe
+fixes" commit) are `bot.github.gitdata.CheckRunsAndGitData`, which the gateway
+inherits.
 
 - `set_status` reads the commit's current status for the context first and writes
   nothing when it is identical, so statuses are as idempotent as comments.
@@ -22,7 +24,6 @@ import base64
 import binascii
 import re
 import time
-import urllib.parse
 from collections.abc import Sequence
 from dataclasses import dataclass, replace
 from typing import Any, Literal
@@ -31,7 +32,9 @@ import jwt
 from cryptography.hazmat.primitives import serialization
 from github import Auth
 
-from bot.github.calls import GatewayBase
+from bot.github.gitdata import MAX_ANNOTATIONS_READ as MAX_ANNOTATIONS_READ
+from bot.github.gitdata import MAX_CHECK_RUNS as MAX_CHECK_RUNS
+from bot.github.gitdata import SHA, CheckRunsAndGitData, check_repo, int_or_none, quoted, text_at
 from bot.github.http import (
     DEFAULT_BASE_URL,
     LRU,
@@ -44,9 +47,6 @@ from bot.github.http import (
 )
 from bot.github.types import (
     PERMISSIONS,
-    Annotation,
-    CheckRun,
-    CheckRunInfo,
     Comment,
     CommitGateway,
     Gateway,
@@ -56,20 +56,15 @@ from bot.github.types import (
     ReviewComment,
     SignoffGateway,
     Status,
-    TreeChange,
     status_state,
 )
 
 MAX_PR_FILES = 3000  # GitHub lists at most 3,000 files of a pull request
 MAX_LIST_ITEMS = 10_000  # comments, reviews: a bound against runaway pagination
 MAX_PR_COMMITS = 250  # GitHub lists at most 250 commits of a pull request
-MAX_CHECK_RUNS = 1_000  # per commit: a bound against runaway pagination
-MAX_ANNOTATIONS_READ = 5_000  # per check run: a bound against runaway pagination
 MAX_STATUSES_READ = 1_000  # GitHub keeps at most 1,000 statuses per commit and context
 MAX_FILE_BYTES = 50 * 1024 * 1024
 STATUS_DESCRIPTION_MAX = 140  # GitHub rejects longer commit status descriptions
-_SHA = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
-_REPO = re.compile(r"[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+")
 
 __all__ = [
     "DEFAULT_BASE_URL",
@@ -84,12 +79,6 @@ __all__ = [
 # --------------------------------------------------------------------------- helpers
 
 
-def _check_repo(repo: str) -> str:
-    if not _REPO.fullmatch(repo) or repo.split("/")[1] in (".", ".."):
-        raise ValueError(f"not an owner/name repository: {repo!r}")
-    return repo
-
-
 def _clean_path(path: str) -> str | None:
     """A repository-relative path, or None when no git tree can hold it."""
     path = path.strip("/")
@@ -99,27 +88,14 @@ def _clean_path(path: str) -> str | None:
     return path
 
 
-def _q(text: str, safe: str = "") -> str:
-    return urllib.parse.quote(text, safe=safe)
-
-
 def _login(user: Any) -> str:
     if isinstance(user, dict) and isinstance(user.get("login"), str):
         return str(user["login"])
     return "ghost"  # GitHub shows deleted accounts as "ghost"
 
 
-def _int_or_none(value: Any) -> int | None:
-    return value if isinstance(value, int) and not isinstance(value, bool) else None
-
-
-def _text(data: Any, key: str) -> str:
-    value = data.get(key) if isinstance(data, dict) else None
-    return value if isinstance(value, str) else ""
-
-
 def _user_type(user: Any) -> str:
-    return _text(user, "type")
+    return text_at(user, "type")
 
 
 _LOGIN = re.compile(r"[A-Za-z0-9](?:[A-Za-z0-9-]{0,38})(?:\[bot\])?")
@@ -136,7 +112,7 @@ class _Entry:
 # --------------------------------------------------------------------------- gateway
 
 
-class PyGithubGateway(GatewayBase):
+class PyGithubGateway(CheckRunsAndGitData):
     """`Gateway` over PyGithub. Build it with `from_token` or `from_app`.
 
     Caches (login, installations, trees by SHA, blobs by SHA, merge bases of
@@ -236,10 +212,7 @@ class PyGithubGateway(GatewayBase):
         """The app's installation on `repo` (cached)."""
         if self._http.fixed_installation is not None:
             return self._http.fixed_installation
-        return self._http.installation_id(_check_repo(repo))
-
-    def _get(self, repo: str | None, url: str, params: dict[str, Any] | None = None) -> Any:
-        return self._http.get(repo, url, params)
+        return self._http.installation_id(check_repo(repo))
 
     # ------------------------------------------------------------------ identity
 
@@ -264,7 +237,7 @@ class PyGithubGateway(GatewayBase):
     # ------------------------------------------------------------------ pull requests
 
     def pull(self, repo: str, number: int) -> PullInfo:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         data = self._get(repo, f"/repos/{repo}/pulls/{int(number)}")
         try:
             base, head = data["base"], data["head"]
@@ -282,8 +255,8 @@ class PyGithubGateway(GatewayBase):
                 html_url=str(data.get("html_url") or ""),
                 title=str(data.get("title") or ""),
                 body=str(data.get("body") or ""),
-                changed_files=_int_or_none(data.get("changed_files")),
-                head_repo=_text(head.get("repo"), "full_name") or None,
+                changed_files=int_or_none(data.get("changed_files")),
+                head_repo=text_at(head.get("repo"), "full_name") or None,
             )
         except (KeyError, TypeError, ValueError, AttributeError) as exc:
             raise GitHubError(
@@ -291,7 +264,7 @@ class PyGithubGateway(GatewayBase):
             ) from exc
 
     def pull_files(self, repo: str, number: int) -> list[PullFile]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         files = []
         for f in self._http.pages(repo, f"/repos/{repo}/pulls/{int(number)}/files", MAX_PR_FILES):
             if not isinstance(f.get("filename"), str):
@@ -309,14 +282,14 @@ class PyGithubGateway(GatewayBase):
         return files
 
     def merge_base(self, repo: str, base: str, head: str) -> str:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         key = (repo, base, head)
-        cacheable = bool(_SHA.fullmatch(base) and _SHA.fullmatch(head))
+        cacheable = bool(SHA.fullmatch(base) and SHA.fullmatch(head))
         if cacheable:
             hit = self._merge_bases.get(key)
             if hit is not None:
                 return str(hit)
-        url = f"/repos/{repo}/compare/{_q(base, ':')}...{_q(head, ':')}"
+        url = f"/repos/{repo}/compare/{quoted(base, ':')}...{quoted(head, ':')}"
         data = self._get(repo, url, {"per_page": 1})
         sha = (data.get("merge_base_commit") or {}).get("sha") if isinstance(data, dict) else None
         if not isinstance(sha, str):
@@ -329,7 +302,7 @@ class PyGithubGateway(GatewayBase):
 
     def _listing(self, repo: str, ref: str) -> dict[str, _Entry]:
         """path → blob entry of every regular file at `ref` (cached when `ref` is a SHA)."""
-        cacheable = bool(_SHA.fullmatch(ref))
+        cacheable = bool(SHA.fullmatch(ref))
         if cacheable:
             hit = self._trees.get((repo, ref))
             if hit is not None:
@@ -338,7 +311,7 @@ class PyGithubGateway(GatewayBase):
         stack: list[tuple[str, str]] = [(ref, "")]
         while stack:
             tree, prefix = stack.pop()
-            url = f"/repos/{repo}/git/trees/{_q(tree)}"
+            url = f"/repos/{repo}/git/trees/{quoted(tree)}"
             data = self._get(repo, url, {"recursive": "1"})
             entries = data.get("tree") if isinstance(data, dict) else None
             if not isinstance(entries, list):
@@ -361,8 +334,8 @@ class PyGithubGateway(GatewayBase):
                     and isinstance(e.get("sha"), str)
                 ):
                     size = e.get("size")
-                    mode = _text(e, "mode") or "100644"
-                    listing[prefix + e["path"]] = _Entry(e["sha"], _int_or_none(size), mode)
+                    mode = text_at(e, "mode") or "100644"
+                    listing[prefix + e["path"]] = _Entry(e["sha"], int_or_none(size), mode)
         if cacheable:
             self._trees.put((repo, ref), listing)
         return dict(listing)
@@ -372,11 +345,11 @@ class PyGithubGateway(GatewayBase):
         return None if hit is None else dict(hit)
 
     def tree_paths(self, repo: str, ref: str) -> list[str]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         return sorted(self._listing(repo, ref))
 
     def blob_id(self, repo: str, path: str, ref: str) -> str | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         clean = _clean_path(path)
         if clean is None:
             return None
@@ -384,7 +357,7 @@ class PyGithubGateway(GatewayBase):
         return None if entry is None else entry.sha
 
     def read(self, repo: str, path: str, ref: str) -> bytes | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         clean = _clean_path(path)
         if clean is None:
             return None
@@ -392,7 +365,7 @@ class PyGithubGateway(GatewayBase):
         if listing is not None:
             entry = listing.get(clean)
             return None if entry is None else self._blob(repo, entry.sha, entry.size, clean)
-        url = f"/repos/{repo}/contents/{_q(clean, '/')}"
+        url = f"/repos/{repo}/contents/{quoted(clean, '/')}"
         try:
             data = self._get(repo, url, {"ref": ref})
         except GitHubError as err:
@@ -402,7 +375,7 @@ class PyGithubGateway(GatewayBase):
         if not isinstance(data, dict) or data.get("type") != "file":
             return None  # a directory, a submodule or a symlink
         sha = data.get("sha")
-        size = _int_or_none(data.get("size"))
+        size = int_or_none(data.get("size"))
         if isinstance(sha, str):
             hit = self._blobs.get(sha)
             if hit is not None:
@@ -424,7 +397,7 @@ class PyGithubGateway(GatewayBase):
             return bytes(hit)
         if size is not None and size > self._max_file_bytes:
             raise GitHubError(f"{path}: {size} bytes is over the {self._max_file_bytes} limit", 413)
-        url = f"/repos/{repo}/git/blobs/{_q(sha)}"
+        url = f"/repos/{repo}/git/blobs/{quoted(sha)}"
         data = self._get(repo, url)
         content = data.get("content") if isinstance(data, dict) else None
         if not isinstance(content, str) or data.get("encoding", "base64") != "base64":
@@ -443,7 +416,7 @@ class PyGithubGateway(GatewayBase):
     # ------------------------------------------------------------------ comments and reviews
 
     def issue_comments(self, repo: str, number: int) -> list[Comment]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/issues/{int(number)}/comments"
         return [
             _comment(c, "issue")
@@ -452,23 +425,23 @@ class PyGithubGateway(GatewayBase):
         ]
 
     def review_comments(self, repo: str, number: int) -> list[Comment]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/comments"
         return [
             _comment(
                 c,
                 "review",
                 path=c.get("path") if isinstance(c.get("path"), str) else None,
-                line=_int_or_none(c.get("line")),
-                in_reply_to=_int_or_none(c.get("in_reply_to_id")),
-                commit_id=_text(c, "commit_id"),
+                line=int_or_none(c.get("line")),
+                in_reply_to=int_or_none(c.get("in_reply_to_id")),
+                commit_id=text_at(c, "commit_id"),
             )
             for c in self._http.pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(c.get("id"), int)
         ]
 
     def reviews(self, repo: str, number: int) -> list[Comment]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/reviews"
         return [
             Comment(
@@ -477,11 +450,11 @@ class PyGithubGateway(GatewayBase):
                 author=_login(r.get("user")),
                 kind="review_summary",
                 html_url=str(r.get("html_url") or ""),
-                created_at=_text(r, "submitted_at"),
-                updated_at=_text(r, "submitted_at"),
+                created_at=text_at(r, "submitted_at"),
+                updated_at=text_at(r, "submitted_at"),
                 author_type=_user_type(r.get("user")),
-                state=_text(r, "state").upper(),
-                commit_id=_text(r, "commit_id"),
+                state=text_at(r, "state").upper(),
+                commit_id=text_at(r, "commit_id"),
             )
             for r in self._http.pages(repo, url, MAX_LIST_ITEMS)
             if isinstance(r.get("id"), int)
@@ -490,10 +463,10 @@ class PyGithubGateway(GatewayBase):
     # ------------------------------------------------------------------ sign-off reads
 
     def collaborator_permission(self, repo: str, user: str) -> str | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         if not _LOGIN.fullmatch(user):
             return "none"  # no such account can exist
-        url = f"/repos/{repo}/collaborators/{_q(user)}/permission"
+        url = f"/repos/{repo}/collaborators/{quoted(user)}/permission"
         try:
             data = self._get(repo, url)
         except GitHubError as err:
@@ -504,18 +477,18 @@ class PyGithubGateway(GatewayBase):
             return None
         # `permission` folds maintain into write and triage into read; `role_name` does not
         for key in ("role_name", "permission"):
-            value = _text(data, key).lower()
+            value = text_at(data, key).lower()
             if value in PERMISSIONS:
                 return value
         return None
 
     def team_membership(self, repo: str, org: str, team_slug: str, user: str) -> bool | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         if not (_SLUG.fullmatch(org) and _SLUG.fullmatch(team_slug)):
             return None
         if not _LOGIN.fullmatch(user):
             return False
-        url = f"/orgs/{_q(org)}/teams/{_q(team_slug)}/memberships/{_q(user)}"
+        url = f"/orgs/{quoted(org)}/teams/{quoted(team_slug)}/memberships/{quoted(user)}"
         try:
             data = self._get(repo, url)
         except GitHubError as err:
@@ -524,7 +497,7 @@ class PyGithubGateway(GatewayBase):
             if err.transient:
                 raise
             return None
-        state = _text(data, "state")
+        state = text_at(data, "state")
         if state == "active":
             return True
         if state == "pending":
@@ -540,17 +513,17 @@ class PyGithubGateway(GatewayBase):
         organization member"), redirecting to the public-membership check. A 302 is
         therefore never a member by itself: the public check decides (204: a public
         member; 404: not a member as far as this installation can see)."""
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         if not _SLUG.fullmatch(org):
             return None
         if not _LOGIN.fullmatch(user):
             return False
         requester = self._http.requester(repo)
         try:
-            url = f"/orgs/{_q(org)}/members/{_q(user)}"
+            url = f"/orgs/{quoted(org)}/members/{quoted(user)}"
             status, _, _ = self._http.answer(requester, "GET", url, accept=(404,))
             if status == 302:
-                url = f"/orgs/{_q(org)}/public_members/{_q(user)}"
+                url = f"/orgs/{quoted(org)}/public_members/{quoted(user)}"
                 status, _, _ = self._http.answer(requester, "GET", url, accept=(404,))
                 return status == 204
         except GitHubError as err:
@@ -560,7 +533,7 @@ class PyGithubGateway(GatewayBase):
         return {204: True, 404: False}.get(status)
 
     def pull_commits(self, repo: str, number: int) -> list[str]:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/{int(number)}/commits"
         return [
             str(c["sha"])
@@ -568,107 +541,16 @@ class PyGithubGateway(GatewayBase):
             if isinstance(c.get("sha"), str)
         ]
 
-    def check_runs(self, repo: str, sha: str) -> list[CheckRunInfo]:
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/commits/{_q(sha)}/check-runs"
-        runs = []
-        for r in self._http.pages(repo, url, MAX_CHECK_RUNS, key="check_runs"):
-            if not isinstance(r.get("name"), str):
-                continue
-            conclusion = r.get("conclusion")
-            runs.append(
-                CheckRunInfo(
-                    name=r["name"],
-                    status=_text(r, "status") or "completed",
-                    conclusion=conclusion if isinstance(conclusion, str) else None,
-                    head_sha=_text(r, "head_sha") or sha,
-                    details_url=_text(r, "details_url"),
-                    id=_int_or_none(r.get("id")),
-                    external_id=_text(r, "external_id"),
-                    app_slug=_text(r.get("app"), "slug"),
-                )
-            )
-        return runs
-
-    def check_run_annotations(self, repo: str, check_run_id: int) -> list[Annotation]:
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/check-runs/{int(check_run_id)}/annotations"
-        out = []
-        for a in self._http.pages(repo, url, MAX_ANNOTATIONS_READ):
-            start, end = _int_or_none(a.get("start_line")), _int_or_none(a.get("end_line"))
-            if start is None or end is None:
-                continue
-            out.append(
-                Annotation(
-                    path=_text(a, "path"),
-                    start_line=start,
-                    end_line=end,
-                    annotation_level=_text(a, "annotation_level"),
-                    message=_text(a, "message"),
-                    title=_text(a, "title"),
-                    raw_details=_text(a, "raw_details"),
-                    start_column=_int_or_none(a.get("start_column")),
-                    end_column=_int_or_none(a.get("end_column")),
-                )
-            )
-        return out
-
-    def create_check_run(self, repo: str, run: CheckRun) -> int:
-        """`POST /check-runs`: a GitHub App's installation only (a personal token gets 403)."""
-        repo = _check_repo(repo)
-        data = self._http.write(repo, "POST", f"/repos/{repo}/check-runs", run.to_json())
-        return self._id(data, "check run")
-
-    def update_check_run(self, repo: str, check_run_id: int, run: CheckRun) -> None:
-        repo = _check_repo(repo)
-        body = run.to_json()
-        body.pop("head_sha", None)  # not a field of an update
-        url = f"/repos/{repo}/check-runs/{int(check_run_id)}"
-        self._http.write(repo, "PATCH", url, body)
-
     # ------------------------------------------------------------------ git data (commits)
 
     def app_permissions(self, repo: str) -> dict[str, str]:
-        return self._http.installation_permissions(_check_repo(repo))
+        return self._http.installation_permissions(check_repo(repo))
 
     def file_mode(self, repo: str, path: str, ref: str) -> str | None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         clean = _clean_path(path)
         entry = self._listing(repo, ref).get(clean) if clean is not None else None
         return None if entry is None else entry.mode
-
-    def commit_tree(self, repo: str, sha: str) -> str:
-        repo = _check_repo(repo)
-        data = self._get(repo, f"/repos/{repo}/git/commits/{_q(sha)}")
-        tree = data.get("tree") if isinstance(data, dict) else None
-        value = tree.get("sha") if isinstance(tree, dict) else None
-        if not isinstance(value, str):
-            raise GitHubError(f"GET /repos/{repo}/git/commits/{sha}: no tree", status=0)
-        return value
-
-    def create_blob(self, repo: str, content: bytes) -> str:
-        repo = _check_repo(repo)
-        body = {"content": base64.b64encode(content).decode("ascii"), "encoding": "base64"}
-        return self._sha(self._http.write(repo, "POST", f"/repos/{repo}/git/blobs", body), "blob")
-
-    def create_tree(self, repo: str, base_tree: str, changes: Sequence[TreeChange]) -> str:
-        repo = _check_repo(repo)
-        entries = [{"path": c.path, "mode": c.mode, "type": "blob", "sha": c.sha} for c in changes]
-        body = {"base_tree": base_tree, "tree": entries}
-        return self._sha(self._http.write(repo, "POST", f"/repos/{repo}/git/trees", body), "tree")
-
-    def create_commit(self, repo: str, message: str, tree: str, parents: Sequence[str]) -> str:
-        """No author or committer: GitHub records the authenticated identity (the App's
-        bot account) and the current time."""
-        repo = _check_repo(repo)
-        body = {"message": message, "tree": tree, "parents": list(parents)}
-        data = self._http.write(repo, "POST", f"/repos/{repo}/git/commits", body)
-        return self._sha(data, "commit")
-
-    def update_ref(self, repo: str, ref: str, sha: str) -> None:
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/git/refs/{_q(ref, '/')}"
-        self._http.write(repo, "PATCH", url, {"sha": sha, "force": False})
 
     # ------------------------------------------------------------------ writes
 
@@ -683,7 +565,7 @@ class PyGithubGateway(GatewayBase):
         """Post one submitted review (event COMMENT) with its inline comments.
 
         GitHub answers 422 when any comment's line is not in the PR's diff."""
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         inline = []
         for c in comments:
             item: dict[str, Any] = {"path": c.path, "line": c.line, "side": c.side, "body": c.body}
@@ -696,35 +578,35 @@ class PyGithubGateway(GatewayBase):
         return self._id(data, "review")
 
     def create_issue_comment(self, repo: str, number: int, body: str) -> int:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/issues/{int(number)}/comments"
         return self._id(self._http.write(repo, "POST", url, {"body": body}), "comment")
 
     def edit_issue_comment(self, repo: str, comment_id: int, body: str) -> None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/issues/comments/{int(comment_id)}"
         self._http.write(repo, "PATCH", url, {"body": body})
 
     def edit_review_comment(self, repo: str, comment_id: int, body: str) -> None:
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         url = f"/repos/{repo}/pulls/comments/{int(comment_id)}"
         self._http.write(repo, "PATCH", url, {"body": body})
 
     def commit_status(self, repo: str, sha: str, context: str) -> Status | None:
         """The current status of `context` on commit `sha` (the newest one GitHub lists
         for it), or None when it has none."""
-        repo = _check_repo(repo)
-        url = f"/repos/{repo}/commits/{_q(sha)}/statuses"
+        repo = check_repo(repo)
+        url = f"/repos/{repo}/commits/{quoted(sha)}/statuses"
         for item in self._http.pages(repo, url, MAX_STATUSES_READ):
             if item.get("context") == context:
                 target = item.get("target_url")
-                state = status_state(_text(item, "state"))
+                state = status_state(text_at(item, "state"))
                 if state is None:  # not a state GitHub documents: not ours to match
                     return None
                 return Status(
                     state=state,
                     context=context,
-                    description=_text(item, "description"),
+                    description=text_at(item, "description"),
                     target_url=target if isinstance(target, str) and target else None,
                 )
         return None
@@ -732,7 +614,7 @@ class PyGithubGateway(GatewayBase):
     def set_status(self, repo: str, sha: str, status: Status) -> None:
         """Set `status` on `sha`, unless the commit already shows exactly it for this
         context (a retry after a crash or a 502 that GitHub applied posts nothing)."""
-        repo = _check_repo(repo)
+        repo = check_repo(repo)
         description = status.description
         if len(description) > STATUS_DESCRIPTION_MAX:
             description = description[: STATUS_DESCRIPTION_MAX - 1] + "…"
@@ -746,21 +628,7 @@ class PyGithubGateway(GatewayBase):
         }
         if status.target_url:
             payload["target_url"] = status.target_url
-        self._http.write(repo, "POST", f"/repos/{repo}/statuses/{_q(sha)}", payload)
-
-    @staticmethod
-    def _sha(data: Any, what: str) -> str:
-        value = data.get("sha") if isinstance(data, dict) else None
-        if not isinstance(value, str) or not _SHA.fullmatch(value):
-            raise GitHubError(f"created {what} has no sha", status=0)
-        return value
-
-    @staticmethod
-    def _id(data: Any, what: str) -> int:
-        value = data.get("id") if isinstance(data, dict) else None
-        if not isinstance(value, int):
-            raise GitHubError(f"created {what} has no id", status=0)
-        return value
+        self._http.write(repo, "POST", f"/repos/{repo}/statuses/{quoted(sha)}", payload)
 
 
 def from_token(token: str, base_url: str = DEFAULT_BASE_URL, **options: Any) -> PyGithubGateway:
@@ -801,8 +669,8 @@ def _comment(
         author=_login(raw.get("user")),
         kind=kind,
         html_url=str(raw.get("html_url") or ""),
-        created_at=_text(raw, "created_at"),
-        updated_at=_text(raw, "updated_at"),
+        created_at=text_at(raw, "created_at"),
+        updated_at=text_at(raw, "updated_at"),
         author_type=_user_type(raw.get("user")),
         **extra,
     )

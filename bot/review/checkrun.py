@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from bot.core.gate import Gate, decide
 from bot.core.model import SEVERITY_RANK, Finding, T
 from bot.core.suppress import Silenced
+from bot.core.wording import both, say
 from bot.github.types import Annotation, CheckRunAction, CheckRunOutput
 
 ANNOTATIONS_PER_REQUEST = 50  # GitHub: "a maximum of 50 per API request"
@@ -36,12 +37,7 @@ LEVEL = {"error": "failure", "warning": "warning", "info": "notice"}
 FIX_ACTION = "apply-safe-fixes"  # the identifier `check_run.requested_action` carries
 _HIDDEN = re.compile(r"^<!-- recipe-review:[^\n]*-->\n?", re.M)
 
-CONCLUSION_TITLE = {
-    "failure": ("Blocked", "阻止合并"),
-    "action_required": ("Needs a human", "需人工确认"),
-    "success": ("Passed", "通过"),
-    "neutral": ("Nothing to check", "无需检查"),
-}
+FIX_LABEL = "Apply safe fixes"  # the button's label, as GitHub shows it
 
 
 @dataclass(frozen=True)
@@ -73,17 +69,14 @@ def verdict(
 ) -> Verdict:
     gate = decide(findings, silenced)
     conclusion = conclusion_for(gate, checked=checked, partial=partial, config_error=config_error)
-    en, zh = CONCLUSION_TITLE[conclusion]
     if config_error:
-        return Verdict(conclusion, "Invalid .recipe-bot.yml / 仓库机器人配置无效")
+        return Verdict(conclusion, both(say("config-invalid-title")))
     c = {"error": 0, "warning": 0, "info": 0}
     for f in findings:
         c[f.severity] += 1
-    counts = (
-        f"{c['error']} error(s), {c['warning']} warning(s), {c['info']} info"
-        f" / 错误 {c['error']}，警告 {c['warning']}，提示 {c['info']}"
+    return Verdict(
+        conclusion, f"{both(say(f'conclusion-{conclusion}'))} · {both(say('counts', **c))}"
     )
-    return Verdict(conclusion, f"{en} / {zh} · {counts}")
 
 
 # ---------------------------------------------------------------------- annotations
@@ -100,7 +93,8 @@ def annotation(f: Finding) -> Annotation:
     """The annotation of one finding: its exact lines, its columns on one line."""
     message = f"{f.message.en}\n{f.message.zh}"
     if f.fix is not None:
-        message += f"\nFix: {f.fix.en}\n修复：{f.fix.zh}"
+        fix = say("fix", fix=f.fix)
+        message += f"\n{fix.en}\n{fix.zh}"
     one_line = f.span.last_line == f.span.line and f.span.end_col is not None
     return Annotation(
         path=f.path,
@@ -145,23 +139,12 @@ def summary(markdown: str, annotated: int, left_out: int, fixable: int = 0) -> s
     with the annotation counts and, when offered, what "Apply safe fixes" would do."""
     text = _HIDDEN.sub("", markdown).rstrip() + "\n"
     if fixable:
-        text += (
-            f"\n🔧 {fixable} finding(s) have a safe fix: **Apply safe fixes** above commits "
-            f"them to the branch (`bot lint --fix`). / {fixable} 条问题有安全修复：点击上方的"
-            "**Apply safe fixes** 即可将其提交到分支（等同 `bot lint --fix`）。\n"
-        )
+        text += f"\n🔧 {both(say('safe-fixes', n=fixable, button=f'**{FIX_LABEL}**'))}\n"
     if annotated or left_out:
-        text += (
-            f"\n{annotated} finding(s) on changed lines are annotations on the diff. "
-            f"/ 改动行上的 {annotated} 条问题已作为差异注释显示。\n"
-        )
+        text += f"\n{both(say('annotated', n=annotated))}\n"
     if left_out:
-        text += (
-            f"\n{left_out} more finding(s) on changed lines are not annotated (at most "
-            f"{MAX_ANNOTATIONS} per check run). / 另有 {left_out} 条改动行上的问题未作为注释显示"
-            f"（每个检查运行最多 {MAX_ANNOTATIONS} 条）。\n"
-        )
-    return _fit(text, "… (cut at GitHub's size limit / 已按 GitHub 长度限制截断)")
+        text += f"\n{both(say('not-annotated', n=left_out, limit=MAX_ANNOTATIONS))}\n"
+    return _fit(text, f"… ({both(say('cut'))})")
 
 
 def details(findings: Sequence[Finding], rationale: Mapping[str, T], docs_url: str) -> str:
@@ -180,7 +163,7 @@ def details(findings: Sequence[Finding], rationale: Mapping[str, T], docs_url: s
         why = rationale.get(rule)
         if why is not None:
             out += [
-                "<details><summary>Why / 原因</summary>",
+                f"<details><summary>{both(say('why'))}</summary>",
                 "",
                 why.en,
                 "",
@@ -190,10 +173,11 @@ def details(findings: Sequence[Finding], rationale: Mapping[str, T], docs_url: s
                 "",
             ]
         for f in fs:
-            where = f"`{f.path}:{f.line}`" + (" (changed / 改动行)" if f.in_diff else "")
+            changed = f" ({both(say('changed-line'))})" if f.in_diff else ""
+            where = f"`{f.path}:{f.line}`{changed}"
             out.append(f"- {f.severity}: {where}: {f.message.en}<br>{f.message.zh}")
         out.append("")
-    return _fit("\n".join(out), "… (cut at GitHub's size limit / 已按 GitHub 长度限制截断)")
+    return _fit("\n".join(out), f"… ({both(say('cut'))})")
 
 
 def output(
@@ -207,4 +191,4 @@ def fix_action(count: int) -> CheckRunAction:
     description = f"Commit {count} safe fix(es) to the branch"
     if len(description) > 40:
         description = "Commit the safe fixes to the branch"
-    return CheckRunAction(label="Apply safe fixes", description=description, identifier=FIX_ACTION)
+    return CheckRunAction(label=FIX_LABEL, description=description, identifier=FIX_ACTION)

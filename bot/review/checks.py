@@ -20,6 +20,8 @@ import logging
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from bot.base.text import T
+from bot.core.wording import both, say
 from bot.github.types import (
     Annotation,
     CheckRun,
@@ -152,7 +154,7 @@ def complete(
     return len(todo)
 
 
-def abandon(gw: Gateway, repo: str, run: Started, why_en: str, why_zh: str) -> None:
+def abandon(gw: Gateway, repo: str, run: Started, why: T) -> None:
     """Complete a run whose review stopped without a verdict (the head moved): neutral."""
     gw.update_check_run(
         repo,
@@ -163,7 +165,9 @@ def abandon(gw: Gateway, repo: str, run: Started, why_en: str, why_zh: str) -> N
             status="completed",
             conclusion="neutral",
             completed_at=now_iso(),
-            output=CheckRunOutput(f"Not reviewed / 未审查: {why_en}", f"{why_en}\n\n{why_zh}\n"),
+            output=CheckRunOutput(
+                f"{both(say('not-reviewed'))}: {why.en}", f"{why.en}\n\n{why.zh}\n"
+            ),
             actions=(),
         ),
     )

@@ -116,9 +116,7 @@ def review_pull_request(
     now = gw.pull(repo, number).head_sha
     if now != pull.head_sha:
         if run is not None:
-            checks.abandon(
-                gw, repo, run, "the head moved during the review", "审查期间分支头已更新"
-            )
+            checks.abandon(gw, repo, run, say("head-moved"))
         return Posted(skipped=["head moved during review"], head_sha=now)
     for comment in plan.resolve:
         gw.edit_review_comment(repo, comment.id, render.resolved_body(comment.body, pull.head_sha))

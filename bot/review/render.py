@@ -76,7 +76,7 @@ def rule_link(f: Finding, docs_url: str) -> str:
 def rationale_block(rationale: T) -> list[str]:
     """A rule's rationale, collapsed (`<details>`)."""
     return [
-        "<details><summary>Why / 原因</summary>",
+        f"<details><summary>{both(say('why'))}</summary>",
         "",
         rationale.en,
         "",
@@ -104,14 +104,12 @@ def comment_body(
         head += f" · ×{len(also) + 1}"
     parts = [head, ""]
     if same_as is not None:
-        parts += [
-            f"Same finding as on line {same_as} of this file; see the comment there. "
-            f"/ 与本文件第 {same_as} 行的问题相同，详见该处评论。"
-        ]
+        parts += [both(say("same-as", line=same_as))]
     else:
         parts += [f.message.en, "", f.message.zh]
         if f.fix is not None:
-            parts += ["", f"**Fix:** {f.fix.en}", "", f"**修复：** {f.fix.zh}"]
+            fix = say("fix-md", fix=f.fix)
+            parts += ["", fix.en, "", fix.zh]
     if f.suggestion is not None:
         parts += ["", *suggestion_block(f.suggestion)]
     if f.proposal is not None and same_as is None:
@@ -212,19 +210,9 @@ def summary_body(
         lines = [title, "", f"**{counts_line(c)}** on `{head_sha[:7]}`", "", *gate_lines(gate)]
         inline = len(findings) - len(outside)
         if inline:
-            lines += [
-                "",
-                f"{inline} finding(s) are inline comments on the diff. "
-                f"/ {inline} 条问题已作为差异中的行内评论。",
-            ]
+            lines += ["", both(say("inline-count", n=inline))]
         if outside:
-            lines += [
-                "",
-                f"{len(outside)} finding(s) are not inline (on lines this PR did not change, "
-                f"or not placeable on the diff): / {len(outside)} 条问题不在行内评论中"
-                "（位于本 PR 未修改的行，或无法定位到差异）：",
-                "",
-            ]
+            lines += ["", both(say("not-inline", n=len(outside))), ""]
             lines += _table(
                 sorted(outside, key=lambda f: (-SEVERITY_RANK[f.severity], f.sort_key()))
             )
@@ -256,24 +244,18 @@ def review_body(
     `refused`: findings (also in `outside`) whose inline comment GitHub could not place on
     this head, listed here and marked, so a re-run keeps them out of the diff."""
     lines = [
-        f"**recipe-review** · `{head_sha[:7]}` · {new_inline} new inline comment(s) "
-        f"/ {new_inline} 条新的行内评论",
+        f"**recipe-review** · `{head_sha[:7]}` · {both(say('new-inline', n=new_inline))}",
     ]
     if refused:
         lines += [
             "",
-            f"GitHub could not place {len(refused)} comment(s) on the diff; they are listed "
-            f"below. / GitHub 无法将 {len(refused)} 条评论定位到差异中的行，已在下方列出。",
+            both(say("refused-below", n=len(refused))),
             "",
             *_table(refused, limit=50),
         ]
     rest = len(outside) - len(refused)
     if rest > 0:
-        lines += [
-            "",
-            f"{rest} finding(s) outside the diff are listed in the summary. "
-            f"/ 另有 {rest} 条问题不在本次改动范围内，列于摘要中。",
-        ]
+        lines += ["", both(say("outside-diff-note", n=rest))]
     lines += ["", REVIEW_MARK.format(sha=head_sha)]
     lines += [REFUSED_MARK.format(fp=f.fingerprint) for f in refused]
     return truncate("\n".join(lines))

@@ -331,7 +331,8 @@ class PostgresQueue:
     def _enqueue_fix(
         self, db: psycopg.Connection[Any], record: DeliveryRecord, now: float
     ) -> tuple[IngestOutcome, int | None, str]:
-        """As `SQLiteQueue._enqueue_fix`: a head's fix job once, by its `bot_fixes` row."""
+        """As `bot.server.fixrequests.enqueue_fix` (SQLite): a head's fix job once, by
+        its `bot_fixes` row."""
         ev = record.pull
         assert ev is not None
         self._lock_pr(db, ev.repo, ev.number)

@@ -23,7 +23,8 @@ Tables (schema version 2, `PRAGMA user_version`; a version 1 file is migrated in
 
 - `fixes`: one row per head whose safe fixes were requested (the durable record that
   makes the "Apply safe fixes" button act at most once per head, whatever happens to
-  the job: a second press, or a press on a run GitHub shows again, starts nothing).
+  the job: a second press, or a press on a run GitHub shows again, starts nothing),
+  kept by `bot.server.fixrequests`.
 
 A delivery id seen before is a redelivery (nothing new is stored) when its body is the
 same; with another body it is a `conflict` (nothing stored; the server answers 409).
@@ -52,6 +53,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
+from bot.server.fixrequests import enqueue_fix, fix_requested
 from bot.server.ingress import check_record
 from bot.server.jobs import ADVISE as ADVISE
 from bot.server.jobs import DEAD as DEAD
@@ -321,7 +323,7 @@ class SQLiteQueue:
             outcome, job_id = self._enqueue_advise(db, record.pull, now)
             return outcome, job_id, record.reason
         if record.kind == FIX and record.pull is not None:
-            return self._enqueue_fix(db, record, record.pull, now)
+            return enqueue_fix(db, record, record.pull, now)
         if record.kind != "review" or record.pull is None:
             return "ignored", None, record.reason
         outcome, job_id, detail = self._decide_review(db, record.pull, record.reason, now)
@@ -393,54 +395,10 @@ class SQLiteQueue:
         )
         return "queued", cur.lastrowid
 
-    def _enqueue_fix(
-        self, db: sqlite3.Connection, record: DeliveryRecord, ev: PullEvent, now: float
-    ) -> tuple[IngestOutcome, int | None, str]:
-        """Queue the fix job of a head, once: a head whose fixes were requested before
-        starts nothing (`superseded`); a fix job queued for another head of the PR moves to
-        this one (that head is older: its fixes would be refused anyway)."""
-        outcome: IngestOutcome
-        done = db.execute(
-            "SELECT job_id FROM fixes WHERE repo = ? AND head_sha = ?", (ev.repo, ev.head_sha)
-        ).fetchone()
-        if done is not None:
-            return (
-                "superseded",
-                done["job_id"],
-                f"safe fixes of {ev.head_sha[:12]} requested before",
-            )
-        queued = db.execute(
-            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND kind = ? AND state = 'queued'",
-            (ev.repo, ev.number, FIX),
-        ).fetchone()
-        if queued is not None:
-            db.execute(
-                "UPDATE jobs SET head_sha = ?, installation_id = coalesce(?, installation_id),"
-                " deliveries = deliveries + 1, updated_at = ? WHERE id = ?",
-                (ev.head_sha, ev.installation_id, now, queued["id"]),
-            )
-            outcome, job_id = "collapsed", queued["id"]
-        else:
-            cur = db.execute(
-                "INSERT INTO jobs (repo, number, head_sha, installation_id, state, run_after,"
-                " created_at, updated_at, kind) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
-                (ev.repo, ev.number, ev.head_sha, ev.installation_id, now, now, now, FIX),
-            )
-            outcome, job_id = "queued", cur.lastrowid
-        db.execute(
-            "INSERT INTO fixes (repo, head_sha, number, requested_at, delivery_id, job_id)"
-            " VALUES (?, ?, ?, ?, ?, ?)",
-            (ev.repo, ev.head_sha, ev.number, now, record.delivery_id, job_id),
-        )
-        return outcome, job_id, record.reason
-
     def fix_requested(self, repo: str, head_sha: str) -> bool:
         """Whether the safe fixes of `head_sha` were requested (the durable record)."""
         with self._lock:
-            row = self._db.execute(
-                "SELECT 1 FROM fixes WHERE repo = ? AND head_sha = ?", (repo, head_sha)
-            ).fetchone()
-        return row is not None
+            return fix_requested(self._db, repo, head_sha)
 
     def rerun_requested(self, job: Job) -> bool:
         """Whether a re-run request (`check_run`/`check_suite` `rerequested`) fed `job`:
