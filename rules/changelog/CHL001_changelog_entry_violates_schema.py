@@ -11,8 +11,8 @@ import jsonschema
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
-from bot.parse.changelog import Changelog, Entry, new_entries
-from bot.parse.changelog_diff import base_changelog
+from bot.parse.changelog import Changelog, Entry, entry_changes
+from bot.parse.changelog_diff import base_changelog, entries_in_scope
 from bot.parse.pydantic_models import ModelTable, declares
 from bot.parse.schema_errors import backticked, problems, types_text
 
@@ -244,7 +244,13 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
         base = base_changelog(ctx, changelog.path)
     validator = _validator()
     repository = _repository_model(ctx)
-    for entry in new_entries(changelog, base):
+    changes = entry_changes(changelog, base)
+    if ctx.change is not None:
+        diff = ctx.change.file(changelog.path)
+        added = diff.added_lines if diff is not None else frozenset()
+        everything = diff is not None and diff.status == "added"
+        changes = entries_in_scope(changes, base, lambda n: everything or n in added)
+    for entry in (c.entry for c in changes):
         for error in validator.iter_errors(entry.data):
             yield from _findings(changelog.path, entry, error, repository)
 
