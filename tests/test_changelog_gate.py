@@ -277,6 +277,19 @@ def test_history_entry_does_not_cover() -> None:
     assert report.findings[0].proposal.endswith("/pull/XXX")
 
 
+def test_changed_entry_blocks_from_its_changed_line() -> None:
+    # InferenceX #1780 changed the `model:` of an existing entry: the finding names the
+    # entry's key line, which the PR did not touch, and so never reached the gate
+    nvidia = MASTER.replace("v0.27.1", "v0.27.2", 1)
+    changed = nvidia.splitlines().index(next(x for x in nvidia.splitlines() if "v0.27.2" in x)) + 1
+    report = gate({LOG: BASE, NV: nvidia}, base_files(), pr=2450)
+    (finding,) = report.findings
+    assert finding.line < changed <= finding.span.last_line
+    assert finding.in_diff is True
+    # an inline comment still sits on the key line alone, not on the whole entry
+    assert finding.comment_lines == (finding.line, finding.line)
+
+
 # -- hostile changelogs in a pull request -----------------------------------------------
 
 

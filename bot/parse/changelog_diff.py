@@ -22,12 +22,12 @@ from __future__ import annotations
 import json
 import re
 from bisect import bisect_left
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
-from bot.parse.changelog import Changelog, Entry, parse_changelog
+from bot.parse.changelog import Change, Changelog, Entry, parse_changelog
 from bot.parse.context import ParseContext
 
 # Problems after which the parser keeps no entries: such a side cannot be compared.
@@ -483,6 +483,31 @@ def config_keys(entry: Entry) -> list[str]:
 
 
 # -- for rules -----------------------------------------------------------------------
+
+
+def entries_in_scope(
+    changes: list[Change], base: Changelog | None, added: Callable[[int], bool]
+) -> list[Change]:
+    """`changes` (from `entry_changes(head, base)`) that are this PR's.
+
+    A base changelog that exists but does not parse (CHL000 reported it there) has no
+    known entries, so every head entry would look new: a PR that repairs the base's
+    YAML would be held to every merged entry. Then only the entries the PR's diff
+    touches are in scope (`added(line)`: the head line is added or changed): new when
+    every line is added, else changed in place (the base's text of it unknown, its
+    head text stands in as `before`).
+    """
+    if base is None or readable(base):
+        return changes
+    out = []
+    for c in changes:
+        lines = range(c.entry.start_line, c.entry.end_line + 1)
+        hit = [added(n) for n in lines]
+        if all(hit):
+            out.append(Change(c.entry))
+        elif any(hit):
+            out.append(Change(c.entry, before=c.entry))
+    return out
 
 
 def base_diff(changelog: Changelog, ctx: ParseContext) -> ChangelogDiff | None:

@@ -11,8 +11,9 @@ import jsonschema
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
-from bot.parse.changelog import Changelog, Entry, new_entries
-from bot.parse.changelog_diff import base_changelog
+from bot.parse.changelog import Changelog, Entry, entry_changes
+from bot.parse.changelog_diff import base_changelog, entries_in_scope
+from bot.parse.pydantic_models import ModelTable, declares
 from bot.parse.schema_errors import backticked, problems, types_text
 
 SCHEMA_NAME = "changelog-entry.schema.json"
@@ -51,7 +52,10 @@ RULE = Rule(
             "type, or a key the model does not know. A typo such as `scenario_type` or an "
             "unquoted description line containing `: ` (which YAML reads as a mapping) "
             "therefore fails the PR's sweep instead of being ignored. The schema is "
-            "`schemas/changelog-entry.schema.json`; `pr-link` is checked by CHL002."
+            "`schemas/changelog-entry.schema.json`; `pr-link` is checked by CHL002. A key, "
+            "a value or an optional key that the linted tree's own model declares "
+            "(`knowledge.changelog_validator`, read statically) is not reported: a PR that "
+            "adds a field to `ChangelogEntry` and uses it is judged by the model it brings."
         ),
         zh=(
             "扫描任务会用仓库的 `ChangelogEntry` 模型校验 `perf-changelog.yaml` 的每个条目，"
@@ -59,7 +63,9 @@ RULE = Rule(
             "或含有模型不认识的键，整个文件就会被拒绝。因此像 `scenario_type` 这样的拼写"
             "错误，或含有 `: ` 却未加引号的描述行（YAML 会将其读作映射），会导致 PR 的扫描"
             "失败，而不是被忽略。schema 见 `schemas/changelog-entry.schema.json`；"
-            "`pr-link` 由 CHL002 检查。"
+            "`pr-link` 由 CHL002 检查。被检查的树中仓库自己的模型（`knowledge.changelog_validator`，"
+            "静态读取）声明的键、取值或可选键不报告：为 `ChangelogEntry` 新增字段并使用它的 PR "
+            "按它带来的模型判断。"
         ),
     ),
     variants={
@@ -237,19 +243,47 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     if ctx.base is not None:
         base = base_changelog(ctx, changelog.path)
     validator = _validator()
-    for entry in new_entries(changelog, base):
+    repository = _repository_model(ctx)
+    changes = entry_changes(changelog, base)
+    if ctx.change is not None:
+        diff = ctx.change.file(changelog.path)
+        added = diff.added_lines if diff is not None else frozenset()
+        everything = diff is not None and diff.status == "added"
+        changes = entries_in_scope(changes, base, lambda n: everything or n in added)
+    for entry in (c.entry for c in changes):
         for error in validator.iter_errors(entry.data):
-            yield from _findings(changelog.path, entry, error)
+            yield from _findings(changelog.path, entry, error, repository)
 
 
-def _findings(path: str, entry: Entry, error: jsonschema.ValidationError) -> Iterator[Finding]:
-    """The error's problems in this record's words, on the entry's lines."""
+def _repository_model(ctx: RuleContext) -> tuple[ModelTable, str] | None:
+    """The linted tree's own changelog-entry model, read statically
+    (`knowledge.changelog_validator`), or None where it cannot be read."""
+    spec = ctx.knowledge.section("changelog_validator") or {}
+    path, model = spec.get("path"), spec.get("entry_model")
+    if not isinstance(path, str) or not isinstance(model, str):
+        return None
+    table = ctx.parsed("pydantic_models", path)
+    if not isinstance(table, ModelTable) or not table.ok or table.model(model) is None:
+        return None
+    return table, model
+
+
+def _findings(
+    path: str,
+    entry: Entry,
+    error: jsonschema.ValidationError,
+    repository: tuple[ModelTable, str] | None,
+) -> Iterator[Finding]:
+    """The error's problems in this record's words, on the entry's lines, less what
+    the repository's own model declares."""
 
     def hit(variant: str | None, key: str, line: int, **params: Any) -> Finding:
         subject = f"{variant or 'schema'} {key} {entry.label}"
         return RULE.hit(path, Span(line), subject, variant=variant, key=key, **params)
 
     for p in problems(error):
+        if repository is not None and declares(repository[0], repository[1], p):
+            continue  # the repository's own model declares it
         loc = p.path
         if not loc:
             if p.kind == "not-mapping":

@@ -20,7 +20,7 @@ from bot.core.model import (
     T,
 )
 from bot.parse.changelog import Change, Changelog, entry_changes
-from bot.parse.changelog_diff import base_changelog
+from bot.parse.changelog_diff import base_changelog, entries_in_scope
 
 DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
 KEY = "pr-link"
@@ -240,7 +240,13 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     # Without a base or a pull request, every entry is merged history.
     merged = ctx.base is None and pr is None
     lines = changelog.text.split("\n")
-    for change in entry_changes(changelog, base):
+    changes = entry_changes(changelog, base)
+    if ctx.change is not None:
+        diff = ctx.change.file(changelog.path)
+        added = diff.added_lines if diff is not None else frozenset()
+        everything = diff is not None and diff.status == "added"
+        changes = entries_in_scope(changes, base, lambda n: everything or n in added)
+    for change in changes:
         finding = _check(change, prefix, pr, merged, ctx.base is not None, changelog.path, lines)
         if finding is not None:
             yield finding

@@ -375,7 +375,7 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
         if outside:
             yield RULE.hit(
                 item.path,
-                Span(item.entry.start_line),
+                _span(item),
                 f"scenario {item.entry.key} {' '.join(outside)}",
                 variant="scenario",
                 key=item.entry.key,
@@ -389,7 +389,7 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
         shown = [item.entry.key for item in metadata[:_SHOWN]]
         yield RULE.hit(
             first.path,
-            Span(first.entry.start_line),
+            _span(first),
             "metadata " + " ".join(item.entry.key for item in metadata),
             variant="metadata",
             condition="metadata-only",
@@ -406,7 +406,7 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
     for item, status in missing:
         yield RULE.hit(
             item.path,
-            Span(item.entry.start_line),
+            _span(item),
             f"uncovered {item.entry.key}",
             variant="added" if status == "added" else None,
             proposal=proposal,
@@ -416,6 +416,15 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
 
 
 _SHOWN = 5
+
+
+def _span(item: _Changed) -> Span:
+    """The finding's place: the entry's key line; for an entry the base had, its whole
+    value, so that a change anywhere in it puts the finding on what the PR changed (the
+    gate blocks on it) while the report and an inline comment still name the key line."""
+    if item.before is None:
+        return Span(item.entry.start_line)
+    return Span(item.entry.start_line, end_line=item.entry.end_line)
 
 
 def _more(n: int) -> str:

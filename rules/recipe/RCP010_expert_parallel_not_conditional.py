@@ -6,13 +6,22 @@ from collections import defaultdict
 from collections.abc import Iterator
 
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, T
 from bot.parse.recipe import Launch, Recipe
 
 RULE = Rule(
     id="RCP010",
     slug="expert-parallel-not-conditional",
-    severity=ERROR,
+    severity=WARNING,
+    conditions={
+        "ep-size-flag": Condition(
+            ERROR,
+            T(
+                en="a vLLM launch passes SGLang's `--expert-parallel-size`, which vLLM refuses",
+                zh="vLLM 启动传入了 SGLang 的 `--expert-parallel-size`，vLLM 会拒绝启动",
+            ),
+        ),
+    },
     target="recipe",
     title=T(
         en="Expert parallelism does not follow `EP_SIZE`",
@@ -47,7 +56,9 @@ RULE = Rule(
             "`--enable-expert-parallel` runs EP on points configured without it, and "
             "`--expert-parallel-size` makes vLLM refuse to start. InferenceX's own reviewer "
             "prompt (`.github/workflows/claude-pr-review.yml`, Expert Parallelism) states both "
-            "checks; a launch whose flag appears only on some paths is taken to be conditional."
+            "checks: a hardcoded `--enable-expert-parallel` is a warning there (a point "
+            "configured with `ep` > 1 on every path runs as intended), a flag vLLM refuses "
+            "an error. A launch whose flag appears only on some paths is taken to be conditional."
         ),
         zh=(
             "主配置的搜索空间按配置点决定专家并行（`ep`），runner 以 `EP_SIZE` 传给配方。vLLM 与 ATOM 使用"
@@ -55,7 +66,8 @@ RULE = Rule(
             "`--expert-parallel-size N`。总是传入 `--enable-expert-parallel` 的 vLLM 或 ATOM 配方会在未配置 EP "
             "的配置点上也启用 EP；`--expert-parallel-size` 会让 vLLM 无法启动。InferenceX 自己的审查提示"
             "（`.github/workflows/claude-pr-review.yml` 的 Expert Parallelism 一节）规定了这两项检查；"
-            "只在部分路径上出现该参数的启动视为有条件启用。"
+            "在那里硬编码 `--enable-expert-parallel` 属于警告（每条路径都配置 `ep` > 1 的配置点照常运行），"
+            "vLLM 拒绝的参数属于错误。只在部分路径上出现该参数的启动视为有条件启用。"
         ),
     ),
     bad=(
@@ -129,5 +141,6 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
                     eps.span,
                     "--expert-parallel-size",
                     variant="ep_size_flag",
+                    condition="ep-size-flag",
                     value=eps.value.text if eps.value else "",
                 )
