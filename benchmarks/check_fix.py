@@ -41,6 +41,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bot.sources import CACHE_DIR_NAME
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
@@ -76,10 +78,12 @@ def key(f: dict[str, Any]) -> Key:
 
 
 def snapshot(root: Path) -> dict[str, bytes]:
+    """The tree's files, without git's and the lint cache's (`bot.app.cache`)."""
+    skip = {".git", CACHE_DIR_NAME}
     return {
         p.relative_to(root).as_posix(): p.read_bytes()
         for p in root.rglob("*")
-        if p.is_file() and not p.is_symlink() and ".git" not in p.relative_to(root).parts
+        if p.is_file() and not p.is_symlink() and not skip & set(p.relative_to(root).parts)
     }
 
 
