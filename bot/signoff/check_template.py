@@ -8,9 +8,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from typing import Any
 
-from bot.core.model import Join, T, part
+from bot.core.model import Join, Part, T, part
 from bot.signoff.detect import Signoff
 from bot.signoff.model import (
     Check,
@@ -185,7 +184,7 @@ def _explained(
     return False
 
 
-def _listed(items: Sequence[TemplateItem]) -> dict[str, Any]:
+def _listed(items: Sequence[TemplateItem]) -> dict[str, Join | Part | str]:
     """`items=` the first few items quoted in each language's wording, `more=` the rest."""
     shown = tuple(part("item", text=T(i.short(60), i.short_zh(40))) for i in items[:MAX_LISTED])
     return {"items": Join(shown, "clauses"), "more": _more(len(items) - MAX_LISTED)}

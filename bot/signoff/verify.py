@@ -57,10 +57,9 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import Any
 
 from bot.core.config import Knowledge
-from bot.core.model import Join, part
+from bot.core.model import Join, Part, part
 from bot.signoff.check_ci import ci_row, reuse_row
 from bot.signoff.check_content import RULE_CHECKS, recipe_link_rows, rule_check_rows, waiver_rows
 from bot.signoff.check_owner import owner_groups, owner_row, owns_group
@@ -297,7 +296,7 @@ def verify_all(signoffs: Sequence[SignoffFacts], knowledge: Knowledge) -> Verdic
             for k, v in sorted(covered.items())
             if k
         )
-        have: Any = Join(lines) if lines else part("covered-none")
+        have: Join | Part = Join(lines) if lines else part("covered-none")
         check = make_row("owner", "fail", "groups-missing", shown=shown, have=have)
     else:
         have = Join(
