@@ -98,9 +98,8 @@ RULE = Rule(
 def _runner_client(run: Run, ctx: RuleContext) -> str | None:
     """The client a runner helper runs (`recipe_helpers.command_runners`), when `run`
     calls one."""
-    helpers: Mapping[str, Any] = ctx.knowledge.section("recipe_helpers") or {}
-    spec = (helpers.get("command_runners") or {}).get(run.name)
-    return str(spec["client"]) if isinstance(spec, Mapping) and spec.get("client") else None
+    runner = ctx.knowledge.recipe_helpers.command_runners.get(run.name)
+    return runner.client if runner is not None else None
 
 
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
