@@ -1,17 +1,19 @@
 """The typed views of `bot.base.knowledge.Knowledge` that several modules read:
-`model_tables`, `shared_launch`, `recipe_helpers`, `reasoning_effort`. Each reads the
-shipped table as the code read the raw section before, and an absent or empty section
-as empty."""
+`model_tables`, `shared_launch`, `recipe_helpers`, `reasoning_effort`, `benchmark_client`.
+Each reads the shipped table as the code read the raw section before, and an absent or
+empty section as empty."""
 
 from __future__ import annotations
 
 from bot.base.knowledge import (
+    BenchmarkClient,
     CommandRunner,
     Knowledge,
     ModelTable,
     ReasoningEffort,
     RecipeHelpers,
     SharedLaunch,
+    SrtBenchmark,
 )
 from bot.core.config import build_config
 
@@ -70,3 +72,22 @@ def test_the_shipped_knowledge() -> None:
     assert any(t.eval_rewrite for t in tables.values())
     assert k.recipe_helpers.inert and k.recipe_helpers.command_runners
     assert k.reasoning_effort.kwargs == ("reasoning_effort",) and k.reasoning_effort.env
+
+
+def test_benchmark_client() -> None:
+    k = Knowledge(
+        {
+            "benchmark_client": {
+                "commands": {"bench": "--chat"},
+                "chat_flags": ["--chat"],
+                "client_chat_flags": {"bench": ["--chat"], "other": None},
+                "srt_benchmarks": {"sa-bench": {"chat_key": "use_chat", "default": True}},
+            }
+        }
+    )
+    table = k.benchmark_client
+    assert dict(table.commands) == {"bench": "--chat"} and table.chat_flags == {"--chat"}
+    assert dict(table.client_chat_flags) == {"bench": ("--chat",), "other": ()}
+    assert dict(table.srt_benchmarks) == {"sa-bench": SrtBenchmark("use_chat", True)}
+    assert not table.chat_backends and not table.chat_by_default
+    assert Knowledge({}).benchmark_client == BenchmarkClient()

@@ -119,6 +119,32 @@ class ReasoningEffort:
     env: tuple[str, ...] = ()  # server environment defaults for requests that set none
 
 
+@dataclass(frozen=True)
+class SrtBenchmark:
+    """`knowledge.benchmark_client.srt_benchmarks.<type>`: the block key of a multi-node
+    benchmark that turns the chat template on, and its value when left out."""
+
+    chat_key: str
+    default: bool
+
+
+@dataclass(frozen=True)
+class BenchmarkClient:
+    """`knowledge.benchmark_client`: how recipes drive the throughput benchmark and what
+    makes it chat-templated."""
+
+    # client (command, script or module name) -> the flags that make it chat-templated
+    commands: Mapping[str, str] = field(default_factory=dict)
+    chat_flags: frozenset[str] = frozenset()
+    chat_backends: frozenset[str] = frozenset()  # --backend / --endpoint-type values
+    chat_endpoints: frozenset[str] = frozenset()
+    chat_datasets: frozenset[str] = frozenset()  # --dataset-name values templated client-side
+    chat_by_default: frozenset[str] = frozenset()  # clients on a chat endpoint by default
+    # client -> the chat-template flags it accepts
+    client_chat_flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    srt_benchmarks: Mapping[str, SrtBenchmark] = field(default_factory=dict)
+
+
 def _strs(value: Any) -> tuple[str, ...]:
     return tuple(str(x) for x in value or ())
 
@@ -307,6 +333,29 @@ class Knowledge:
     def reasoning_effort(self) -> ReasoningEffort:
         table = _table(self.data.get("reasoning_effort"))
         return ReasoningEffort(kwargs=_strs(table.get("kwargs")), env=_strs(table.get("env")))
+
+    @cached_property
+    def benchmark_client(self) -> BenchmarkClient:
+        table = _table(self.data.get("benchmark_client"))
+        srt = {
+            str(k): SrtBenchmark(str(v.get("chat_key", "")), bool(v.get("default")))
+            for k, v in _table(table.get("srt_benchmarks")).items()
+            if isinstance(v, Mapping)
+        }
+        return BenchmarkClient(
+            commands=MappingProxyType(
+                {str(k): str(v) for k, v in _table(table.get("commands")).items()}
+            ),
+            chat_flags=frozenset(_strs(table.get("chat_flags"))),
+            chat_backends=frozenset(_strs(table.get("chat_backends"))),
+            chat_endpoints=frozenset(_strs(table.get("chat_endpoints"))),
+            chat_datasets=frozenset(_strs(table.get("chat_datasets"))),
+            chat_by_default=frozenset(_strs(table.get("chat_by_default"))),
+            client_chat_flags=MappingProxyType(
+                {str(k): _strs(v) for k, v in _table(table.get("client_chat_flags")).items()}
+            ),
+            srt_benchmarks=MappingProxyType(srt),
+        )
 
     @cached_property
     def runner_launchers(self) -> tuple[str, ...]:
