@@ -1,6 +1,7 @@
 """Every wording of the sign-off verdict is inside its SGN record.
 
-- `bot/signoff/verify.py` and `bot/signoff/render.py` compose no prose: no string
+- the verifier (`bot/signoff/verify.py`, its checks `check_*.py` and their shared
+  `rows.py`) and `bot/signoff/render.py` compose no prose: no string
   constant in them holds Chinese or words with spaces, except docstrings, regular
   expressions, exception messages and an explicit allow-list;
 - every wording they name exists in the record it is looked up in, and every variant of
@@ -23,7 +24,8 @@ from bot.signoff import wording
 from bot.signoff.render import ICON
 
 ROOT = Path(__file__).resolve().parent.parent
-MODULES = ("bot/signoff/verify.py", "bot/signoff/render.py")
+VERIFIER = ("verify", "rows", "check_owner", "check_template", "check_ci", "check_content")
+MODULES = (*(f"bot/signoff/{m}.py" for m in VERIFIER), "bot/signoff/render.py")
 # the service words the rows and notes it adds to a verdict (stale, withdrawn, recorded)
 # from the records too; its logs and skip reasons are English for operators, so it is
 # not scanned for prose, but the wordings it names are checked like the others
@@ -107,8 +109,9 @@ def _constants(module: str) -> set[str]:
 
 
 def _named_wordings() -> list[tuple[str | None, str]]:
-    """(row or None, variant) of every wording verify.py and render.py look up by name:
-    `_row(row, status, variant)`, `_says(row, variant)`, `frame(variant)`, `part(variant)`
+    """(row or None, variant) of every wording the verifier and render.py look up by name:
+    `make_row(row, status, variant)`, `row_says(row, variant)`, `frame(variant)`,
+    `part(variant)`
     (a part is looked up in the row it is rendered for: None)."""
     out: list[tuple[str | None, str]] = []
     for module in USERS:
@@ -118,9 +121,9 @@ def _named_wordings() -> list[tuple[str | None, str]]:
                 continue
             args = [a.value if isinstance(a, ast.Constant) else None for a in node.args]
             name = node.func.id
-            if name == "_row" and len(args) >= 3 and isinstance(args[2], str):
+            if name == "make_row" and len(args) >= 3 and isinstance(args[2], str):
                 out.append((args[0] if isinstance(args[0], str) else None, args[2]))
-            elif name in ("_says", "says") and len(args) >= 2 and isinstance(args[1], str):
+            elif name in ("row_says", "says") and len(args) >= 2 and isinstance(args[1], str):
                 out.append((args[0] if isinstance(args[0], str) else None, args[1]))
             elif name == "frame" and args and isinstance(args[0], str):
                 out.append((wording.SHARED, args[0]))
@@ -144,8 +147,8 @@ def test_every_wording_the_code_names_is_in_its_record() -> None:
 
 
 def test_every_variant_of_every_signoff_record_is_reachable() -> None:
-    """Named by a literal in verify.py, render.py or service.py, or by one of the code's fixed
-    families: a rule row's `na`/`ok`/`what-unread` (verify._RuleCheck) and the status
+    """Named by a literal in the verifier, render.py or service.py, or by one of the code's
+    fixed families: a rule row's `na`/`ok`/`what-unread` (check_content.RuleCheck) and the status
     words `status-<status>` (render._status)."""
     literals = set().union(*(_constants(m) for m in USERS))
     families = {"na", "ok", "what-unread"} | {f"status-{s}" for s in ICON}

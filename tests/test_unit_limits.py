@@ -23,11 +23,7 @@ ROOT = Path(__file__).resolve().parent.parent
 MAX_MODULE_LINES = 800
 MAX_FUNCTION_LINES = 100
 
-EXCEPTIONS = {
-    # the sign-off verifier changes on branch wip-preca (check 5); it is split after that
-    # lands, and this entry goes with it
-    "bot/signoff/verify.py": "split after wip-preca",
-}
+EXCEPTIONS: dict[str, str] = {}
 
 SOURCES = sorted(
     str(p.relative_to(ROOT)) for d in ("bot", "rules") for p in (ROOT / d).rglob("*.py")

@@ -75,6 +75,76 @@ class Mark:
     contains: str | None = None
 
 
+@dataclass(frozen=True)
+class ModelTable:
+    """`knowledge.model_tables.<path>`: a model table (multi-node) and what runs it."""
+
+    launcher: str | None  # the launch script that runs the table with its flags
+    eval_rewrite: str | None  # the setting the launcher rewrites for EVAL_ONLY runs
+
+
+@dataclass(frozen=True)
+class SharedLaunch:
+    """`knowledge.shared_launch`: which files are launch code several recipes share, and
+    how launch files name the repository (`bot.parse.deps.Layout`)."""
+
+    paths: tuple[str, ...] = ()  # globs of shared launch files
+    roots: tuple[str, ...] = ()  # prefixes that mean the repository's root
+    own_dir: tuple[str, ...] = ()  # spellings of the launching file's own directory
+    top: tuple[str, ...] = ()  # top-level directories a relative path may start at
+
+
+@dataclass(frozen=True)
+class CommandRunner:
+    """`knowledge.recipe_helpers.command_runners.<helper>`: a helper that runs the command
+    line a variable holds, and the benchmark client that command line is."""
+
+    variable: str | None
+    client: str | None
+
+
+@dataclass(frozen=True)
+class RecipeHelpers:
+    """`knowledge.recipe_helpers`: the target repository's helper functions."""
+
+    inert: frozenset[str] = frozenset()  # state-free helpers the interpreter skips
+    command_runners: Mapping[str, CommandRunner] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class ReasoningEffort:
+    """`knowledge.reasoning_effort`: where a launch sets the reasoning effort."""
+
+    kwargs: tuple[str, ...] = ()  # chat-template kwargs and request fields that carry it
+    env: tuple[str, ...] = ()  # server environment defaults for requests that set none
+
+
+@dataclass(frozen=True)
+class SrtBenchmark:
+    """`knowledge.benchmark_client.srt_benchmarks.<type>`: the block key of a multi-node
+    benchmark that turns the chat template on, and its value when left out."""
+
+    chat_key: str
+    default: bool
+
+
+@dataclass(frozen=True)
+class BenchmarkClient:
+    """`knowledge.benchmark_client`: how recipes drive the throughput benchmark and what
+    makes it chat-templated."""
+
+    # client (command, script or module name) -> the flags that make it chat-templated
+    commands: Mapping[str, str] = field(default_factory=dict)
+    chat_flags: frozenset[str] = frozenset()
+    chat_backends: frozenset[str] = frozenset()  # --backend / --endpoint-type values
+    chat_endpoints: frozenset[str] = frozenset()
+    chat_datasets: frozenset[str] = frozenset()  # --dataset-name values templated client-side
+    chat_by_default: frozenset[str] = frozenset()  # clients on a chat endpoint by default
+    # client -> the chat-template flags it accepts
+    client_chat_flags: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    srt_benchmarks: Mapping[str, SrtBenchmark] = field(default_factory=dict)
+
+
 def _strs(value: Any) -> tuple[str, ...]:
     return tuple(str(x) for x in value or ())
 
@@ -85,6 +155,11 @@ def _table(value: Any) -> Mapping[str, Any]:
 
 def _floats(value: Any) -> Mapping[str, float]:
     return MappingProxyType({str(k): float(v) for k, v in _table(value).items()})
+
+
+def _str_or_none(value: Any) -> str | None:
+    """`value` as text; None when it is empty or absent."""
+    return str(value) if value else None
 
 
 @dataclass(frozen=True)
@@ -216,6 +291,71 @@ class Knowledge:
                     marks.append(Mark(str(m["path"]), None if contains is None else str(contains)))
             out[str(name)] = tuple(marks)
         return MappingProxyType(out)
+
+    @cached_property
+    def model_tables(self) -> Mapping[str, ModelTable]:
+        """`model_tables`: the model tables by path (entries that are not tables dropped)."""
+        out = {}
+        for path, entry in _table(self.data.get("model_tables")).items():
+            if isinstance(entry, Mapping):
+                rewrite = entry.get("eval_rewrite")
+                out[str(path)] = ModelTable(
+                    launcher=_str_or_none(entry.get("launcher")),
+                    eval_rewrite=rewrite if isinstance(rewrite, str) and rewrite else None,
+                )
+        return MappingProxyType(out)
+
+    @cached_property
+    def shared_launch(self) -> SharedLaunch:
+        table = _table(self.data.get("shared_launch"))
+        return SharedLaunch(
+            paths=_strs(table.get("paths")),
+            roots=_strs(table.get("roots")),
+            own_dir=_strs(table.get("own_dir")),
+            top=_strs(table.get("top")),
+        )
+
+    @cached_property
+    def recipe_helpers(self) -> RecipeHelpers:
+        table = _table(self.data.get("recipe_helpers"))
+        runners = {
+            str(name): CommandRunner(
+                _str_or_none(spec.get("variable")), _str_or_none(spec.get("client"))
+            )
+            for name, spec in _table(table.get("command_runners")).items()
+            if isinstance(spec, Mapping)
+        }
+        return RecipeHelpers(
+            inert=frozenset(_strs(table.get("inert"))), command_runners=MappingProxyType(runners)
+        )
+
+    @cached_property
+    def reasoning_effort(self) -> ReasoningEffort:
+        table = _table(self.data.get("reasoning_effort"))
+        return ReasoningEffort(kwargs=_strs(table.get("kwargs")), env=_strs(table.get("env")))
+
+    @cached_property
+    def benchmark_client(self) -> BenchmarkClient:
+        table = _table(self.data.get("benchmark_client"))
+        srt = {
+            str(k): SrtBenchmark(str(v.get("chat_key", "")), bool(v.get("default")))
+            for k, v in _table(table.get("srt_benchmarks")).items()
+            if isinstance(v, Mapping)
+        }
+        return BenchmarkClient(
+            commands=MappingProxyType(
+                {str(k): str(v) for k, v in _table(table.get("commands")).items()}
+            ),
+            chat_flags=frozenset(_strs(table.get("chat_flags"))),
+            chat_backends=frozenset(_strs(table.get("chat_backends"))),
+            chat_endpoints=frozenset(_strs(table.get("chat_endpoints"))),
+            chat_datasets=frozenset(_strs(table.get("chat_datasets"))),
+            chat_by_default=frozenset(_strs(table.get("chat_by_default"))),
+            client_chat_flags=MappingProxyType(
+                {str(k): _strs(v) for k, v in _table(table.get("client_chat_flags")).items()}
+            ),
+            srt_benchmarks=MappingProxyType(srt),
+        )
 
     @cached_property
     def runner_launchers(self) -> tuple[str, ...]:

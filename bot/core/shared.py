@@ -21,7 +21,7 @@ passed in, so this module does not import the engine.
 from __future__ import annotations
 
 import posixpath
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING, Any
 
@@ -78,13 +78,8 @@ def shared_paths(ctx: Context, selected: Iterable[str]) -> list[str]:
     """The changed files of `selected` that are shared launch code."""
     if ctx.change is None:
         return []
-    table = ctx.knowledge.section("shared_launch") or {}
-    globs = [str(g) for g in table.get("paths", []) or []]
-    launchers = {
-        str(entry.get("launcher"))
-        for entry in (ctx.knowledge.section("model_tables") or {}).values()
-        if isinstance(entry, Mapping) and entry.get("launcher")
-    }
+    globs = ctx.knowledge.shared_launch.paths
+    launchers = {t.launcher for t in ctx.knowledge.model_tables.values() if t.launcher}
     changed = ctx.change.touched
     out = []
     for path in selected:
@@ -242,13 +237,9 @@ def _graph(ctx: Context, tree: Tree) -> _Graph:
     built once per run and tree."""
 
     def build() -> _Graph:
-        table = ctx.knowledge.section("shared_launch") or {}
-        layout = Layout(
-            roots=tuple(str(r) for r in table.get("roots", []) or []),
-            own_dir=tuple(str(r) for r in table.get("own_dir", []) or []),
-            top=tuple(str(r) for r in table.get("top", []) or []) or Layout().top,
-        )
-        globs = [str(g) for g in table.get("paths", []) or []]
+        shared = ctx.knowledge.shared_launch
+        layout = Layout(roots=shared.roots, own_dir=shared.own_dir, top=shared.top or Layout().top)
+        globs = shared.paths
         paths = ctx.all_paths(tree)
         routed = frozenset(ctx.recipes(tree))
         nodes = [p for p in paths if p in routed or any(glob_match(p, g) for g in globs)]
@@ -269,11 +260,11 @@ def _graph(ctx: Context, tree: Tree) -> _Graph:
                 runs[node] = resolve(ran, here, nodes, by_name) - {node}
         # a model table's launcher runs it with the table's flags
         tables: dict[str, set[str]] = {}
-        for table_path, entry in (ctx.knowledge.section("model_tables") or {}).items():
-            if isinstance(entry, Mapping) and entry.get("launcher") and table_path in routed:
-                launcher = str(entry["launcher"])
-                forward.setdefault(launcher, set()).add(str(table_path))
-                tables.setdefault(launcher, set()).add(str(table_path))
+        for table_path, entry in ctx.knowledge.model_tables.items():
+            launcher = entry.launcher
+            if launcher and table_path in routed:
+                forward.setdefault(launcher, set()).add(table_path)
+                tables.setdefault(launcher, set()).add(table_path)
         backward: dict[str, set[str]] = {}
         for src, dsts in forward.items():
             for dst in dsts:

@@ -146,8 +146,8 @@ def effort(launch: Launch, knowledge: Knowledge) -> Effort | None:
     """The reasoning effort the launch's requests get: the client's request inputs,
     else the server's chat-template kwargs, else its environment default; None when
     nothing sets it (the model's own default, not known here)."""
-    table = knowledge.section("reasoning_effort") or {}
-    keys = [str(k) for k in table.get("kwargs", []) or []]
+    table = knowledge.reasoning_effort
+    keys = table.kwargs
     if not keys:
         return None
     pattern = re.compile(r"\b(" + "|".join(re.escape(k) for k in keys) + r")\s*:\s*\"?([\w-]+)")
@@ -166,10 +166,10 @@ def effort(launch: Launch, knowledge: Knowledge) -> Effort | None:
                 span = flag.value.span_at(child.start) or flag.value_span
                 text = child.value.lower()
                 return Effort(text, f"{name} {key}={text}", f"{name} {key}", span)
-    for var in table.get("env", []) or []:
-        env = launch.env_setting(str(var))
+    for var in table.env:
+        env = launch.env_setting(var)
         if env is not None and isinstance(env.value, str) and env.value.strip():
-            return Effort(env.value.strip().lower(), f"env {var}={env.value}", str(var), env.span)
+            return Effort(env.value.strip().lower(), f"env {var}={env.value}", var, env.span)
     return None
 
 
@@ -181,9 +181,8 @@ def curve_effort(kwargs_text: str | None, knowledge: Knowledge) -> str | None:
     node = parse_json(kwargs_text)
     if node is None or not isinstance(node.value, dict):
         return None
-    table = knowledge.section("reasoning_effort") or {}
-    for key in table.get("kwargs", []) or []:
-        child = node.value.get(str(key))
+    for key in knowledge.reasoning_effort.kwargs:
+        child = node.value.get(key)
         if child is not None and isinstance(child.value, str) and child.value.strip():
             return child.value.strip().lower()
     return None

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any, Protocol
+from typing import Protocol
 
 from bot.core.config import Knowledge
 from bot.core.engine import Context, Report
@@ -76,16 +76,27 @@ class FactSource(Protocol):
         """The PR-mode lint: its context (None: the content could not be read) and report."""
 
 
-def knowledge_paths(knowledge: Knowledge) -> dict[str, Any]:
+@dataclass(frozen=True)
+class SignoffPaths:
+    """The files the sign-off reads ("": none), and whether it reads the PR's comments."""
+
+    codeowners: tuple[str, ...]  # the first that exists is read
+    template: str
+    template_zh: str
+    workflow: str  # the sweep workflow: its job names are the check runs to look for
+    disapproval: bool  # disapproval phrases are configured: the comments are read
+
+
+def knowledge_paths(knowledge: Knowledge) -> SignoffPaths:
     """The files the sign-off reads, from `knowledge.signoff` (the YAML holds the defaults)."""
     table = knowledge.section("signoff") or {}
-    return {
-        "codeowners": [str(p) for p in table.get("codeowners") or []],
-        "template": str(table.get("template") or ""),
-        "template_zh": str(table.get("template_zh") or ""),
-        "workflow": str((table.get("check_runs") or {}).get("workflow") or ""),
-        "disapproval": bool((table.get("disapproval") or {}).get("phrases")),
-    }
+    return SignoffPaths(
+        codeowners=tuple(str(p) for p in table.get("codeowners") or []),
+        template=str(table.get("template") or ""),
+        template_zh=str(table.get("template_zh") or ""),
+        workflow=str((table.get("check_runs") or {}).get("workflow") or ""),
+        disapproval=bool((table.get("disapproval") or {}).get("phrases")),
+    )
 
 
 def _first(read: Callable[[str], str | None], paths: Sequence[str]) -> str | None:
@@ -115,9 +126,9 @@ def gather(
     paths, added = src.changed()
     total = src.changed_count()
     partial = PartialList(len(paths), total) if total is not None and total > len(paths) else None
-    codeowners = _first(src.base_text, where["codeowners"])
-    template = _first(src.template_text, [where["template"]])
-    template_zh = _first(src.template_text, [where["template_zh"]])
+    codeowners = _first(src.base_text, where.codeowners)
+    template = _first(src.template_text, [where.template])
+    template_zh = _first(src.template_text, [where.template_zh])
     who = src.signer(newest.login, codeowners, paths, True)
     commits = src.commits()
     runs = src.check_runs(commits)
@@ -142,11 +153,11 @@ def gather(
         added_paths=added,
         edited_by=newest.edited_by,
         repo_url=repo_url,
-        sweep_workflow_text=_first(src.base_text, [where["workflow"]]),
+        sweep_workflow_text=_first(src.base_text, [where.workflow]),
         pr_author=pr_author,
         signer_org_member=who.org_member,
     )
-    if where["disapproval"]:
+    if where.disapproval:
         facts = replace(facts, comments=src.comments())
     ctx, report = src.lint()
     if ctx is None:

@@ -93,6 +93,7 @@ from bot.signoff.model import (
     Verdict,
     is_verdict_comment,
 )
+from bot.signoff.records import RecordedAct, SignoffEvent, VerdictRecord
 from bot.signoff.render import check_line, header_lines, render_verdict_comment
 from bot.signoff.verify import verify_all
 from bot.signoff.wording import frame, says, words
@@ -213,10 +214,10 @@ class Records:
 
     head_at: dict[str, str] = field(default_factory=dict)  # head sha -> push time
     verified: dict[tuple[str, int, str], str] = field(default_factory=dict)  # version -> head
-    withdrawals: list[dict[str, Any]] = field(default_factory=list)
-    tampered: list[dict[str, Any]] = field(default_factory=list)  # edited by someone else
+    withdrawals: list[RecordedAct] = field(default_factory=list)
+    tampered: list[RecordedAct] = field(default_factory=list)  # edited by someone else
 
-    def add_withdrawal(self, w: dict[str, Any]) -> bool:
+    def add_withdrawal(self, w: RecordedAct) -> bool:
         key = (w.get("kind"), w.get("id"), w.get("at"), w.get("why"))
         if any(
             (x.get("kind"), x.get("id"), x.get("at"), x.get("why")) == key for x in self.withdrawals
@@ -225,7 +226,7 @@ class Records:
         self.withdrawals.append(w)
         return True
 
-    def add_tampered(self, t: dict[str, Any]) -> bool:
+    def add_tampered(self, t: RecordedAct) -> bool:
         key = (t.get("kind"), t.get("id"), t.get("at"))
         if any((x.get("kind"), x.get("id"), x.get("at")) == key for x in self.tampered):
             return False
@@ -243,7 +244,7 @@ class Records:
         return None
 
 
-def _record_json(data: Mapping[str, Any]) -> str:
+def _record_json(data: VerdictRecord) -> str:
     text = json.dumps(data, separators=(",", ":"), sort_keys=True, ensure_ascii=True)
     return text.replace("<", "\\u003c").replace(">", "\\u003e")  # stays inside the comment
 
@@ -267,11 +268,11 @@ def read_records(mine: Sequence[Comment]) -> Records:
                 key = (str(s.get("kind")), int(s.get("id") or 0), str(s.get("at") or ""))
                 records.verified.setdefault(key, head)
             for w in data.get("withdrawals") or []:
-                if isinstance(w, dict):
-                    records.add_withdrawal(w)
+                if isinstance(w, dict):  # as an earlier run wrote it: read with .get
+                    records.add_withdrawal(cast(RecordedAct, w))
             for t in data.get("tampered") or []:
                 if isinstance(t, dict):
-                    records.add_tampered(t)
+                    records.add_tampered(cast(RecordedAct, t))
     return records
 
 
@@ -279,7 +280,7 @@ def read_records(mine: Sequence[Comment]) -> Records:
 
 
 def apply_events(
-    records: Records, events: Sequence[Mapping[str, Any]], me: str
+    records: Records, events: Sequence[SignoffEvent], me: str
 ) -> tuple[dict[str, str], list[Tamper]]:
     """Fold the job's delivery summaries into `records`: push times of heads, and what
     was done to sign-offs and verdicts. Returns (head sha -> push time, new tamper)."""
@@ -301,7 +302,7 @@ def apply_events(
         author, sender = str(e.get("author") or ""), str(e.get("sender") or "")
         at = str(e.get("at") or "")
         what = _item(kind, item_id)
-        base = {"kind": kind, "id": item_id, "at": at, "by": sender, "author": author}
+        base: RecordedAct = {"kind": kind, "id": item_id, "at": at, "by": sender, "author": author}
         if author and author.lower() == me.lower():
             tampered = action in ("edited", "deleted") and not e.get("by_author")
             if tampered and records.add_withdrawal({**base, "why": f"verdict-{action}"}):
@@ -345,7 +346,9 @@ def verify_signoffs(
     run (`bot.server.webhook.signoff_event`, or a pull_request head); none is needed."""
     settings = settings or SignoffSettings()
     gw = cast(SignoffGateway, gateway)  # the sign-off reads are needed
-    all_events = [*events, *([event] if event is not None else [])]
+    # the queue's JSON, checked small and flat by `bot.server.ingress`; every key is read
+    # with `.get` and a conversion, so a missing or mistyped one reads as absent
+    all_events = [cast(SignoffEvent, e) for e in (*events, *([event] if event is not None else []))]
     for _ in range(HEAD_ATTEMPTS):
         pull = gw.pull(repo, number)
         if pull.state != "open":
@@ -389,7 +392,7 @@ def _plan(
     pull: PullInfo,
     me: str,
     settings: SignoffSettings,
-    events: Sequence[Mapping[str, Any]],
+    events: Sequence[SignoffEvent],
     today: datetime.date,
 ) -> _Plan:
     repo, number, head = pull.repo, pull.number, pull.head_sha
@@ -431,7 +434,7 @@ def _plan(
     newest = candidates[-1] if candidates else None
     cutoff = records.cutoff
     posted = SignoffPosted(head_sha=head, tamper=tamper)
-    record: dict[str, Any] = {"v": 1, "head": head, "head_at": head_at}
+    record: VerdictRecord = {"v": 1, "head": head, "head_at": head_at}
 
     if newest is None or (cutoff and not _after(newest.at, cutoff)):
         if records.withdrawals:
@@ -482,7 +485,7 @@ def _plan(
     return _Plan(posted, body, existing, _status(verdict, posted.result, settings, records))
 
 
-def _seen_at(events: Sequence[Mapping[str, Any]], head: str) -> str:
+def _seen_at(events: Sequence[SignoffEvent], head: str) -> str:
     """The earliest time a pull_request delivery other than a push showed `head`."""
     times = [
         str(e.get("head_at") or "")
@@ -681,14 +684,14 @@ def _what(kind: str, item_id: Any) -> Part | str:
     return part(_KIND[kind], id=item_id) if kind in _KIND else f"{kind} {item_id}"
 
 
-def _why(w: Mapping[str, Any], *, by: bool = True) -> Part | str:
+def _why(w: RecordedAct, *, by: bool = True) -> Part | str:
     """Why a sign-off was withdrawn, and by whom when recorded."""
     raw = str(w.get("why"))
     why: Part | str = part(_WHY[raw]) if raw in _WHY else raw
     return part("why-by", why=why, by=f"@{w['by']}") if by and w.get("by") else why
 
 
-def _latest_withdrawal(records: Records) -> dict[str, Any]:
+def _latest_withdrawal(records: Records) -> RecordedAct:
     never = datetime.datetime.min.replace(tzinfo=datetime.UTC)
     return max(records.withdrawals, key=lambda w: _time(str(w.get("at") or "")) or never)
 
@@ -739,7 +742,7 @@ def _comment(
     verdict: Verdict,
     posted: SignoffPosted,
     records: Records,
-    record: Mapping[str, Any],
+    record: VerdictRecord,
 ) -> str:
     """The renderer's verdict, then what was recorded (bilingual), then the hidden record."""
     notes: list[str] = []

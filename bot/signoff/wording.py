@@ -12,8 +12,9 @@ and the frame of the verdict comment (status words, headers, the blocking line, 
 footer). No row variant may shadow a shared one (a meta-test checks it), so a name
 means the same clause wherever it appears.
 
-`bot/signoff/verify.py` and `bot/signoff/render.py` compose no prose of their own;
-`tests/test_signoff_wording.py` scans them for it.
+The verifier (`bot/signoff/verify.py`, its `check_*.py` modules and `rows.py`) and
+`bot/signoff/render.py` compose no prose of their own; `tests/test_signoff_wording.py`
+scans them for it.
 """
 
 from __future__ import annotations

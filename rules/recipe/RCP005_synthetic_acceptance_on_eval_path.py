@@ -113,10 +113,11 @@ RULE = Rule(
 
 def _rewritten_for_evals(recipe: Recipe, ctx: RuleContext) -> bool:
     """A model table whose launcher rewrites the synthetic setting for EVAL_ONLY runs."""
-    entry = (ctx.knowledge.section("model_tables") or {}).get(recipe.path) or {}
-    key = entry.get("eval_rewrite")
-    launcher = ctx.text(entry["launcher"]) if entry.get("launcher") else None
-    return isinstance(key, str) and bool(key) and launcher is not None and key in launcher
+    entry = ctx.knowledge.model_tables.get(recipe.path)
+    if entry is None or entry.eval_rewrite is None or entry.launcher is None:
+        return False
+    launcher = ctx.text(entry.launcher)
+    return launcher is not None and entry.eval_rewrite in launcher
 
 
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:

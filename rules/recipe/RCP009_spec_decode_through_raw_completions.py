@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import replace
 from typing import Any
 
+from bot.base.knowledge import BenchmarkClient
 from bot.core.conditions import CLAUSES
 from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext
@@ -253,12 +254,10 @@ def _last(args: argv.Args, *names: str) -> tuple[bool, Str | None]:
     return (True, found[-1].value) if found else (False, None)
 
 
-def _verdict(
-    run: Run, client: str, start: int, table: Mapping[str, Any]
-) -> tuple[bool, str] | None:
+def _verdict(run: Run, client: str, start: int, table: BenchmarkClient) -> tuple[bool, str] | None:
     """(chat-templated, how it was decided), or None when the arguments are not resolved."""
     words = run.words[start:]
-    chat_flags = frozenset(table.get("chat_flags", []) or [])
+    chat_flags = table.chat_flags
     for w in words:
         if w.known and w.text in chat_flags:
             return True, w.text
@@ -271,9 +270,9 @@ def _verdict(
     ):
         return None
     _, dataset = _last(args, "--dataset-name")
-    if dataset is not None and dataset.text in set(table.get("chat_datasets", []) or []):
+    if dataset is not None and dataset.text in table.chat_datasets:
         return True, dataset.text
-    endpoints = set(table.get("chat_endpoints", []) or [])
+    endpoints = table.chat_endpoints
     ep_given, endpoint = _last(args, "--endpoint")
     if ep_given and (endpoint is None or not endpoint.known):
         return None
@@ -283,27 +282,26 @@ def _verdict(
     if given:
         if backend is None or not backend.known:
             return None
-        if backend.text in set(table.get("chat_backends", []) or []):
+        if backend.text in table.chat_backends:
             return True, backend.text
         return False, f"`{backend.text}` backend"
     if ep_given and endpoint is not None:
         return False, f"`{endpoint.text}` endpoint"
-    if client in set(table.get("chat_by_default", []) or []):
+    if client in table.chat_by_default:
         return True, "default"
     return False, ""
 
 
-def _multi_node(recipe: Recipe, table: Mapping[str, Any], method: str) -> Iterator[Finding]:
+def _multi_node(recipe: Recipe, table: BenchmarkClient, method: str) -> Iterator[Finding]:
     """The `benchmark` block of a multi-node recipe: a client that turns its chat template
     off (or leaves a default that is off)."""
-    clients: Mapping[str, Any] = table.get("srt_benchmarks", {}) or {}
     for block in recipe.clients:
-        entry = clients.get(block.type or "")
-        if block.eval_only or not isinstance(entry, Mapping):
+        entry = table.srt_benchmarks.get(block.type or "")
+        if block.eval_only or entry is None:
             continue
-        key = str(entry.get("chat_key", ""))
+        key = entry.chat_key
         setting = block.settings.get(key)
-        on = bool(entry.get("default")) if setting is None else _truthy(setting.value)
+        on = entry.default if setting is None else _truthy(setting.value)
         if on is not False:
             continue
         yield RULE.hit(
@@ -331,7 +329,7 @@ _OFF = ("false", "no", "off", "0")
 
 
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
-    table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
+    table = ctx.knowledge.benchmark_client
     if recipe.multi_node:
         spec = _spec(recipe, ctx)
         if spec is not None:
@@ -339,7 +337,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
         return
     if not recipe.commands:
         return
-    clients: Mapping[str, Any] = table.get("commands", {}) or {}
+    clients = table.commands
     if not clients:
         return
     spec = _spec(recipe, ctx)

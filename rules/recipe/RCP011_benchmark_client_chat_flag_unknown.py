@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any
 
 from bot.core.context import RuleContext
@@ -98,15 +98,14 @@ RULE = Rule(
 def _runner_client(run: Run, ctx: RuleContext) -> str | None:
     """The client a runner helper runs (`recipe_helpers.command_runners`), when `run`
     calls one."""
-    helpers: Mapping[str, Any] = ctx.knowledge.section("recipe_helpers") or {}
-    spec = (helpers.get("command_runners") or {}).get(run.name)
-    return str(spec["client"]) if isinstance(spec, Mapping) and spec.get("client") else None
+    runner = ctx.knowledge.recipe_helpers.command_runners.get(run.name)
+    return runner.client if runner is not None else None
 
 
 def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
-    table: Mapping[str, Any] = ctx.knowledge.section("benchmark_client") or {}
-    accepted: Mapping[str, Any] = table.get("client_chat_flags", {}) or {}
-    chat_flags = set(table.get("chat_flags", []) or [])
+    table = ctx.knowledge.benchmark_client
+    accepted = table.client_chat_flags
+    chat_flags = table.chat_flags
     if not accepted or not chat_flags:
         return
     seen: set[tuple[int, int]] = set()
@@ -122,7 +121,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             if runner is None or runner not in accepted:
                 continue
             client, words = runner, run.runs
-        own = [str(f) for f in accepted.get(client) or []]
+        own = accepted.get(client, ())
         for word in words:
             text = word.text.split("=", 1)[0]
             if not word.known or text not in chat_flags or text in own:

@@ -130,7 +130,7 @@ def tolerance(unit_: str) -> float:
 def canon(method: Any, knowledge: Any) -> str | None:
     if not isinstance(method, str):
         return None
-    spec_methods: Mapping[str, str] = knowledge.section("spec_methods") or {}
+    spec_methods: Mapping[str, str] = knowledge.spec_methods
     return spec_methods.get(method.lower(), method.lower())
 
 
@@ -169,17 +169,13 @@ def recipe_inputs(knowledge: Any) -> RecipeInputs:
     read (the engines table, the thinking switches, RULE_FLAGS) and the target
     repository's state-free helpers (`recipe_helpers.inert`)."""
     flags, env = watched(knowledge)
-    thinking = knowledge.section("thinking") or {}
-    env |= frozenset(str(k) for k in (thinking.get("env_on") or {}))
-    flags |= frozenset(str(k) for k in (thinking.get("flags") or {}))
+    thinking = knowledge.thinking
+    env |= frozenset(thinking.env_on)
+    flags |= frozenset(thinking.flags)
     env |= {"AIPERF_EXTRA_INPUTS"}
-    helpers = knowledge.section("recipe_helpers") or {}
-    inert = frozenset(str(x) for x in (helpers.get("inert") or ()))
-    runners = {
-        str(name): str(spec["variable"])
-        for name, spec in (helpers.get("command_runners") or {}).items()
-        if isinstance(spec, Mapping) and spec.get("variable")
-    }
+    helpers = knowledge.recipe_helpers
+    inert = helpers.inert
+    runners = {n: r.variable for n, r in helpers.command_runners.items() if r.variable}
     # a runner's variable is read when the runner is called: keep its value apart
     env |= frozenset(runners.values())
     return RecipeInputs(flags | RULE_FLAGS, env, inert, runners)
