@@ -36,11 +36,12 @@ from bot.app.fix import (
     write_fixes,
 )
 from bot.app.lint import LintOptions
-from bot.app.local import open_checkout, open_local_change
+from bot.app.local import open_checkout
 from bot.cli.common import UsageError
 from bot.cli.fix_options import add_options as add_options
 from bot.cli.fix_options import wanted as wanted
 from bot.cli.fix_options import writes as writes
+from bot.cli.target import open_change
 from bot.core.engine import Report
 
 REASONS = {
@@ -102,17 +103,7 @@ def fix(
             options=options,
             fixes=fixes,
         )
-    change = trees.enter_context(
-        open_local_change(
-            args.repo,
-            args.base,
-            args.head,
-            pr=args.pr,
-            author=args.author,
-            repository=args.github_repo,
-        )
-    )
-    config = load_repo_config(change.config_tree, ref=change.config_ref, file=args.config)
+    change, config = open_change(args, trees)
     return fix_change(change, config=config, options=options, fixes=fixes)
 
 

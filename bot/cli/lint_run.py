@@ -29,7 +29,6 @@ from bot.app.lint import LintOptions, LintResult, lint_change, lint_content, lin
 from bot.app.local import (
     SourceError,
     open_checkout,
-    open_local_change,
     repository_root,
     work_tree,
 )
@@ -37,6 +36,7 @@ from bot.app.select import Selection, SelectionError, select_rules
 from bot.cli import fixing
 from bot.cli.common import UsageError, read_body
 from bot.cli.lint import CWD_RELATIVE, cache_of, output_format, use_color
+from bot.cli.target import open_change
 from bot.core.engine import Report
 from bot.core.model import SEVERITY_RANK, Finding
 from bot.report import concise, github, json_report, junit, rdjson, sarif, stats, text
@@ -140,17 +140,7 @@ def _lint(args: argparse.Namespace, options: LintOptions, trees: ExitStack) -> L
             repository=args.github_repo or checkout.repository,
             options=replace(options, results=cache_of(args, checkout.root)),
         )
-    change = trees.enter_context(
-        open_local_change(
-            args.repo,
-            args.base,
-            args.head,
-            pr=args.pr,
-            author=args.author,
-            repository=args.github_repo,
-        )
-    )
-    config = load_repo_config(change.config_tree, ref=change.config_ref, file=args.config)
+    change, config = open_change(args, trees)
     return lint_change(change, config=config, options=options)
 
 
