@@ -310,10 +310,29 @@ def merge(states: list[State]) -> list[State]:
     """Equal paths as one."""
     if len(states) < 2:
         return states
-    seen: dict[tuple[Any, ...], State] = {}
+    # paths can be equal only with as many variables and the same flags: compare the
+    # full keys within such a group (copied paths share their values, so equal keys
+    # mostly compare by identity) rather than hash every value of every path
+    kept: list[tuple[State, tuple[Any, ...] | None]] = []
+    groups: dict[tuple[Any, ...], list[int]] = {}
     for st in states:
-        kept = seen.setdefault(st.key(), st)
-        if kept is not st and kept.history != st.history:
+        group = groups.setdefault(
+            (len(st.vars), len(st.files), st.done, st.returning, st.breaking), []
+        )
+        key = st.key() if group else None
+        same = None
+        for i in group:
+            other, other_key = kept[i]
+            if other_key is None:
+                other_key = other.key()
+                kept[i] = (other, other_key)
+            if other_key == key:
+                same = other
+                break
+        if same is None:
+            group.append(len(kept))
+            kept.append((st, key))
+        elif same.history != st.history:
             # one path standing for both: only the facts both took still hold
-            kept.history = tuple(a for a in kept.history if a in st.history)
-    return list(seen.values())
+            same.history = tuple(a for a in same.history if a in st.history)
+    return [st for st, _ in kept]
