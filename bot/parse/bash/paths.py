@@ -263,8 +263,16 @@ def prune(states: list[State], pos: int, last: dict[str, int]) -> None:
     """
     if len(states) < 2:
         return  # dead variables only matter when paths could merge
+    get = last.get
+    # paths copied from one another mostly hold the same names: the dead ones of the
+    # last distinct set of names (and exports) serve the paths that repeat it
+    names: frozenset[str] | None = None
+    exported: frozenset[str] | None = None
+    dead: list[str] = []
     for st in states:
-        dead = [k for k in st.vars if last.get(k, -1) < pos and k not in st.exported]
+        if names is None or st.exported != exported or st.vars.keys() != names:
+            names, exported = frozenset(st.vars), st.exported
+            dead = [k for k in st.vars if get(k, -1) < pos and k not in exported]
         for k in dead:
             del st.vars[k]
         if not any(last.get(a.var, -1) < pos for a in (*st.assumptions, *st.bounds)):
