@@ -23,6 +23,12 @@ installed package reads them (the parse limit's libraries are read from theirs);
     python benchmarks/bench_lint_tree.py                 # ../ix, 7 rounds
     python benchmarks/bench_lint_tree.py --repo /path/to/InferenceX --runs 3
     python benchmarks/bench_lint_tree.py --json          # machine-readable figures
+    python benchmarks/bench_lint_tree.py --before DIR    # and another build, side by side
+
+`--before DIR` takes the source tree of another build of the project (e.g. `git archive
+COMMIT | tar -x -C DIR`): each round also runs the same cold command from it
+(`python -m bot.cli` with `PYTHONPATH=DIR`, this interpreter and its libraries), right after
+this build's, and the ratios to it are taken per round.
 
 The repository defaults to `$INFERENCEX_DIR`, else `../ix` next to the project. For the
 time of each stage (parse, interpret, join, rules, render) see `profile_lint_tree.py`.
@@ -173,13 +179,15 @@ def _children_cpu() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
-def run_timed(cmd: list[str]) -> tuple[subprocess.CompletedProcess[str], float, float]:
+def run_timed(
+    cmd: list[str], env: dict[str, str] | None = None
+) -> tuple[subprocess.CompletedProcess[str], float, float]:
     """`cmd` as a child process: the result, its wall time and the CPU time of its process
     tree (children it waited for included)."""
     cpu0 = _children_cpu()
     start = time.perf_counter()
     proc = subprocess.run(
-        cmd, capture_output=True, text=True, cwd=PROJECT_ROOT, check=False, env=CHILD_ENV
+        cmd, capture_output=True, text=True, cwd=PROJECT_ROOT, check=False, env=env or CHILD_ENV
     )
     wall = time.perf_counter() - start
     return proc, wall, _children_cpu() - cpu0
@@ -263,15 +271,27 @@ def main(argv: list[str] | None = None) -> int:
         help="do not compile the project's modules first: every run compiles them "
         "(PYTHONDONTWRITEBYTECODE), unlike an installed package",
     )
+    ap.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="source tree of another build: also time its cold command in every round",
+    )
     args = ap.parse_args(argv)
+    before: Path | None = args.before.resolve() if args.before is not None else None
+    if before is not None and not (before / "bot" / "cli" / "__main__.py").is_file():
+        print(f"bench_lint_tree: no bot/cli/__main__.py under {before}", file=sys.stderr)
+        return 2
     if args.bytecode:
         CHILD_ENV.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", "bot", "rules"],
-            cwd=PROJECT_ROOT,
-            env=CHILD_ENV,
-            check=True,
-        )
+        for root in (PROJECT_ROOT, before):
+            if root is not None:
+                subprocess.run(
+                    [sys.executable, "-m", "compileall", "-q", "bot", "rules"],
+                    cwd=root,
+                    env=CHILD_ENV,
+                    check=True,
+                )
     repo: Path = args.repo if args.repo is not None else default_repo()
     if not repo.is_dir():
         print(
@@ -293,6 +313,10 @@ def main(argv: list[str] | None = None) -> int:
     bot = Path(sys.executable).with_name("bot")
     lint_cmd = [str(bot), "lint", "--repo", str(repo), "--format", "json", "--fail-on", "never"]
     cli = [*lint_cmd, "--no-cache", "--output", os.devnull]
+    before_cli = [sys.executable, "-m", "bot.cli", *cli[1:]]
+    before_env = {**CHILD_ENV, "PYTHONPATH": str(before)} if before is not None else None
+    old_wall: list[float] = []
+    old_cpu: list[float] = []
 
     runs: list[dict[str, Any]] = []
     walls: list[float] = []
@@ -309,6 +333,13 @@ def main(argv: list[str] | None = None) -> int:
                 raise SystemExit(f"bench_lint_tree: bot lint exited with {proc.returncode}")
             bot_wall.append(wall)
             bot_cpu.append(cpu)
+            if before_env is not None:
+                proc, wall, cpu = run_timed(before_cli, env=before_env)
+                if proc.returncode != 0:
+                    sys.stderr.write(proc.stderr)
+                    raise SystemExit(f"bench_lint_tree: --before exited with {proc.returncode}")
+                old_wall.append(wall)
+                old_cpu.append(cpu)
             proc, wall, cpu = run_timed([sys.executable, str(PARSE_LIMIT), plan_name])
             if proc.returncode != 0:
                 sys.stderr.write(proc.stderr)
@@ -379,6 +410,17 @@ def main(argv: list[str] | None = None) -> int:
             {"path": p, "parse_s": v["parse_s"], "rules_s": v["rules_s"]} for p, v in slowest
         ],
     }
+    if before is not None:
+        figures["before"] = {
+            "source": str(before),
+            "bot_lint_wall_s": stats(old_wall),
+            "bot_lint_cpu_s": stats(old_cpu),
+            "ratio_to_parse_limit_cpu": stats(
+                [b / lim for b, lim in zip(old_cpu, lim_cpu, strict=True)]
+            ),
+            "this_to_before_cpu": stats([b / o for b, o in zip(bot_cpu, old_cpu, strict=True)]),
+            "this_to_before_wall": stats([b / o for b, o in zip(bot_wall, old_wall, strict=True)]),
+        }
     if any(
         r["files"] != figures["files"] or r["by_rule"] != figures["findings_by_rule"] for r in runs
     ):
@@ -417,6 +459,17 @@ def main(argv: list[str] | None = None) -> int:
         f"cpu median {r['cpu']['median']:.2f}x (min {r['cpu']['min']:.2f}, "
         f"max {r['cpu']['max']:.2f})"
     )
+    if "before" in figures:
+        b = figures["before"]
+        print(f"before: {b['source']}")
+        print(line("  bot lint (wall)", b["bot_lint_wall_s"]))
+        print(line("  bot lint (cpu)", b["bot_lint_cpu_s"]))
+        print(
+            f"  ratio to the parse limit, cpu median {b['ratio_to_parse_limit_cpu']['median']:.2f}x; "
+            f"this build / before (per round): cpu median {b['this_to_before_cpu']['median']:.3f} "
+            f"(min {b['this_to_before_cpu']['min']:.3f}, max {b['this_to_before_cpu']['max']:.3f}), "
+            f"wall median {b['this_to_before_wall']['median']:.3f}"
+        )
     print(line("in-process (total)", figures["inprocess_s"]))
     print(line("  imports", figures["import_s"]))
     print(line("  config + lint", figures["lint_s"]))

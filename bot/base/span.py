@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Literal
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Span:
     """Where something is written: 1-based line and column, inclusive end line."""
 
@@ -20,6 +20,17 @@ class Span:
     col: int = 1
     end_line: int | None = None
     end_col: int | None = None
+
+    # written out: a frozen dataclass's own __init__ sets each field through
+    # `object.__setattr__`, twice the cost, and a whole-tree lint makes ~60,000 spans
+    def __init__(
+        self, line: int, col: int = 1, end_line: int | None = None, end_col: int | None = None
+    ) -> None:
+        d = self.__dict__
+        d["line"] = line
+        d["col"] = col
+        d["end_line"] = end_line
+        d["end_col"] = end_col
 
     @property
     def last_line(self) -> int:

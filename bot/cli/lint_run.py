@@ -9,11 +9,13 @@ registers the options and loads this module when the cache cannot answer.
 from __future__ import annotations
 
 import argparse
+import gc
 import io
 import os
 import sqlite3
 import sys
-from contextlib import ExitStack
+from collections.abc import Iterator
+from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, TextIO, cast
@@ -147,12 +149,35 @@ def _lint(args: argparse.Namespace, options: LintOptions, trees: ExitStack) -> L
 def run(args: argparse.Namespace, out: TextIO, err: TextIO, memo: RunMemo | None = None) -> int:
     """Lint as the command line says and print; with `memo`, what is printed and written
     is kept for the next run of the same command line (`bot.app.cache`)."""
-    if memo is None:
-        return _run(args, out, err, None)
-    outputs = _Outputs(out, err)
-    code = _run(args, outputs.out, outputs.err, outputs)
-    memo.record(outputs.reads, outputs.stdout(), outputs.stderr(), outputs.files, code)
-    return code
+    with rare_collections():
+        if memo is None:
+            return _run(args, out, err, None)
+        outputs = _Outputs(out, err)
+        code = _run(args, outputs.out, outputs.err, outputs)
+        memo.record(outputs.reads, outputs.stdout(), outputs.stderr(), outputs.files, code)
+        return code
+
+
+# the cyclic garbage collector's thresholds while linting (generation 0 allocations,
+# then collections of the younger generation before the next is collected)
+LINT_GC_THRESHOLDS = (50_000, 20, 100)
+
+
+@contextmanager
+def rare_collections() -> Iterator[None]:
+    """Collect cyclic garbage rarely while linting, and restore the thresholds after.
+
+    A lint keeps what it builds (syntax trees, values with positions, interpreter
+    paths, findings) to the end, so at CPython's default thresholds the collector
+    walks that growing heap again and again while finding little to free: about a
+    sixth of a whole-tree lint's CPU on InferenceX, against 0.1 s at these
+    thresholds, for about 5 MiB more peak memory. The forked worker inherits them."""
+    before = gc.get_threshold()
+    gc.set_threshold(*LINT_GC_THRESHOLDS)
+    try:
+        yield
+    finally:
+        gc.set_threshold(*before)
 
 
 class _Outputs:

@@ -238,12 +238,12 @@ def _describe(recipe: Recipe, doc: PosMap, engine_dir: str | None, parts: list[s
 
 def _scalar_str(m: PosMap, k: Any) -> Str | None:
     v = m[k]
-    if v is None or (isinstance(v, bool) and not m.raw(k)):
+    raw = m.raw(k)
+    if v is None or (isinstance(v, bool) and not raw):
         return None
     line, col = m.value_pos(k)
     if isinstance(v, (PosMap, PosList)):
         return Str((Seg(json.dumps(_plain_data(v)), line, col),))
-    raw = m.raw(k)
     text = raw if raw is not None else str(v)
     return Str((Seg(text, line, col),))
 

@@ -39,17 +39,29 @@ class _once(Generic[_T]):
         return value
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Seg:
     text: str
     line: int = 0  # 1-based; 0 when the text is synthesized (no source position)
     col: int = 1
     unknown: str | None = None  # the unresolved expression, e.g. "$MODEL_PATH"
 
+    # written out, as `Str.__init__`: a frozen dataclass's own sets each field through
+    # `object.__setattr__`, twice the cost (a whole-tree lint makes ~90,000 of each)
+    def __init__(self, text: str, line: int = 0, col: int = 1, unknown: str | None = None) -> None:
+        d = self.__dict__
+        d["text"] = text
+        d["line"] = line
+        d["col"] = col
+        d["unknown"] = unknown
 
-@dataclass(frozen=True, eq=False)
+
+@dataclass(frozen=True, eq=False, init=False)
 class Str:
     segs: tuple[Seg, ...] = ()
+
+    def __init__(self, segs: tuple[Seg, ...] = ()) -> None:
+        self.__dict__["segs"] = segs
 
     def __eq__(self, other: object) -> bool:
         return isinstance(other, Str) and (self is other or self.segs == other.segs)

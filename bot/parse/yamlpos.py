@@ -61,7 +61,8 @@ class _LC:
         return self.keys.get(k, (self.line, self.col))
 
     def value(self, k: Any) -> tuple[int, int]:
-        return self.values.get(k, self.key(k))
+        pos = self.values.get(k)  # the key's position only when the value has none
+        return pos if pos is not None else self.keys.get(k, (self.line, self.col))
 
 
 class PosMap(dict[Any, Any]):
@@ -90,8 +91,9 @@ class PosMap(dict[Any, Any]):
 
     def value_pos(self, k: Any) -> tuple[int, int]:
         """1-based line and column of the first character of `k`'s value text."""
-        line, col = self.lc.value(k)
-        return line + 1, col + 1 + (1 if k in self.lc.quoted else 0)
+        lc = self.lc
+        line, col = lc.value(k)
+        return line + 1, col + 2 if k in lc.quoted else col + 1
 
 
 class PosList(list[Any]):

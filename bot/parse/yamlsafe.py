@@ -91,6 +91,10 @@ class _PerThread(threading.local):
 
     def __init__(self) -> None:
         self.loaders: dict[str, YAML] = {}
+        # `PlainScalars`: the "events" loader's implicit resolvers, and the values it
+        # resolved, shared by every parse on this thread
+        self.resolvers: Mapping[str, Any] | None = None
+        self.scalars: dict[str, Any] = {}
 
 
 _THREAD = _PerThread()
@@ -123,17 +127,25 @@ _STR_TAG = "tag:yaml.org,2002:str"
 class PlainScalars:
     """Plain (unquoted, untagged) scalars as the safe loader reads them (YAML 1.2).
 
-    One instance per parse: it memoises the values it resolved (a master config
-    repeats the same few hundred scalars), and that memo dies with the parse.
+    One instance per parse. The values it resolves are remembered for every parse on
+    the thread (a master config repeats the same few hundred scalars, and 471 recipes
+    the same few thousand): the "events" loader always reads YAML 1.2 (no directive
+    reaches its resolver), so a scalar's value depends on its text alone, and every
+    value kept (None, a bool, an int, a float, a string, a date) is immutable. Up to
+    MAX short scalars are kept.
     """
 
     MAX = 100_000
+    MAX_KEPT_LEN = 100
 
     def __init__(self) -> None:
         yaml = thread_yaml("events")
-        self._resolvers: Mapping[str, Any] = dict(yaml.resolver.versioned_resolver)
+        thread = _THREAD
+        if thread.resolvers is None:
+            thread.resolvers = dict(yaml.resolver.versioned_resolver)
+        self._resolvers: Mapping[str, Any] = thread.resolvers
         self._constructor = yaml.constructor
-        self._memo: dict[str, Any] = {}
+        self._memo: dict[str, Any] = thread.scalars
 
     def resolve(self, value: str) -> Any:
         """The scalar's value, or NOT_RESOLVED (merge keys, value keys)."""
@@ -155,7 +167,7 @@ class PlainScalars:
             result = self._constructor.yaml_constructors[tag](self._constructor, node)
         else:  # `<<` merge keys, `=` value keys: leave them to the safe loader
             return NOT_RESOLVED
-        if len(self._memo) < self.MAX:
+        if len(value) <= self.MAX_KEPT_LEN and len(self._memo) < self.MAX:
             self._memo[value] = result
         return result
 

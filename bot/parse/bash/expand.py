@@ -74,7 +74,6 @@ class Expansion(Walker):
 
     def expand_one(self, node: Node, st: State, assignment: bool = False) -> Str:
         t = node.type
-        row, col = self.start(node)
         if t in ("word", "number", "extglob_pattern", "regex", "test_operator"):
             # a literal is the same value on every path: built once per node
             span = (node.start_byte, node.end_byte)
@@ -83,8 +82,10 @@ class Expansion(Walker):
                 raw = self.text(node)
                 if "\\" in raw:
                     raw = re.sub(r"\\(.)", r"\1", raw)
+                row, col = self.start(node)
                 word = self._words[span] = Str.lit(raw, row + 1, col + 1)
             return word
+        row, col = self.start(node)
         if t == "raw_string":
             raw = self.text(node)[1:-1]
             return lit_segs(raw, row, col + 1)

@@ -263,8 +263,16 @@ def prune(states: list[State], pos: int, last: dict[str, int]) -> None:
     """
     if len(states) < 2:
         return  # dead variables only matter when paths could merge
+    get = last.get
+    # paths copied from one another mostly hold the same names: the dead ones of the
+    # last distinct set of names (and exports) serve the paths that repeat it
+    names: frozenset[str] | None = None
+    exported: frozenset[str] | None = None
+    dead: list[str] = []
     for st in states:
-        dead = [k for k in st.vars if last.get(k, -1) < pos and k not in st.exported]
+        if names is None or st.exported != exported or st.vars.keys() != names:
+            names, exported = frozenset(st.vars), st.exported
+            dead = [k for k in st.vars if get(k, -1) < pos and k not in exported]
         for k in dead:
             del st.vars[k]
         if not any(last.get(a.var, -1) < pos for a in (*st.assumptions, *st.bounds)):
@@ -310,10 +318,29 @@ def merge(states: list[State]) -> list[State]:
     """Equal paths as one."""
     if len(states) < 2:
         return states
-    seen: dict[tuple[Any, ...], State] = {}
+    # paths can be equal only with as many variables and the same flags: compare the
+    # full keys within such a group (copied paths share their values, so equal keys
+    # mostly compare by identity) rather than hash every value of every path
+    kept: list[tuple[State, tuple[Any, ...] | None]] = []
+    groups: dict[tuple[Any, ...], list[int]] = {}
     for st in states:
-        kept = seen.setdefault(st.key(), st)
-        if kept is not st and kept.history != st.history:
+        group = groups.setdefault(
+            (len(st.vars), len(st.files), st.done, st.returning, st.breaking), []
+        )
+        key = st.key() if group else None
+        same = None
+        for i in group:
+            other, other_key = kept[i]
+            if other_key is None:
+                other_key = other.key()
+                kept[i] = (other, other_key)
+            if other_key == key:
+                same = other
+                break
+        if same is None:
+            group.append(len(kept))
+            kept.append((st, key))
+        elif same.history != st.history:
             # one path standing for both: only the facts both took still hold
-            kept.history = tuple(a for a in kept.history if a in st.history)
-    return list(seen.values())
+            same.history = tuple(a for a in same.history if a in st.history)
+    return [st for st, _ in kept]
