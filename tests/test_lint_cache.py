@@ -84,6 +84,17 @@ def test_a_warm_run_prints_what_a_cold_run_prints(repo: Path) -> None:
     assert (cache / "CACHEDIR.TAG").read_text(encoding="utf-8").startswith("Signature: ")
 
 
+def test_an_empty_selection_runs_no_rule_with_the_cache_too(repo: Path) -> None:
+    """`--select X --ignore X` selects nothing: with the cache on, the run is what it is
+    without it. Without the fix the cached lint read an empty selection as every rule
+    and reported the example's three findings."""
+    argv = ("lint", "--repo", str(repo), "--select", "RCP002", "--ignore", "RCP002")
+    cold = run(*argv, "--no-cache", "--allow-empty", *OPTIONS)
+    warm = [run(*argv, "--allow-empty", *OPTIONS) for _ in range(2)]
+    assert json.loads(cold[1])["findings"] == []
+    assert warm == [cold, cold]
+
+
 def test_an_unchanged_tree_is_answered_without_linting(
     repo: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

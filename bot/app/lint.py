@@ -247,7 +247,9 @@ def _lint_cached(
     """`lint_parallel` with each file's result taken from `store` while what its lint
     read is unchanged; the files linted are stored for the next run. Also what all the
     files read (None when a file's lint reported on another file: nothing is kept)."""
-    rules = _rules(options) or all_rules()
+    chosen = _rules(options)
+    # an empty selection (`--select X --ignore X`) runs no rule, as without the cache
+    rules = all_rules() if chosen is None else chosen
     selected = paths if paths is not None else ctx.all_paths()
     routed = [p for p in selected if route(p, ctx.config) is not None]
     run_key = lint_cache.digest(
