@@ -109,7 +109,7 @@ def _rev(ref: str) -> str:
 def _pre_commit_repo(work: Path, name: str, rev: str) -> Path:
     """A copy of the example, committed, whose hook is this checkout's `rev`."""
     repo = work / name
-    shutil.copytree(EXAMPLE, repo)
+    shutil.copytree(EXAMPLE, repo, ignore=shutil.ignore_patterns(".recipe_bot_cache"))
     (repo / ".pre-commit-config.yaml").write_text(
         f"repos:\n  - repo: {ROOT}\n    rev: {rev}\n    hooks:\n      - id: recipe-review\n",
         encoding="utf-8",

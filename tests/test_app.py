@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import datetime
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -20,6 +19,7 @@ from bot.core.config import ConfigError
 from bot.core.gate import decide
 from bot.github.localgit import LocalGitGateway
 from bot.report import json_report
+from tests.example_copy import copy_example
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "inferencex-mini"
 AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
@@ -47,7 +47,7 @@ def _git(repo: Path, *args: str) -> str:
 def clone(tmp_path: Path) -> Path:
     """The example before its recipe was added (main), and the PR adding it (pr)."""
     repo = tmp_path / "bench"
-    shutil.copytree(EXAMPLE, repo)
+    copy_example(repo)
     recipe = (repo / AGENTIC).read_text()
     (repo / AGENTIC).unlink()
     _git(repo, "init", "-q", "-b", "main")
@@ -142,7 +142,7 @@ def test_lint_paths_of_two_repositories_merge_under_their_common_directory(
     tmp_path: Path,
 ) -> None:
     for name in ("one", "two"):
-        shutil.copytree(EXAMPLE, tmp_path / name)
+        copy_example(tmp_path / name)
     result = lint_paths([tmp_path / "one" / AGENTIC, tmp_path / "two" / "perf-changelog.yaml"])
     assert [run.root for run in result.runs] == [tmp_path / "one", tmp_path / "two"]
     # each run's paths are as the core gives them; the merged report tells them apart

@@ -23,6 +23,7 @@ from bot.cli import main
 from bot.core.engine import Report
 from bot.core.model import ERROR, INFO, WARNING, Rule, Span, T
 from bot.report import github, junit, rdjson
+from tests.example_copy import copy_example
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "inferencex-mini"
 AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
@@ -31,7 +32,7 @@ AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
 @pytest.fixture
 def mini(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "mini"
-    shutil.copytree(EXAMPLE, root)
+    copy_example(root)
     monkeypatch.chdir(root)
     return root
 

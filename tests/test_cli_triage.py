@@ -9,7 +9,6 @@ error, RCP001 warning, CHL002 warning).
 from __future__ import annotations
 
 import json
-import shutil
 import subprocess
 from pathlib import Path
 
@@ -17,6 +16,7 @@ import pytest
 
 from bot.cli import build_parser, main
 from bot.cli.lint import output_format
+from tests.example_copy import copy_example
 
 EXAMPLE = Path(__file__).resolve().parent.parent / "examples" / "inferencex-mini"
 AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
@@ -25,7 +25,7 @@ AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
 @pytest.fixture
 def mini(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     root = tmp_path / "mini"
-    shutil.copytree(EXAMPLE, root)
+    copy_example(root)
     monkeypatch.chdir(root)
     return root
 
@@ -202,7 +202,7 @@ def _git(repo: Path, *args: str) -> str:
 @pytest.fixture
 def clone(tmp_path: Path) -> Path:
     repo = tmp_path / "bench"
-    shutil.copytree(EXAMPLE, repo)
+    copy_example(repo)
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "add", "-A")
     _git(repo, "commit", "-qm", "base")

@@ -39,6 +39,7 @@ from bot.core.engine import Context, Report, lint
 from bot.core.model import DISPLAY_ONLY, SAFE, Example
 from bot.core.registry import RuleModule, all_rules
 from bot.github.localgit import LocalGitGateway
+from tests.example_copy import copy_example
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "inferencex-mini"
@@ -69,7 +70,7 @@ def run(capsys: pytest.CaptureFixture[str], *argv: str) -> tuple[int, str, str]:
 def mini(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """The example repository (a copy), the current directory."""
     root = tmp_path / "mini"
-    shutil.copytree(EXAMPLE, root)
+    copy_example(root)
     monkeypatch.chdir(root)
     return root
 
@@ -164,7 +165,7 @@ def pr_repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """main: the example without its agentic recipe and last changelog entry; the working
     tree adds both (the entry without its `pr-link`), as PR #2423 did."""
     repo = tmp_path / "pr"
-    shutil.copytree(EXAMPLE, repo)
+    copy_example(repo)
     recipe = (repo / AGENTIC).read_text()
     log = (repo / LOG).read_text()
     (repo / AGENTIC).unlink()
@@ -256,7 +257,7 @@ def test_cfg002_proposal_is_shown_never_applied(
     tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     repo = tmp_path / "cfg"
-    shutil.copytree(EXAMPLE, repo)
+    copy_example(repo)
     (repo / "configs").mkdir()
     (repo / "configs" / "nvidia-master.yaml").write_text(_MASTER)
     _git(repo, "init", "-q", "-b", "main")

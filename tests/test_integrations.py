@@ -25,6 +25,7 @@ from ruamel.yaml import YAML
 
 from bot.core.config import Config, build_config
 from bot.core.context import route
+from tests.example_copy import copy_example
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "inferencex-mini"
@@ -258,7 +259,7 @@ def pr_branch(tmp_path: Path) -> tuple[Path, str]:
     if shutil.which("git") is None or shutil.which("bash") is None:  # pragma: no cover
         pytest.skip("git and bash are needed")
     repo = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, repo)
+    copy_example(repo)
     recipe = repo / "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
     bad = recipe.read_text(encoding="utf-8")
     recipe.write_text(

@@ -15,6 +15,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.example_copy import copy_example
+
 ROOT = Path(__file__).resolve().parents[1]
 EXAMPLE = ROOT / "examples" / "inferencex-mini"
 SERVER = ("fastapi", "starlette", "uvicorn", "github", "procrastinate", "psycopg", "psycopg_pool")
@@ -35,10 +37,9 @@ def _git(repo: Path, *args: str) -> None:
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
     """The example as a git repository with a branch that changes the agentic recipe."""
-    import shutil
 
     repo = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, repo)
+    copy_example(repo)
     _git(repo, "init", "-q", "-b", "main")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "add", "-A")
     _git(repo, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "base")

@@ -27,6 +27,7 @@ from bot.core.context import Context
 from bot.core.engine import lint
 from bot.core.tree import MemoryTree
 from bot.sources import FsTree
+from tests.example_copy import copy_example
 
 EXAMPLE = Path(__file__).resolve().parents[1] / "examples" / "inferencex-mini"
 AGENTIC = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
@@ -39,7 +40,7 @@ def repo(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     """A copy of the example repository, with the cache on (the suite turns it off)."""
     monkeypatch.delenv("BOT_NO_CACHE", raising=False)
     root = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, root)
+    copy_example(root)
     return root
 
 

@@ -7,13 +7,13 @@ from __future__ import annotations
 import fnmatch
 import os
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from ruamel.yaml import YAML
 
 from bot.cli import main
+from tests.example_copy import copy_example
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLE = ROOT / "examples" / "inferencex-mini"
@@ -99,7 +99,7 @@ def test_pre_commit_hook(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> 
     assert re.search(rf'^{command[0]} = "bot\.cli:main"', pyproject, re.M)
     # pre-commit runs `entry args... FILES` on the staged files its `files` regex matches
     root = tmp_path / "repo"
-    shutil.copytree(EXAMPLE, root)
+    copy_example(root)
     (root / ".git").mkdir()
     staged = sorted(
         p.relative_to(root).as_posix()
