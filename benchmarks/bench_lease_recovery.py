@@ -18,9 +18,6 @@ from __future__ import annotations
 import argparse
 import os
 import shutil
-import signal
-import socket
-import subprocess
 import sys
 import tempfile
 import time
@@ -28,75 +25,21 @@ from pathlib import Path
 from typing import Any
 
 ROOT = Path(__file__).resolve().parents[1]
-sys.path[:0] = [str(ROOT), str(ROOT / "tests")]
+sys.path[:0] = [str(ROOT), str(ROOT / "tests"), str(ROOT / "benchmarks")]
 
 import httpx  # noqa: E402
+from bench_replicas import SECRET, TOKEN, Replica  # noqa: E402
 
 from bot.server.settings import load_settings  # noqa: E402
-from bot.server.webhook import sign  # noqa: E402
 from tests.fakegithub import FakeGitHub  # noqa: E402
 from tests.test_e2e_review import REPO, base_files, example_files  # noqa: E402
+from tests.webhook_fakes import encode, signed_headers  # noqa: E402
 
-SECRET = b"lease bench"
-TOKEN = "lease-token"
 BUDGET = 60.0
 
 
-def free_port() -> int:
-    with socket.socket() as s:
-        s.bind(("127.0.0.1", 0))
-        return int(s.getsockname()[1])
-
-
-class Replica:
-    def __init__(self, name: str, db: str, github_url: str, work: Path) -> None:
-        self.name, self.db, self.github_url = name, db, github_url
-        self.port = free_port()
-        self.url = f"http://127.0.0.1:{self.port}"
-        self.log = work / f"replica-{name}.log"
-        self.proc: subprocess.Popen[bytes] | None = None
-
-    def start(self) -> None:
-        env = dict(
-            os.environ,
-            BOT_WEBHOOK_SECRET=SECRET.decode(),
-            GITHUB_API_URL=self.github_url,
-            GITHUB_TOKEN=TOKEN,
-            BOT_LOGIN="recipe-bot",
-            BOT_DB=self.db,
-            BOT_HOST="127.0.0.1",
-            BOT_PORT=str(self.port),
-            BOT_WORKERS="1",
-            BOT_WRITE_INTERVAL="0",
-            BOT_SIGNOFF_ENABLED="false",
-            BOT_LOG_LEVEL="warning",
-        )  # BOT_LEASE_SECONDS and BOT_POLL_SECONDS: the defaults
-        with open(self.log, "ab") as log:
-            self.proc = subprocess.Popen(
-                [sys.executable, "-m", "bot.cli", "serve"], env=env, stdout=log, stderr=log
-            )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                if httpx.get(self.url + "/readyz", timeout=1).status_code == 200:
-                    return
-            except httpx.HTTPError:
-                pass
-            time.sleep(0.05)
-        raise SystemExit(f"replica {self.name} did not become ready; see {self.log}")
-
-    def kill(self) -> None:
-        assert self.proc is not None
-        self.proc.send_signal(signal.SIGKILL)
-        self.proc.wait()
-
-    def stop(self) -> None:
-        if self.proc and self.proc.poll() is None:
-            self.proc.terminate()
-            try:
-                self.proc.wait(40)
-            except subprocess.TimeoutExpired:
-                self.proc.kill()
+# BOT_LEASE_SECONDS and BOT_POLL_SECONDS: the defaults
+SETTINGS = {"BOT_WORKERS": "1", "BOT_WRITE_INTERVAL": "0"}
 
 
 def wait(predicate: Any, timeout: float) -> float | None:
@@ -114,8 +57,8 @@ def run(backend: str, db: str, work: Path) -> tuple[bool, str]:
     fake = FakeGitHub().start()
     assert fake._server is not None  # the killed replica resets its connection: expected
     fake._server.handle_error = lambda request, address: None  # type: ignore[method-assign]
-    a = Replica("a", db, fake.url, work)
-    b = Replica("b", db, fake.url, work)
+    a = Replica("a", db, fake.url, work, SETTINGS)
+    b = Replica("b", db, fake.url, work, SETTINGS)
     try:
         fake.add_token(TOKEN, "recipe-bot")
         fake.create_repo(REPO, base_files(example_files()))
@@ -123,10 +66,8 @@ def run(backend: str, db: str, work: Path) -> tuple[bool, str]:
         files = r"/pulls/1/files$"
         fake.stall_next("GET", files, seconds=lease * 4)  # A's review hangs on GitHub here
         a.start()
-        raw = httpx.Request(
-            "POST",
-            a.url + "/webhook",
-            json={
+        raw = encode(
+            {
                 "action": "opened",
                 "number": 1,
                 "pull_request": {
@@ -138,14 +79,9 @@ def run(backend: str, db: str, work: Path) -> tuple[bool, str]:
                 },
                 "repository": {"full_name": REPO},
                 "installation": {"id": 1},
-            },
-        ).content
-        headers = {
-            "Content-Type": "application/json",
-            "X-GitHub-Event": "pull_request",
-            "X-GitHub-Delivery": f"lease-{backend}",
-            "X-Hub-Signature-256": sign(SECRET, raw),
-        }
+            }
+        )
+        headers = signed_headers(raw, delivery=f"lease-{backend}", secret=SECRET)
         assert httpx.post(a.url + "/webhook", content=raw, headers=headers).status_code == 202
         if wait(lambda: len(fake.calls("GET", files)) == 1, 30) is None:
             return False, f"{backend}: replica A never started the review"

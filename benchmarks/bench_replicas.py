@@ -62,9 +62,26 @@ def free_port() -> int:
         return int(s.getsockname()[1])
 
 
+# this benchmark's replicas: 2 workers, a short lease, fast polls and retries
+SETTINGS = {
+    "BOT_WORKERS": "2",
+    "BOT_LEASE_SECONDS": "3",
+    "BOT_POLL_SECONDS": "0.05",
+    "BOT_RETRY_BASE_SECONDS": "0.2",
+    "BOT_WRITE_INTERVAL": "0.005",  # shared by both replicas through PostgreSQL
+}
+
+
 class Replica:
-    def __init__(self, name: str, dsn: str, github_url: str, workdir: Path) -> None:
-        self.name, self.dsn, self.github_url = name, dsn, github_url
+    """One `bot serve` process on loopback with the queue `db` (a PostgreSQL DSN or a
+    SQLite file); `settings`: the BOT_* variables of the benchmark beyond the common ones
+    (also used by bench_lease_recovery.py)."""
+
+    def __init__(
+        self, name: str, db: str, github_url: str, workdir: Path, settings: dict[str, str]
+    ) -> None:
+        self.name, self.db, self.github_url = name, db, github_url
+        self.settings = settings
         self.port = free_port()
         self.url = f"http://127.0.0.1:{self.port}"
         self.log = workdir / f"replica-{name}.log"
@@ -77,16 +94,12 @@ class Replica:
             GITHUB_API_URL=self.github_url,
             GITHUB_TOKEN=TOKEN,
             BOT_LOGIN="recipe-bot",
-            BOT_DB=self.dsn,
+            BOT_DB=self.db,
             BOT_HOST="127.0.0.1",
             BOT_PORT=str(self.port),
-            BOT_WORKERS="2",
-            BOT_LEASE_SECONDS="3",
-            BOT_POLL_SECONDS="0.05",
-            BOT_RETRY_BASE_SECONDS="0.2",
-            BOT_WRITE_INTERVAL="0.005",  # shared by both replicas through PostgreSQL
             BOT_SIGNOFF_ENABLED="false",
             BOT_LOG_LEVEL="warning",
+            **self.settings,
         )
         with open(self.log, "ab") as log:
             self.proc = subprocess.Popen(
@@ -196,8 +209,8 @@ def main() -> int:
             pull = fake.create_pull(REPO, head=head_files, number=n, head_ref=f"topic-{n}")
             if args.ack_only:
                 pull.state = "closed"
-        a = Replica("a", dsn, fake.url, work)
-        b = Replica("b", dsn, fake.url, work)
+        a = Replica("a", dsn, fake.url, work, SETTINGS)
+        b = Replica("b", dsn, fake.url, work, SETTINGS)
         replicas = [a, b]
         for r in replicas:
             r.start()

@@ -15,7 +15,8 @@ from __future__ import annotations
 import contextlib
 import os
 import pickle
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
 from bot.core.engine import Context, Report, dedupe, lint, route
 from bot.core.model import Finding
@@ -23,6 +24,8 @@ from bot.core.reads import Reads
 from bot.core.registry import RuleModule, all_rules
 from bot.parse.master_launch import master_launches
 from bot.parse.recipe import describe_path
+
+R = TypeVar("R")
 
 # below this many routed files a fork costs more than it saves
 MIN_FILES = 60
@@ -86,37 +89,17 @@ def lint_parallel(
     # points run): built once here, the worker inherits it with the fork
     master_launches(ctx)
     per_file = [rm for rm in rules if rm.rule.target != "change"]
-    read_fd, write_fd = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
+
+    def parent() -> Report:
+        # paths no parser takes stay with the parent: a changed shared launch file is
+        # reviewed through the recipes it reaches (bot.core.shared)
+        unrouted = [p for p in selected if route(p, ctx.config) is None]
+        return lint(ctx, paths=parent_paths + unrouted, rules=rules)
+
+    forked = _forked(ctx, lambda: _parts(lint(ctx, paths=worker_paths, rules=per_file)), parent)
+    if forked is None:
         return lint(ctx, paths=selected, rules=rules)
-    if pid == 0:  # the worker
-        code = 0
-        try:
-            os.close(read_fd)
-            _after_fork(ctx)
-            report = lint(ctx, paths=worker_paths, rules=per_file)
-            data = pickle.dumps(_parts(report))
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
-        except BaseException:
-            code = 1
-        os._exit(code)
-    os.close(write_fd)
-    # paths no parser takes stay with the parent: a changed shared launch file is
-    # reviewed through the recipes it reaches (bot.core.shared)
-    unrouted = [p for p in selected if route(p, ctx.config) is None]
-    mine = lint(ctx, paths=parent_paths + unrouted, rules=rules)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    got: Any = None
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and data:
-        with contextlib.suppress(Exception):
-            got = pickle.loads(data)
+    mine, got = forked
     if got is None:
         got = _parts(lint(ctx, paths=worker_paths, rules=per_file))
     findings: list[Finding] = [*mine.findings, *got[0]]
@@ -147,6 +130,42 @@ def _parts(report: Report) -> tuple[Any, ...]:
     )
 
 
+def _forked(
+    ctx: Context, worker: Callable[[], object], parent: Callable[[], R]
+) -> tuple[R, Any] | None:
+    """Run `worker` in a forked process while this one runs `parent`; `parent`'s result
+    and `worker`'s (unpickled; None when the worker failed: the caller does its share).
+    None when the fork itself fails (nothing ran)."""
+    read_fd, write_fd = os.pipe()
+    try:
+        pid = os.fork()
+    except OSError:
+        os.close(read_fd)
+        os.close(write_fd)
+        return None
+    if pid == 0:  # the worker
+        code = 0
+        try:
+            os.close(read_fd)
+            _after_fork(ctx)
+            data = pickle.dumps(worker())
+            with os.fdopen(write_fd, "wb") as out:
+                out.write(data)
+        except BaseException:
+            code = 1
+        os._exit(code)
+    os.close(write_fd)
+    mine = parent()
+    with os.fdopen(read_fd, "rb") as pipe:
+        data = pipe.read()
+    _, status = os.waitpid(pid, 0)
+    got: Any = None
+    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and data:
+        with contextlib.suppress(Exception):
+            got = pickle.loads(data)
+    return mine, got
+
+
 def _after_fork(ctx: Context) -> None:
     """Give the worker its own `git cat-file` processes (pipes are not shareable)."""
     for tree in (ctx.tree, ctx.base):
@@ -175,33 +194,12 @@ def lint_each(
         return _each(ctx, routed, rules)
     worker_paths, parent_paths = _share(ctx, routed)
     master_launches(ctx)  # built once, inherited by the worker (its reads with it)
-    read_fd, write_fd = os.pipe()
-    try:
-        pid = os.fork()
-    except OSError:
-        os.close(read_fd)
-        os.close(write_fd)
+    forked = _forked(
+        ctx, lambda: _each(ctx, worker_paths, rules), lambda: _each(ctx, parent_paths, rules)
+    )
+    if forked is None:
         return _each(ctx, routed, rules)
-    if pid == 0:  # the worker
-        code = 0
-        try:
-            os.close(read_fd)
-            _after_fork(ctx)
-            data = pickle.dumps(_each(ctx, worker_paths, rules))
-            with os.fdopen(write_fd, "wb") as out:
-                out.write(data)
-        except BaseException:
-            code = 1
-        os._exit(code)
-    os.close(write_fd)
-    mine = _each(ctx, parent_paths, rules)
-    with os.fdopen(read_fd, "rb") as pipe:
-        data = pipe.read()
-    _, status = os.waitpid(pid, 0)
-    got: Any = None
-    if os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0 and data:
-        with contextlib.suppress(Exception):
-            got = pickle.loads(data)
+    mine, got = forked
     if not isinstance(got, dict):
         got = _each(ctx, worker_paths, rules)
     return {**mine, **got}

@@ -53,7 +53,7 @@ import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
 
-from bot.server.fixrequests import enqueue_fix, fix_requested
+from bot.server.fixrequests import enqueue_fix, fix_requested, queue_job
 from bot.server.ingress import check_record
 from bot.server.jobs import ADVISE as ADVISE
 from bot.server.jobs import DEAD as DEAD
@@ -320,7 +320,7 @@ class SQLiteQueue:
             outcome, job_id = self._enqueue_signoff(db, record.signoff, now)
             return outcome, job_id, record.reason
         if record.kind == ADVISE and record.pull is not None:
-            outcome, job_id = self._enqueue_advise(db, record.pull, now)
+            outcome, job_id = queue_job(db, record.pull, now, ADVISE)
             return outcome, job_id, record.reason
         if record.kind == FIX and record.pull is not None:
             return enqueue_fix(db, record, record.pull, now)
@@ -369,29 +369,6 @@ class SQLiteQueue:
                 SIGNOFF,
                 merge_events("[]", [req.event]),
             ),
-        )
-        return "queued", cur.lastrowid
-
-    def _enqueue_advise(
-        self, db: sqlite3.Connection, ev: PullEvent, now: float
-    ) -> tuple[IngestOutcome, int | None]:
-        """Queue an advise job (after a finished review), or move the PR's queued one to
-        this head."""
-        queued = db.execute(
-            "SELECT id FROM jobs WHERE repo = ? AND number = ? AND kind = ? AND state = 'queued'",
-            (ev.repo, ev.number, ADVISE),
-        ).fetchone()
-        if queued is not None:
-            db.execute(
-                "UPDATE jobs SET head_sha = ?, installation_id = coalesce(?, installation_id),"
-                " deliveries = deliveries + 1, updated_at = ? WHERE id = ?",
-                (ev.head_sha, ev.installation_id, now, queued["id"]),
-            )
-            return "collapsed", queued["id"]
-        cur = db.execute(
-            "INSERT INTO jobs (repo, number, head_sha, installation_id, state, run_after,"
-            " created_at, updated_at, kind) VALUES (?, ?, ?, ?, 'queued', ?, ?, ?, ?)",
-            (ev.repo, ev.number, ev.head_sha, ev.installation_id, now, now, now, ADVISE),
         )
         return "queued", cur.lastrowid
 
