@@ -100,10 +100,17 @@ def _entry(key: str, link: str) -> str:
     )
 
 
+# the append rule of InferenceX #1067, which CHL003 relies on (`knowledge.practices`)
+_APPEND_RULE = {"AGENTS.md": "New entries MUST be appended to the END of the file.\n"}
+
+
 def _changelog_pr(head: str, base: str, pr: int, tip: str | None = None) -> Context:
     """The changelog changed by pull request `pr`; `tip`: the base branch's newer tip."""
     change = build_changeset(
-        MemoryTree({CHANGELOG: base}), MemoryTree({CHANGELOG: head}), [CHANGELOG], pr=pr
+        MemoryTree({CHANGELOG: base, **_APPEND_RULE}),
+        MemoryTree({CHANGELOG: head, **_APPEND_RULE}),
+        [CHANGELOG],
+        pr=pr,
     )
     return Context.for_change(
         change,
