@@ -279,6 +279,34 @@ def test_the_waiver_rule_applies_only_where_the_base_has_its_folder() -> None:
     assert [f.rule for f in lint_files({K3: PATCHING}, rules=rcp008).findings] == ["RCP008"]
 
 
+LOG = "perf-changelog.yaml"
+
+
+def _log_entry(key: str, pr: int) -> str:
+    return (
+        f"- config-keys:\n    - {key}\n  description:\n    - Add {key}\n"
+        f"  pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/{pr}\n"
+    )
+
+
+def test_the_append_rule_applies_only_where_the_base_states_it() -> None:
+    """InferenceX #1067 made "appended to the END" a rule; before it, maintainers merged
+    entries prepended to the changelog (#857, #919, #1041)."""
+    merged = _log_entry("a-fp8-h100-vllm", 800) + "\n" + _log_entry("b-fp8-h100-vllm", 850)
+    prepended = _log_entry("c-fp8-h100-vllm", 901) + "\n" + merged
+    chl003 = [rule("CHL003")]
+    assert lint_pr({LOG: prepended}, {LOG: merged}, pr=901, rules=chl003).findings == []
+    marks = (
+        {".github/workflows/claude-pr-review.yml": "New entries MUST be appended to the END"},
+        {"AGENTS.md": "New entries MUST be appended to the END of the file"},
+        {"AGENTS.md": "Preserve all existing bytes and append only at the tail."},
+        {"utils/validate_perf_changelog.py": "def validate_raw_change(): ...\n"},
+    )
+    for mark in marks:
+        found = lint_pr({**mark, LOG: prepended}, {**mark, LOG: merged}, pr=901, rules=chl003)
+        assert [(f.rule, f.line) for f in found.findings] == [("CHL003", 1)], mark
+
+
 MTP = "benchmarks/single_node/fixed_seq_len/qwen3.5_fp8_h200_mtp.sh"
 RAW = (
     "#!/usr/bin/env bash\n"

@@ -10,6 +10,7 @@ from bot.core.config import build_config
 from bot.core.engine import Context, lint
 from bot.core.registry import all_rules
 from bot.core.tree import MemoryTree
+from bot.parse.changelog import entry_changes, parse_changelog
 
 MASTER = "configs/nvidia-master.yaml"
 KNOWLEDGE = build_config(None).knowledge
@@ -100,10 +101,17 @@ def _entry(key: str, link: str) -> str:
     )
 
 
+# the append rule of InferenceX #1067, which CHL003 relies on (`knowledge.practices`)
+_APPEND_RULE = {"AGENTS.md": "New entries MUST be appended to the END of the file.\n"}
+
+
 def _changelog_pr(head: str, base: str, pr: int, tip: str | None = None) -> Context:
     """The changelog changed by pull request `pr`; `tip`: the base branch's newer tip."""
     change = build_changeset(
-        MemoryTree({CHANGELOG: base}), MemoryTree({CHANGELOG: head}), [CHANGELOG], pr=pr
+        MemoryTree({CHANGELOG: base, **_APPEND_RULE}),
+        MemoryTree({CHANGELOG: head, **_APPEND_RULE}),
+        [CHANGELOG],
+        pr=pr,
     )
     return Context.for_change(
         change,
@@ -117,6 +125,31 @@ def _changelog(head: str, base: str, pr: int) -> list[tuple[str, str]]:
         {CHANGELOG: head}, pr=pr, base={CHANGELOG: base}, rules=lintkit.rules_for("changelog")
     )
     return [(f.rule, f.severity) for f in report.findings]
+
+
+def test_a_merged_entry_reformatted_below_an_insertion_keeps_its_own_pr_link() -> None:
+    # InferenceX #1040: an entry inserted just above the last merged one (#1043), whose
+    # first line gained trailing spaces in a merge of main. Paired in order, the new entry
+    # looked like an edit of #1043's and #1043's like the PR's own new entry, so CHL002
+    # asked it to name #1040; it is the merged entry reformatted (CHL004 reports that).
+    a = _entry("a-fp8-h100-vllm", f"{PULL}1020")
+    merged = _entry("g-fp4-mi355x-atom", f"{PULL}1043")
+    new = _entry("q-fp8-mi355x-atom", f"{PULL}1040")
+    base = a + "\n" + merged
+    head = a + "\n" + new + "\n" + merged.replace("- config-keys:\n", "- config-keys:  \n", 1)
+    found = _changelog(head, base, 1040)
+    assert ("CHL002", "error") not in found
+    assert ("CHL004", "error") in found
+    # the new entry is the PR's, the merged one a change of the base's
+    changes = entry_changes(parse_changelog(CHANGELOG, head), parse_changelog(CHANGELOG, base))
+    assert [(c.entry.get("pr-link")[-4:], c.is_new) for c in changes] == [
+        ("1040", True),
+        ("1043", False),
+    ]
+    # an entry edited in place is still paired with its base entry
+    fixed = a + "\n" + merged.replace("1043", "1044")
+    changes = entry_changes(parse_changelog(CHANGELOG, fixed), parse_changelog(CHANGELOG, base))
+    assert [(c.entry.get("pr-link")[-4:], c.is_new) for c in changes] == [("1044", False)]
 
 
 # ------------------------------------------------------------------ CFG005

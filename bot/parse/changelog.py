@@ -12,7 +12,7 @@ Every defect of the file as a whole (bytes, YAML, layout) becomes a
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from difflib import SequenceMatcher
 from typing import Any, Literal
@@ -503,8 +503,11 @@ def entry_changes(head: Changelog, base: Changelog | None) -> list[Change]:
 
     Entries are matched by their raw text, in order, so an entry appended at
     the end or inserted in the middle is new, and an entry edited in place
-    (a pr-link correction, say) is changed. Without a base every entry is
-    in scope, as new.
+    (a pr-link correction, say) is changed. Within a run of differing entries,
+    a head entry with the same values as a base entry of the run is that entry
+    reformatted (an entry inserted just above a merged one whose whitespace
+    changed is new, and the merged one is not); the others pair up in order.
+    Without a base every entry is in scope, as new.
     """
     if base is None:
         return [Change(e) for e in head.entries]
@@ -515,10 +518,26 @@ def entry_changes(head: Changelog, base: Changelog | None) -> list[Change]:
     for tag, i1, i2, j1, j2 in matcher.get_opcodes():
         if tag == "equal":
             continue
-        for k, j in enumerate(range(j1, j2)):
-            before = base.entries[i1 + k] if tag == "replace" and i1 + k < i2 else None
-            out.append(Change(head.entries[j], before))
+        befores = _pair(base.entries[i1:i2], head.entries[j1:j2]) if tag == "replace" else {}
+        out.extend(Change(head.entries[j], befores.get(j - j1)) for j in range(j1, j2))
     return out
+
+
+def _pair(olds: Sequence[Entry], news: Sequence[Entry]) -> dict[int, Entry]:
+    """For a run of base entries replaced by head entries: which base entry each head
+    entry (by its index in `news`) changes. Same values first, then in order."""
+    pairs: dict[int, Entry] = {}
+    used: set[int] = set()
+    for j, e in enumerate(news):
+        for i, o in enumerate(olds):
+            if i not in used and o.data == e.data:
+                pairs[j] = o
+                used.add(i)
+                break
+    rest = [o for i, o in enumerate(olds) if i not in used]
+    unpaired = [j for j in range(len(news)) if j not in pairs]
+    pairs.update(zip(unpaired, rest, strict=False))
+    return pairs
 
 
 def new_entries(head: Changelog, base: Changelog | None) -> list[Entry]:

@@ -40,11 +40,21 @@ _NEW = """\
 """
 
 _BASE = _FIRST + "\n" + _SECOND
+# the line InferenceX #1067 added to `AGENTS.md` with the rule: a repository that has it
+# is one the rule is in force in (`knowledge.practices.changelog-append-rule`)
+_AGENTS = {
+    "AGENTS.md": "- `perf-changelog.yaml` triggers which configs to benchmark\n"
+    "  - **The file is read in chronological order: oldest at the top, newest at the "
+    "bottom. New entries MUST be appended to the END of the file.**\n"
+}
 
 RULE = Rule(
     id="CHL003",
     slug="changelog-entry-not-appended",
     severity=ERROR,
+    # the rule arrived with InferenceX #1067 ("appended to the END" in `AGENTS.md` and the
+    # reviewer prompt); before it prepended entries were merged (#857, #919, #1041)
+    practice="changelog-append-rule",
     target="changelog",
     title=T(
         en="Changelog entry is not appended at the end",
@@ -87,14 +97,16 @@ RULE = Rule(
             path="perf-changelog.yaml",
             text=_FIRST + "\n" + _NEW + "\n" + _SECOND,
             pr=2423,
-            base={"perf-changelog.yaml": _BASE},
+            files=_AGENTS,
+            base={"perf-changelog.yaml": _BASE, **_AGENTS},
             note="a stale branch: the entry was last in the branch, main appended #2418 since",
         ),
         Example(
             path="perf-changelog.yaml",
             text=_NEW + "\n" + _BASE,
             pr=2423,
-            base={"perf-changelog.yaml": _BASE},
+            files=_AGENTS,
+            base={"perf-changelog.yaml": _BASE, **_AGENTS},
             note="prepended",
         ),
     ),
@@ -103,7 +115,15 @@ RULE = Rule(
             path="perf-changelog.yaml",
             text=_BASE + "\n" + _NEW.replace("  # [CHL003]", ""),
             pr=2423,
+            files=_AGENTS,
+            base={"perf-changelog.yaml": _BASE, **_AGENTS},
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_NEW.replace("  # [CHL003]", "") + "\n" + _BASE,
+            pr=2423,
             base={"perf-changelog.yaml": _BASE},
+            note="prepended on a base that predates the append rule (InferenceX #1067)",
         ),
     ),
 )
