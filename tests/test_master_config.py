@@ -301,7 +301,13 @@ def test_real_tree_findings_are_the_known_ones() -> None:
     ]
 
 
-def test_real_file_edit_is_scoped_to_the_changed_entry() -> None:
+# a checklist item of our own wording that carries the mark of the upstream-image practice
+# (`knowledge.practices.upstream-image-rule`); CFG003 blocks only where the base shows it
+CHECKLIST = "- [ ] vLLM/SGLang entries use upstream images (https://hub.docker.com/u/lmsysorg)\n"
+
+
+@pytest.mark.parametrize("checklist", [True, False], ids=["base-with-checklist", "older-base"])
+def test_real_file_edit_is_scoped_to_the_changed_entry(checklist: bool) -> None:
     text = _real("amd-master.yaml")
     cfg = parse_master_config(PATH, text)
     first = next(iter(cfg.entries.values()))
@@ -310,10 +316,14 @@ def test_real_file_edit_is_scoped_to_the_changed_entry() -> None:
     lines[image_line - 1] = "  image: rocm/sgl-dev:nightly-20260820\n"
     lines.insert(first.key_lines["runner"], "  trace-source: agentx\n")
     head = "".join(lines)
-    report = run({"configs/amd-master.yaml": head}, base={"configs/amd-master.yaml": text})
+    base = {"configs/amd-master.yaml": text}
+    if checklist:
+        base["docs/PR_REVIEW_CHECKLIST.md"] = CHECKLIST
+    report = run({"configs/amd-master.yaml": head}, base=base)
     found = {(f.rule, f.line) for f in report.findings}
     expected = {("CFG001", first.key_lines["runner"] + 1)}
-    if engine_family(str(first.get("framework")), default_config().knowledge) is not None:
+    upstream = engine_family(str(first.get("framework")), default_config().knowledge) is not None
+    if checklist and upstream:
         expected.add(("CFG003", image_line))
     assert found == expected
     assert all(f.severity == "error" for f in report.findings)
