@@ -333,6 +333,7 @@ class Context:
         key = (kind, blob, path, run.key if kind == "recipe" else "")
         hit, value = self.cache.get(key)
         if hit:
+            run.seen(kind, value)
             return value
         text = self.text(path, src)
         if text is None:

@@ -16,7 +16,7 @@ from typing import Any, Literal
 
 from bot.parse.changelog import ChangelogMemory, parse_changelog
 from bot.parse.golden import parse_golden
-from bot.parse.master_config import parse_master_config
+from bot.parse.master_config import MasterConfig, MasterConfigMemory, parse_master_config
 from bot.parse.pydantic_models import parse_models
 from bot.parse.recipe import RecipeInputs, parse_recipe
 from bot.parse.yamlsafe import YamlError
@@ -38,9 +38,17 @@ class ParseRun:
     inputs: RecipeInputs = field(default_factory=RecipeInputs)
     # recent clean changelog parses, for re-reading only the changed tail of the next
     changelogs: ChangelogMemory = field(default_factory=ChangelogMemory)
+    # recent clean master-config parses, for re-reading only the changed entries of the next
+    master_configs: MasterConfigMemory = field(default_factory=MasterConfigMemory)
     # engine YAML files written by recipes (heredocs), loaded, by text: recipes of one
     # family write the same file, and a run loads each text once. Read-only once made.
     engine_docs: dict[str, Any] = field(default_factory=dict)
+
+    def seen(self, kind: str, value: object) -> None:
+        """A parse this run took from a cache: remembered as if parsed here, so the
+        other side of a change re-reads only what differs."""
+        if kind == "master_config" and isinstance(value, MasterConfig):
+            self.master_configs.remember(value)
 
     @property
     def key(self) -> str:
@@ -62,7 +70,7 @@ def _changelog(path: str, text: str, run: ParseRun) -> object:
 
 
 def _master_config(path: str, text: str, run: ParseRun) -> object:
-    return parse_master_config(path, text)
+    return parse_master_config(path, text, memory=run.master_configs)
 
 
 def _golden(path: str, text: str, run: ParseRun) -> object:

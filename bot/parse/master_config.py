@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import json
 import posixpath
+import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
@@ -151,6 +152,9 @@ class MasterConfig:
     text: str
     entries: dict[str, MasterEntry] = field(default_factory=dict)
     problems: list[MasterProblem] = field(default_factory=list)
+    # YAML events per top-level key, of a clean parse the walk built alone (no
+    # fallback to the safe loader): what `MasterConfigMemory` needs to re-read a copy
+    events: Mapping[Hashable, int] | None = field(default=None, repr=False, compare=False)
 
     @property
     def ok(self) -> bool:
@@ -182,19 +186,27 @@ def pointer_path(data: Any, pointer: str) -> list[Hashable]:
 # -- parsing ------------------------------------------------------------------
 
 
-def parse_master_config(path: str, text: str | bytes) -> MasterConfig:
-    """Parse a master config. Defects become `problems`; this never raises."""
+def parse_master_config(
+    path: str, text: str | bytes, memory: MasterConfigMemory | None = None
+) -> MasterConfig:
+    """Parse a master config. Defects become `problems`; this never raises.
+
+    With `memory`, a text whose top-level entries are mostly those of a clean parse
+    remembered there re-reads only the entries that differ (the result is the same)."""
     try:
-        return _parse(path, text)
+        cfg = _parse(path, text, memory)
     except Exception as exc:  # pragma: no cover - the last line of defence
         return MasterConfig(
             path,
             text if isinstance(text, str) else "",
             problems=[problem("yaml", 1, detail=f"{type(exc).__name__}: {exc}"[:300])],
         )
+    if memory is not None:
+        memory.remember(cfg)
+    return cfg
 
 
-def _parse(path: str, text: str | bytes) -> MasterConfig:
+def _parse(path: str, text: str | bytes, memory: MasterConfigMemory | None = None) -> MasterConfig:
     problems: list[MasterProblem] = []
     if len(text) > MAX_BYTES:
         size = f"{len(text):,}"
@@ -217,6 +229,10 @@ def _parse(path: str, text: str | bytes) -> MasterConfig:
     if "\ufffd" in text:
         # the engine decodes with errors="replace": U+FFFD marks bytes that were not UTF-8
         problems.append(problem("not-utf8", _line_at(text, text.index("\ufffd"))))
+    if not problems and memory is not None:
+        again = memory.reparse(path, text)
+        if again is not None:
+            return again
 
     walk = _walk(text)
     if isinstance(walk, Problem):
@@ -237,11 +253,13 @@ def _parse(path: str, text: str | bytes) -> MasterConfig:
         cfg.problems.append(problem("not-mapping", 1, actual=_type_name(data)))
         return cfg
     cfg.entries = _entries(data, walk, text)
+    if not walk.fallback and not cfg.problems:
+        cfg.events = _events_per_key(walk)
     return cfg
 
 
 class _Walk:
-    __slots__ = ("data", "events", "fallback", "lines", "top_lines")
+    __slots__ = ("data", "events", "fallback", "lines", "top_events", "top_lines")
 
     def __init__(self) -> None:
         self.data: Any = None
@@ -249,6 +267,8 @@ class _Walk:
         self.fallback = False
         self.lines: dict[PathKey, int] = {}
         self.top_lines: dict[Hashable, int] = {}
+        # the number of the event of each top-level key (1-based, in stream order)
+        self.top_events: dict[Hashable, int] = {}
 
 
 class _Frame:
@@ -376,6 +396,7 @@ class _Walker:
         self.out.lines.setdefault(path, line)
         if len(self.stack) == 1:
             self.out.top_lines.setdefault(key, line)
+            self.out.top_events.setdefault(key, self.count)
         # a complex key: walk it, keep nothing
         return self._open(cls, value, path, line)
 
@@ -421,6 +442,164 @@ def _entries(data: dict[Any, Any], walk: _Walk, text: str) -> dict[str, MasterEn
         raw = "\n".join(ln.rstrip("\r") for ln in lines[start - 1 : end])
         out[str(key)] = MasterEntry(str(key), value, start, end, raw, walk.lines, key)
     return out
+
+
+def _events_per_key(walk: _Walk) -> dict[Hashable, int]:
+    """The YAML events of each top-level key and its value (a single-document mapping:
+    the last value ends three events before the stream does)."""
+    order = sorted(walk.top_events.items(), key=lambda item: item[1])
+    out: dict[Hashable, int] = {}
+    for i, (key, at) in enumerate(order):
+        after = order[i + 1][1] if i + 1 < len(order) else walk.events - 2
+        out[key] = after - at
+    return out
+
+
+# -- parsing a changed copy again ------------------------------------------------
+#
+# A pull request's master config is its base's with a few entries added or
+# edited, and one lint parses both. A clean parse is remembered; a later text of
+# the same path whose top-level blocks (a key at column 0 and every line up to the
+# next one) mostly repeat remembered blocks reuses their entries, with their lines
+# moved, and walks only the blocks that differ, each as a document of its own. A
+# top-level entry of a plain block mapping is a YAML node of its own (no anchors,
+# aliases, tags or merge keys: the remembered parse had none, and a walked block
+# that has one, or does not read as one key, sends the text to the full parse), so
+# the result is the one a full parse gives (tested against it).
+
+# a line opening at column 0 with a plain key: the start of a top-level block
+_TOP = re.compile(r"^[^ \t#\r\n]", re.M)
+_KEY_START = re.compile(r"[A-Za-z0-9_]")
+_QUIET = re.compile(r"[ \t]*(?:#[^\n]*)?\r?")
+# a wrapped block's own events: stream, document and mapping start and end
+_WRAPPER_EVENTS = 6
+
+
+def _blocks(text: str) -> list[tuple[int, str]] | None:
+    """(line, text) of each top-level block, or None when the text is not a plain
+    block mapping of plain keys (a directive, a document marker, a flow mapping,
+    an indented first key, a quoted or odd key, a byte-order mark)."""
+    starts = [m.start() for m in _TOP.finditer(text)]
+    if not starts:
+        return None
+    for at in starts:
+        if _KEY_START.match(text, at) is None:
+            return None
+    if starts[0] and not all(_QUIET.fullmatch(ln) for ln in text[: starts[0]].split("\n")):
+        return None
+    out: list[tuple[int, str]] = []
+    line, prev = 1, 0
+    for i, at in enumerate(starts):
+        line += text.count("\n", prev, at)
+        prev = at
+        end = starts[i + 1] if i + 1 < len(starts) else len(text)
+        out.append((line, text[at:end]))
+    return out
+
+
+class _Known:
+    """A remembered clean parse and, once asked, its blocks and lines by key."""
+
+    __slots__ = ("_blocks", "_paths", "cfg")
+
+    def __init__(self, cfg: MasterConfig) -> None:
+        self.cfg = cfg
+        self._blocks: dict[str, MasterEntry] | None = None
+        self._paths: dict[Hashable, list[tuple[PathKey, int]]] | None = None
+
+    def blocks(self) -> dict[str, MasterEntry]:
+        """Block text -> its entry; empty when the text's blocks are not its entries."""
+        if self._blocks is None:
+            split = _blocks(self.cfg.text)
+            entries = list(self.cfg.entries.values())
+            table: dict[str, MasterEntry] = {}
+            if split is not None and len(split) == len(entries):
+                for (line, block), entry in zip(split, entries, strict=True):
+                    if entry.start_line != line or block in table:
+                        table = {}
+                        break
+                    table[block] = entry
+            self._blocks = table
+        return self._blocks
+
+    def paths(self, key: Hashable) -> list[tuple[PathKey, int]]:
+        """The line of every key and item under top-level `key`."""
+        if self._paths is None:
+            groups: dict[Hashable, list[tuple[PathKey, int]]] = {}
+            first = next(iter(self.cfg.entries.values()), None)
+            for path, line in (first._lines if first is not None else {}).items():
+                groups.setdefault(path[0], []).append((path, line))
+            self._paths = groups
+        return self._paths.get(key, [])
+
+
+class MasterConfigMemory:
+    """The last few clean parses of one run (base and head of a PR share most entries).
+
+    Owned by the run (`bot.parse.kinds.ParseRun`), not by this module: two runs
+    never see each other's texts.
+    """
+
+    MAX = 4
+
+    def __init__(self) -> None:
+        self.recent: list[_Known] = []
+
+    def remember(self, cfg: MasterConfig) -> None:
+        """Keep `cfg` when it is a clean parse the walk built alone."""
+        if cfg.events is None or cfg.problems or not cfg.entries:
+            return
+        kept = [k for k in self.recent if k.cfg is not cfg and k.cfg.text != cfg.text]
+        self.recent = [*kept[-(self.MAX - 1) :], _Known(cfg)]
+
+    def reparse(self, path: str, text: str) -> MasterConfig | None:
+        """`text` built from the remembered parse of `path` and its walked changed
+        blocks, or None (nothing remembered, or a full parse is needed)."""
+        known = next((k for k in reversed(self.recent) if k.cfg.path == path), None)
+        if known is None or known.cfg.events is None:
+            return None
+        table = known.blocks()
+        split = _blocks(text) if table else None
+        if split is None or 2 * sum(1 for _, b in split if b in table) < len(split):
+            return None  # mostly new: a full parse is as quick
+        counts = known.cfg.events
+        data: dict[Hashable, Any] = {}
+        walk = _Walk()
+        events: dict[Hashable, int] = {}
+        total = _WRAPPER_EVENTS
+        for line, block in split:
+            entry = table.get(block)
+            if entry is not None:
+                key = entry._root if entry._root is not None else entry.key
+                if key in data:
+                    return None
+                data[key] = entry.data
+                shift = line - entry.start_line
+                for sub, at in known.paths(key):
+                    walk.lines[sub] = at + shift
+                count = counts[key]
+            else:
+                part = _walk(block)
+                if isinstance(part, Problem) or part.fallback:
+                    return None
+                if not isinstance(part.data, dict) or len(part.data) != 1:
+                    return None
+                ((key, value),) = part.data.items()
+                if key in data or part.top_lines.get(key) != 1:
+                    return None
+                data[key] = value
+                for sub, at in part.lines.items():
+                    walk.lines[sub] = at + line - 1
+                count = part.events - _WRAPPER_EVENTS
+            walk.top_lines[key] = line
+            events[key] = count
+            total += count
+        if total > MAX_EVENTS:
+            return None
+        walk.data, walk.events = data, total
+        cfg = MasterConfig(path=path, text=text, events=events)
+        cfg.entries = _entries(data, walk, text)
+        return cfg
 
 
 # -- which entries a change adds or edits ---------------------------------------
@@ -492,8 +671,12 @@ def _canonical(data: Any) -> str:
 
 def master_config_paths(ctx: ParseContext, tree: Tree | None = None) -> list[str]:
     """Paths of the tree (default: the head) routed to the master-config parser."""
+    src = tree or ctx.tree
     patterns = ctx.config.master_configs
-    return [p for p in ctx.all_paths(tree) if any(glob_match(p, pat) for pat in patterns)]
+    return ctx.memo(
+        f"master-config-paths:{id(src)}",
+        lambda: [p for p in ctx.all_paths(src) if any(glob_match(p, pat) for pat in patterns)],
+    )
 
 
 def moved_master_configs(ctx: ParseContext) -> dict[str, str]:
@@ -526,7 +709,7 @@ def base_master_configs(ctx: ParseContext) -> list[MasterConfig] | None:
     if ctx.base is None:
         return None
     out = []
-    paths = master_config_paths(ctx, ctx.base)
+    paths = list(master_config_paths(ctx, ctx.base))
     paths += [p for p in moved_master_configs(ctx).values() if p not in paths]
     for path in paths:
         cfg = ctx.parsed("master_config", path, tree=ctx.base)
