@@ -2,8 +2,11 @@
 
 from __future__ import annotations
 
+import pytest
+
 from bot.base.knowledge import GoldenEntry, Knowledge, UpstreamEngine
 from bot.core.config import build_config
+from bot.core.configfile import ConfigError
 
 
 def test_the_shipped_knowledge_through_its_typed_sections() -> None:
@@ -49,3 +52,21 @@ def test_missing_sections_read_as_empty() -> None:
     assert k.golden == () and k.upstream_engines == {} and k.memory.default_limit == {}
     assert k.skus.established == frozenset() and k.primary_engines == {}
     assert k.thinking.kwargs == {} and k.thinking.chat_template_on == ("thinking",)
+
+
+def test_the_shipped_knowledge_meets_its_schema() -> None:
+    # a run validates the knowledge only when the repository adds its own: the shipped
+    # file alone is checked here
+    import jsonschema
+
+    from bot.core.config import default_knowledge_text, load_schema
+    from bot.parse.yamlsafe import load_safe
+
+    shipped = load_safe(default_knowledge_text(), label="default knowledge")
+    schema = load_schema("knowledge.schema.json")
+    assert list(jsonschema.Draft202012Validator(schema).iter_errors(shipped)) == []
+
+
+def test_a_repository_override_is_still_checked_against_the_schema() -> None:
+    with pytest.raises(ConfigError, match="knowledge: skus/established"):
+        build_config("knowledge:\n  skus:\n    established: 7\n")

@@ -148,3 +148,31 @@ def test_help_and_local_commands_need_no_extra(repo: Path) -> None:
     )
     proc = _run(code)
     assert proc.returncode == 0, proc.stderr
+
+
+# loaded on first use only: a lint that needs none of them must not pay their import
+SLOW = ("jsonschema", "packaging", "importlib.metadata")
+
+
+def test_a_recipe_lint_loads_only_what_it_uses(tmp_path: Path) -> None:
+    """A recipe linted alone, with no configuration file and no cache, validates no schema,
+    parses no pip requirement and hashes no installed version: none of the libraries
+    for those is imported (about a tenth of a second of start-up)."""
+    repo = tmp_path / "repo"
+    copy_example(repo)
+    for name in (".recipe-bot.yml", ".recipe-bot.yaml"):
+        (repo / name).unlink(missing_ok=True)
+    recipe = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
+    code = (
+        "import io, json, sys, contextlib\n"
+        "from bot.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main(['lint', {recipe!r}, '--no-cache', '--format', 'json'])\n"
+        f"slow = sorted(m for m in sys.modules if m in {SLOW!r})\n"
+        "print(json.dumps({'code': code, 'slow': slow}))\n"
+    )
+    proc = _run(code, cwd=repo)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert data["code"] in (0, 1)
+    assert data["slow"] == []

@@ -14,13 +14,15 @@ import json
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
-
-import jsonschema
+from functools import cache
+from typing import TYPE_CHECKING, Any
 
 from bot.advisor.questions import Question
 from bot.advisor.sanitize import clean_output, has_marker, sanitize_input
 from bot.core.model import Finding
+
+if TYPE_CHECKING:
+    import jsonschema
 
 VERDICTS = ("concern", "no_concern", "cannot_tell")
 MIN_QUOTE = 8
@@ -58,7 +60,14 @@ ANSWER_SCHEMA: dict[str, Any] = {
         }
     },
 }
-_VALIDATOR = jsonschema.Draft202012Validator(ANSWER_SCHEMA)
+
+
+@cache
+def _answer_validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # on first use: a lint that asks the advisor nothing never loads it
+
+    return jsonschema.Draft202012Validator(ANSWER_SCHEMA)
+
 
 # Keywords the Messages API refuses in a strict tool's `input_schema` (its structured-output
 # subset of JSON Schema). `api_schema` moves them into the description, as the SDK's own
@@ -149,7 +158,7 @@ def parse_answer(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"not JSON ({exc.msg})"
     except ValueError as exc:  # e.g. an integer too long to convert
         return None, f"not JSON ({exc})"
-    errors = sorted(_VALIDATOR.iter_errors(data), key=lambda e: list(e.path))
+    errors = sorted(_answer_validator().iter_errors(data), key=lambda e: list(e.path))
     if errors:
         e = errors[0]
         where = "/".join(str(p) for p in e.path) or "(top)"

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import contextlib
 import hashlib
-import importlib.metadata
 import importlib.util
 import json
 import os
@@ -164,6 +163,8 @@ def code_files() -> list[Path]:
 
 def code_version() -> str:
     """A hash of the bot's code (`code_files`) and of the parser libraries' versions."""
+    import importlib.metadata  # on first use: a run without the cache never loads it
+
     h = hashlib.sha256(FORMAT.encode())
     for path in code_files():
         with contextlib.suppress(OSError):

@@ -30,8 +30,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, replace
 from typing import Literal
 
-from packaging.requirements import InvalidRequirement, Requirement
-
 from bot.parse.argspecs import ENGINE_BOOL_RE as ENGINE_BOOL_RE
 from bot.parse.argspecs import SPECS as SPECS
 from bot.parse.argspecs import WRAPPERS as WRAPPERS
@@ -386,6 +384,9 @@ def requirement(text: str) -> Req:
             return Req(text, "path", None)
         if "/" in spec or spec.startswith("~") or spec.endswith((".whl", *_ARCHIVES)):
             return Req(text, "path", _leaf_name(spec))
+    # on first use: most recipes install nothing, and `packaging` takes a while to load
+    from packaging.requirements import InvalidRequirement, Requirement
+
     try:
         req = Requirement(spec)
     except InvalidRequirement as exc:

@@ -12,9 +12,10 @@ from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 from bot.parse.yamlsafe import type_name
 

@@ -4,9 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 from functools import cache
-from typing import Any
-
-import jsonschema
+from typing import TYPE_CHECKING, Any
 
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
@@ -15,6 +13,9 @@ from bot.parse.changelog import Changelog, Entry, entry_changes
 from bot.parse.changelog_diff import base_changelog, entries_in_scope
 from bot.parse.pydantic_models import ModelTable, declares
 from bot.parse.schema_errors import backticked, problems, types_text
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_NAME = "changelog-entry.schema.json"
 # CHL002 owns `pr-link`: a missing or empty link is reported once, there.
@@ -234,6 +235,8 @@ RULE = Rule(
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
+    import jsonschema  # on first use: a lint of recipes alone never loads it
+
     schema = load_schema(SCHEMA_NAME)
     return jsonschema.Draft202012Validator(schema)
 

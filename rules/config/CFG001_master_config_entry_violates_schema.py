@@ -5,9 +5,7 @@ from __future__ import annotations
 from collections.abc import Hashable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
-from typing import Any, TypeGuard
-
-import jsonschema
+from typing import TYPE_CHECKING, Any, TypeGuard
 
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
@@ -21,6 +19,9 @@ from bot.parse.master_config import (
 )
 from bot.parse.pydantic_models import ModelTable, declares
 from bot.parse.schema_errors import SchemaProblem, backticked, problems, show, types_text
+
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_NAME = "master-config-entry.schema.json"
 
@@ -308,6 +309,8 @@ dsv4-fp4-gb300-dynamo-trt-agentic-disagg-mtp:
 
 @cache
 def _schema() -> jsonschema.protocols.Validator:
+    import jsonschema  # on first use: a lint of recipes alone never loads it
+
     schema = load_schema(SCHEMA_NAME)
     # the schema is not recursive: resolving each `$ref` once here, not on every
     # instance, makes validating the real tree about 40% faster
@@ -344,6 +347,8 @@ def _reference_free_validator() -> Any:
     reference the resolver is never read, so the parent's serves and each
     subschema's validator is kept. An unregistered copy of the class holds the
     change (`validator_for` still answers the stock one)."""
+    import jsonschema
+
     extend: Any = jsonschema.validators.extend  # untyped in jsonschema
     cls: Any = extend(jsonschema.Draft202012Validator)
     plain_descend, plain_evolve = cls.descend, cls.evolve
