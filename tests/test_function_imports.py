@@ -5,7 +5,10 @@ An import inside a function hides a dependency from the reader, from import-lint
 layer contracts (which see it, but only as a plain edge) and from start-up: it is allowed
 only for a package of the `server` or `llm` extra (`pyproject.toml`), or for a project
 module that imports one at its top level, directly or through other project modules, so
-`bot lint` starts without them. Everything else is imported where the module starts.
+`bot lint` starts without them; and for a library in `DEFERRED`: slow to load and used
+by only some lints (a recipe linted alone needs none of them:
+`tests/test_light_install.py::test_a_recipe_lint_loads_only_what_it_uses`). Everything
+else is imported where the module starts.
 Checked on the syntax trees of `bot/` and `rules/`.
 """
 
@@ -39,6 +42,10 @@ OPTIONAL: dict[str, str] = {
     "tqdm": "tqdm",
 }
 OPTIONAL_MODULES = frozenset(OPTIONAL.values())
+# slow to load (tens of milliseconds each) and needed only by some lints: JSON Schema
+# validation (a repository's configuration, CFG001, CHL001, the advisor's answers), pip
+# requirement parsing (a recipe's `pip install`), installed versions (the lint cache's key)
+DEFERRED = frozenset({"jsonschema", "packaging", "importlib.metadata"})
 
 
 def _module_name(path: Path) -> str:
@@ -129,7 +136,8 @@ def violations() -> list[str]:
     out = []
     for module, path in FILES.items():
         for targets, line, in_function in _imports(module):
-            if in_function and not any(needs_extra(t) for t in targets):
+            deferred = any(t in DEFERRED or t.split(".")[0] in DEFERRED for t in targets)
+            if in_function and not deferred and not any(needs_extra(t) for t in targets):
                 rel = path.relative_to(ROOT).as_posix()
                 out.append(f"{rel}:{line}: import {targets[0]} inside a function")
     return out

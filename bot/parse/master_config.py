@@ -15,9 +15,9 @@ alone takes 0.3 s on `nvidia-master.yaml` (its Python resolver dominates)
 and the round-trip loader 3.3 s.
 
 Every defect of the file as a whole is a `Problem` (`MasterProblemKind`); rules report
-them. Helpers at the end answer domain questions about an entry (which SKU
-a runner is, which engine a framework runs, whether an image is upstream)
-from the knowledge data, and which entries a change adds or edits.
+them. Helpers at the end answer which entries a change adds or edits; domain
+questions about an entry (which SKU a runner is, which engine a framework
+runs, whether an image is upstream) live in `bot.parse.master_facts`.
 """
 
 from __future__ import annotations
@@ -41,11 +41,17 @@ from ruamel.yaml.events import (
 )
 
 from bot.base.glob import glob_match
-from bot.base.knowledge import Knowledge
 from bot.base.problem import Problem, problem
 from bot.base.span import Span
 from bot.base.tree import Tree
 from bot.parse.context import ParseContext
+from bot.parse.master_facts import engine_family as engine_family  # re-exported
+from bot.parse.master_facts import established_sku as established_sku  # re-exported
+from bot.parse.master_facts import image_repository as image_repository  # re-exported
+from bot.parse.master_facts import model_family as model_family  # re-exported
+from bot.parse.master_facts import normalise_image as normalise_image  # re-exported
+from bot.parse.master_facts import runner_sku as runner_sku  # re-exported
+from bot.parse.master_facts import upstream_image as upstream_image  # re-exported
 from bot.parse.yamlsafe import (
     NOT_RESOLVED,
     PlainScalars,
@@ -738,84 +744,6 @@ def head_master_configs(ctx: ParseContext) -> list[MasterConfig]:
         if cfg is not None:
             out.append(cfg)
     return out
-
-
-# -- domain facts about an entry, from knowledge ---------------------------------
-
-
-def runner_sku(runner: str, knowledge: Knowledge) -> str:
-    """The GPU SKU a runner label schedules on: `cluster:b200-dgxc` -> `b200`.
-
-    `knowledge.skus.runners` maps labels that do not follow the
-    `[cluster:]<sku>[-<suffix>]` pattern.
-    """
-    explicit = knowledge.skus.runners
-    if runner in explicit:
-        return str(explicit[runner]).lower()
-    label = runner.strip().lower()
-    label = label.removeprefix("cluster:")
-    return label.split("-", 1)[0]
-
-
-def model_family(prefix: str, knowledge: Knowledge) -> frozenset[str]:
-    """The model prefixes of one architecture class (`knowledge.model_families`)."""
-    for names in knowledge.model_families:
-        if prefix in names:
-            return names
-    return frozenset({prefix})
-
-
-def established_sku(sku: str, knowledge: Knowledge) -> bool:
-    return sku in knowledge.skus.established
-
-
-def engine_family(framework: str, knowledge: Knowledge) -> str | None:
-    """The upstream engine (`vllm`, `sglang`) a framework serves with, or None.
-
-    A framework counts as an engine when the engine's name is one of its
-    `-`-separated parts (`dynamo-sglang`, `sglang-disagg`, `llmd-vllm`), or
-    when `knowledge.upstream_engines.<engine>.frameworks` lists it.
-    """
-    engines = knowledge.upstream_engines
-    name = framework.strip().lower()
-    for engine, spec in engines.items():
-        listed = {f.lower() for f in spec.frameworks}
-        if name in listed:
-            return str(engine)
-    parts = set(name.split("-"))
-    for engine in engines:
-        if str(engine).lower() in parts:
-            return str(engine)
-    return None
-
-
-def normalise_image(image: str) -> str:
-    """`nvcr.io#nvidia/x:1` -> `nvcr.io/nvidia/x:1`; Docker Hub's own host names dropped."""
-    out = image.strip().replace("#", "/")
-    for host in ("docker.io/", "index.docker.io/", "registry-1.docker.io/"):
-        if out.lower().startswith(host):
-            out = out[len(host) :]
-            break
-    out = out.removeprefix("library/")
-    return out
-
-
-def image_repository(image: str) -> str:
-    """The image without its tag or digest: `lmsysorg/sglang:v0.5@sha256:..` -> `lmsysorg/sglang`."""
-    name = normalise_image(image).split("@", 1)[0]
-    slash = name.rfind("/")
-    colon = name.rfind(":")
-    if colon > slash:
-        name = name[:colon]
-    return name
-
-
-def upstream_image(image: str, engine: str, knowledge: Knowledge) -> bool:
-    """Whether `image` is one the upstream project of `engine` publishes."""
-    spec = knowledge.upstream_engines.get(engine)
-    prefixes = [p.lower() for p in spec.images] if spec is not None else []
-    repo = image_repository(image).lower()
-    return any(repo == p.rstrip("/") or repo.startswith(p) for p in prefixes)
 
 
 _type_name = type_name
