@@ -34,8 +34,9 @@ from bot.parse.bash import (
 )
 from bot.parse.jsonpos import JNode, parse_json
 from bot.parse.values import Str
+from bot.parse.yamlpos import load_positioned
 from bot.parse.yamlsafe import MAX_DEPTH as YAML_MAX_DEPTH
-from bot.parse.yamlsafe import YamlError, load_roundtrip
+from bot.parse.yamlsafe import YamlError
 
 MAX_RECIPE_BYTES = 1024 * 1024
 
@@ -623,7 +624,7 @@ class _Commands:
         doc_text = yaml_text.placeholder_text()
         try:
             if doc_text not in self.docs:
-                self.docs[doc_text] = load_roundtrip(doc_text, label="engine YAML")
+                self.docs[doc_text] = load_positioned(doc_text, label="engine YAML")
             return yaml_text, self.docs[doc_text]
         except YamlError as exc:
             line = (yaml_text.span.line if yaml_text.span else cmd.line) + max(
