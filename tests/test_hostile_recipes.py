@@ -452,6 +452,23 @@ def test_heredoc_with_quoted_delimiter_is_literal() -> None:
     assert u.engine_yaml["kv_cache_config"]["free_gpu_memory_fraction"] == 0.7
 
 
+def test_engine_yaml_is_read_as_the_engine_reads_it() -> None:
+    """TensorRT-LLM loads its options with PyYAML: a repeated key keeps its last value,
+    and every value keeps the line it is written on."""
+    text = (
+        HEADER + "cat > /tmp/c.yml <<'EOF'\n"
+        "kv_cache_config:\n  free_gpu_memory_fraction: 0.9\n"
+        "kv_cache_config:\n  free_gpu_memory_fraction: 0.8\n"
+        "EOF\n" + 'trtllm-serve "$MODEL" --extra_llm_api_options /tmp/c.yml\n'
+    )
+    launch = only_launch(parse(text))
+    run_lint(text)
+    assert launch.engine_yaml["kv_cache_config"]["free_gpu_memory_fraction"] == 0.8
+    setting = launch.yaml_setting("kv_cache_config", "free_gpu_memory_fraction")
+    assert setting is not None and setting.value == 0.8
+    assert setting.span.line == text.splitlines().index("  free_gpu_memory_fraction: 0.8") + 1
+
+
 # --------------------------------------------------------------------------- former crashes
 # Each raised instead of becoming a finding or an unknown value.
 
