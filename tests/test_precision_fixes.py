@@ -235,6 +235,32 @@ def test_bulk_link_migration_is_a_link_correction_not_a_history_edit() -> None:
     assert ("CHL004", "error") in edited
 
 
+def test_a_link_migration_counts_the_entries_whose_only_url_is_their_pr_link() -> None:
+    # InferenceX #759 moved every link to the new name; one entry also cites one
+    old = "https://github.com/InferenceMAX/InferenceMAX/pull/"
+
+    def cited(prefix: str) -> str:
+        return (
+            "- config-keys:\n    - c-fp8-h100-vllm\n  description:\n"
+            f'    - "fix model_prefix bug from {prefix}5"\n  pr-link: {prefix}3\n'
+        )
+
+    def log(a: str, b: str, c: str) -> str:
+        return (
+            _entry("a-fp8-h100-vllm", f"{a}1")
+            + "\n"
+            + _entry("b-fp8-h100-vllm", f"{b}2")
+            + "\n"
+            + cited(c)
+        )
+
+    renamed = _changelog(log(PULL, PULL, PULL), log(old, old, old), 9)
+    assert not any(rule in ("CHL004", "CHL008") for rule, _ in renamed), renamed
+    # alone, a rewritten link inside a description is a history edit
+    alone = _changelog(log(old, old, PULL), log(old, old, old), 9)
+    assert ("CHL004", "error") in alone, alone
+
+
 def test_entries_a_stale_branch_carries_from_the_base_tip_are_not_the_prs() -> None:
     a = _entry("a-fp8-h100-vllm", f"{PULL}10")
     x = _entry("x-fp8-h100-vllm", f"{PULL}50")  # merged on main after the branch forked

@@ -182,10 +182,14 @@ def _url_rewrites(before: Entry, after: Entry) -> set[tuple[str, str]] | None:
 
 
 def _link_migration(edits: list[Edit]) -> list[Edit]:
-    """A bulk link migration (one URL rewrite applied across entries) is a link correction."""
+    """A bulk link migration (one URL rewrite applied across entries) is a link correction.
+
+    The migration's size counts every entry it rewrote: most entries carry no URL
+    but their `pr-link`, so their edits are pr-link corrections already (InferenceX
+    #759 renamed 80 links, one of them inside a `description`)."""
     changed = [(e, _url_rewrites(e.before, e.after)) for e in edits if e.kind == "changed"]
     rewrites = [r for _, r in changed if r is not None]
-    if len(rewrites) < MIN_MIGRATED_ENTRIES:
+    if not rewrites:
         return edits
     common = set.intersection(*rewrites)
     if len(common) != 1 or any(r != common for r in rewrites):
@@ -193,6 +197,11 @@ def _link_migration(edits: list[Edit]) -> list[Edit]:
     ((old, new),) = common
     if old.isdigit() or new.isdigit():
         return edits  # a different pull-request number is not a rename
+    links = sum(
+        1 for e in edits if e.kind == "pr-link" and _url_rewrites(e.before, e.after) == common
+    )
+    if len(rewrites) + links < MIN_MIGRATED_ENTRIES:
+        return edits
     migrated = {id(e) for e, r in changed if r is not None}
     return [
         Edit(e.before, e.after, "pr-link", e.line, "pr-link") if id(e) in migrated else e

@@ -523,7 +523,20 @@ def _script_bytes(recipe: Recipe) -> bytes | None:
     if "\ufffd" in text:
         line = text[: text.index("\ufffd")].count("\n") + 1
         recipe.problems.append(problem("not_utf8", line))
-    return data
+    return _final_continuation(data)
+
+
+def _final_continuation(data: bytes) -> bytes:
+    """`data` with a line continuation that ends the script taken out: bash joins the
+    last line with the empty rest (InferenceX #666 ends in `rm -rf ./utils/bench_serving\\`),
+    where tree-sitter-bash reports an unclosed construct. The backslash becomes a space,
+    so every offset and line stays where it is."""
+    body = data.removesuffix(b"\n").removesuffix(b"\r")
+    run = len(body) - len(body.rstrip(b"\\"))
+    if run % 2 == 0:
+        return data
+    at = len(body) - 1
+    return data[:at] + b" " + data[at + 1 :]
 
 
 class _Commands:

@@ -35,6 +35,14 @@ _BASE = """\
   pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2412
 """
 
+_OLD_NAME = """\
+- config-keys:
+    - minimaxm3-fp8-h100-vllm
+  description:
+    - "Add MiniMax-M3 MXFP8 on H100 with vLLM v0.27.1"
+  pr-link: https://github.com/InferenceMAX/InferenceMAX/pull/2398
+"""
+
 _NEW = """
 - config-keys:
     - minimaxm3-fp8-h100-vllm-agentic-mtp
@@ -96,7 +104,11 @@ RULE = Rule(
             "another pull request (often copied from the entry above) are errors. Merged "
             "entries are immutable except for pr-link-only corrections, so a merged entry "
             "that still lacks its link is reported as a warning and fixed in a change that "
-            "touches only its `pr-link` line."
+            "touches only its `pr-link` line. A repository that was renamed links its "
+            "pull requests under its old name until its entries are migrated (GitHub "
+            "redirects them): where the base's newest merged entry links under another "
+            "`https://github.com/<owner>/<repo>/pull/` prefix, a link under that prefix is "
+            "accepted too (InferenceX was `InferenceMAX/InferenceMAX` until 2026-02-16)."
         ),
         zh=(
             "每个 changelog 条目都要链接添加它的 PR：结果网站与扫描工具依靠该链接把基准"
@@ -105,6 +117,9 @@ RULE = Rule(
             "只接受该 PR 的准确 URL；`TBD`、`/changes` 或 `/files` 后缀，以及其他 PR 的编号"
             "（常从上一条目复制而来）都是错误。已合并条目除修正 pr-link 外不可修改，因此"
             "仍缺少链接的已合并条目以警告报告，并通过只改动其 `pr-link` 行的变更修复。"
+            "改过名的仓库在条目迁移之前仍以旧名链接其 PR（GitHub 会重定向）：若基线中最新的"
+            "已合并条目使用另一个 `https://github.com/<owner>/<repo>/pull/` 前缀，该前缀下的"
+            "链接同样接受（InferenceX 在 2026-02-16 之前名为 `InferenceMAX/InferenceMAX`）。"
         ),
     ),
     variants={
@@ -192,6 +207,17 @@ RULE = Rule(
         ),
         Example(
             path="perf-changelog.yaml",
+            text=_OLD_NAME
+            + "\n"
+            + _BASE
+            + _NEW
+            + "  pr-link: https://github.com/InferenceMAX/InferenceMAX/pull/2423  # [CHL002]\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _OLD_NAME + "\n" + _BASE},
+            note="the base's newest entry links under the repository's current name",
+        ),
+        Example(
+            path="perf-changelog.yaml",
             text=_BASE + _NEW + "  pr-link: XXX  # [CHL002]\n",
             note="whole-tree lint: a merged entry without its link is a warning",
         ),
@@ -227,6 +253,15 @@ RULE = Rule(
             },
             note="a pr-link-only correction of a merged entry names the pull request that added it",
         ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_OLD_NAME
+            + _NEW
+            + "  pr-link: https://github.com/InferenceMAX/InferenceMAX/pull/2423\n",
+            pr=2423,
+            base={"perf-changelog.yaml": _OLD_NAME},
+            note="a base from before the repository's rename links under its old name",
+        ),
     ),
 )
 
@@ -236,6 +271,7 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     base = None
     if ctx.base is not None:
         base = base_changelog(ctx, changelog.path)
+    prefixes = _prefixes(prefix, base)
     pr: int | None = ctx.pr
     # Without a base or a pull request, every entry is merged history.
     merged = ctx.base is None and pr is None
@@ -247,14 +283,33 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
         everything = diff is not None and diff.status == "added"
         changes = entries_in_scope(changes, base, lambda n: everything or n in added)
     for change in changes:
-        finding = _check(change, prefix, pr, merged, ctx.base is not None, changelog.path, lines)
+        finding = _check(change, prefixes, pr, merged, ctx.base is not None, changelog.path, lines)
         if finding is not None:
             yield finding
 
 
+_GITHUB_PULL = re.compile(r"(https://github\.com/[A-Za-z0-9_.-]+/[A-Za-z0-9_.-]+/pull/)[1-9][0-9]*")
+
+
+def _prefixes(prefix: str, base: Changelog | None) -> tuple[str, ...]:
+    """The `pr-link` prefixes a change is held to: `prefix`, and the one the base's
+    newest merged entry links under, when it differs. A renamed repository's base
+    (InferenceX before its rename from InferenceMAX/InferenceMAX, whose template and
+    entries then read `https://github.com/InferenceMAX/InferenceMAX/pull/`) links
+    its pull requests under the old name; GitHub redirects those links."""
+    if base is None:
+        return (prefix,)
+    for entry in reversed(base.entries):
+        value = entry.get(KEY)
+        m = _GITHUB_PULL.fullmatch(value) if isinstance(value, str) else None
+        if m is not None:
+            return (prefix,) if m.group(1) == prefix else (prefix, m.group(1))
+    return (prefix,)
+
+
 def _check(
     change: Change,
-    prefix: str,
+    prefixes: tuple[str, ...],
     pr: int | None,
     merged: bool,
     has_base: bool,
@@ -264,8 +319,13 @@ def _check(
     entry = change.entry
     value = entry.get(KEY)
     link = "" if value is None else str(value)
-    placeholders = {"XXX", prefix + "XXX"}
-    canonical = re.fullmatch(re.escape(prefix) + r"([1-9][0-9]*)", link)
+    prefix = prefixes[0]
+    placeholders = {"XXX", *(p + "XXX" for p in prefixes)}
+    canonical = None
+    for accepted in prefixes:
+        canonical = re.fullmatch(re.escape(accepted) + r"([1-9][0-9]*)", link)
+        if canonical is not None:
+            break
     # Only an entry this change adds is known to belong to pull request `pr`.
     own = pr is not None and has_base and change.is_new
     expected = f"{prefix}{pr}" if own else f"{prefix}<N>"
