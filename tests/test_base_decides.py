@@ -350,3 +350,42 @@ def test_a_master_config_moved_to_another_place_is_not_new() -> None:
     bumped = {"configs/amd-master.yaml": entry.replace("0.5.9", "0.5.10"), **log}
     found = lint_pr(bumped, base, pr=1992, rules=rules).findings
     assert sorted(f.rule for f in found) == ["CFG002", "CFG003"]
+
+
+# -------------------------------------------------- the engine submission order (CFG004)
+
+TRT_FIRST = """\
+glm5.2-fp4-b200-trt:
+  image: nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc24
+  model: nvidia/GLM-5.2-NVFP4
+  model-prefix: glm5.2
+  runner: b200
+  precision: fp4
+  framework: trt
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+"""
+
+
+def test_the_engine_order_applies_only_where_the_base_states_it() -> None:
+    """The CODEOWNER checklist (InferenceX #1886) and MODELS.md (#2500) state that vLLM or
+    SGLang comes before other engines; a PR on an older base (#600-#899 added TensorRT-LLM
+    and ATOM entries first, as the repository then allowed) is not held to it."""
+    cfg004 = [rule("CFG004")]
+    head = {MASTER: TRT_FIRST}
+    assert lint_pr(head, {MASTER: ""}, pr=700, rules=cfg004).findings == []
+    marks = (
+        {"MODELS.md": "## Engine submission policy\n\nThe engines below are primary.\n"},
+        {"docs/PR_REVIEW_CHECKLIST.md": "- [ ] submission made before additional frameworks\n"},
+    )
+    for mark in marks:
+        found = lint_pr({**mark, **head}, {**mark, MASTER: ""}, pr=2600, rules=cfg004)
+        assert [(f.rule, f.severity) for f in found.findings] == [("CFG004", "error")], mark
+    # a whole tree is held to today's knowledge (coverage only, as information)
+    tree = lint_files(head, rules=cfg004).findings
+    assert [(f.rule, f.severity) for f in tree] == [("CFG004", "info")]
