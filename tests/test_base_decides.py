@@ -389,3 +389,59 @@ def test_the_engine_order_applies_only_where_the_base_states_it() -> None:
     # a whole tree is held to today's knowledge (coverage only, as information)
     tree = lint_files(head, rules=cfg004).findings
     assert [(f.rule, f.severity) for f in tree] == [("CFG004", "info")]
+
+
+# -------------------------------------------------- a scenario the PR adds is a new place
+
+SN_ENTRY = """\
+{key}:
+  image: lmsysorg/sglang:v0.5.9-cu130
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: {runner}
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+{scenarios}"""
+SN_FIXED = """\
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+"""
+SN_AGENTIC = """\
+    agentic-coding:
+    - search-space:
+      - { tp: 8, kv-offloading: none, conc-list: [4, 8] }
+"""
+
+
+def sn_entry(key: str, runner: str, scenarios: str) -> str:
+    return SN_ENTRY.format(key=key, runner=runner, scenarios=scenarios)
+
+
+def test_a_scenario_added_to_an_entry_is_judged_like_a_new_entry() -> None:
+    """InferenceX #1258 and #1391 added agentic sections to existing entries, written like
+    the base's agentic entries (plain runner labels, before the `cluster:` rule): the
+    constraint no agentic entry of the base keeps is not demanded of the new sections."""
+    sibling = sn_entry("dsr1-fp8-b200-sglang-agentic", "b200", SN_AGENTIC)
+    base = {MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED)}
+    head = {
+        MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED + SN_AGENTIC)
+    }
+    assert cfg001(head, base) == []
+    # where the base's agentic entries keep it, the added section is held to it
+    kept = sibling.replace("runner: b200", "runner: cluster:b200-nv")
+    base = {MASTER: kept + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED)}
+    head = {MASTER: kept + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED + SN_AGENTIC)}
+    found = cfg001(head, base)
+    assert [f.rule for f in found] == ["CFG001"]
+    assert "`cluster:<name>`" in found[0].message.en
+    # an entry that had the scenario in the base and now breaks it regressed
+    base = {
+        MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "cluster:h200-nv", SN_AGENTIC)
+    }
+    head = {MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_AGENTIC)}
+    assert [f.rule for f in cfg001(head, base)] == ["CFG001"]

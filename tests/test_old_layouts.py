@@ -104,3 +104,25 @@ def test_a_master_config_of_the_github_layout_is_reviewed() -> None:
     bumped = {master: ENTRY.replace("v0.5.8", "v0.5.9"), **log}
     found = lint_pr(bumped, {master: ENTRY, **log}, pr=700, rules=[rule("CFG002")]).findings
     assert [(f.rule, f.path) for f in found] == [("CFG002", master)]
+
+
+OLD_SCHEMA = ENTRY.replace("  scenarios:\n    fixed-seq-len:\n", "  seq-len-configs:\n").replace(
+    "\n    ", "\n  "
+)
+
+
+def test_points_moved_unchanged_to_the_scenarios_schema_need_no_changelog_entry() -> None:
+    """InferenceX #1201 moved every entry's `seq-len-configs` under
+    `scenarios.fixed-seq-len` and was merged without changelog entries."""
+    assert "seq-len-configs:\n  - isl: 1024\n    osl: 1024\n" in OLD_SCHEMA
+    master = ".github/configs/nvidia-master.yaml"
+    log = {
+        "perf-changelog.yaml": "- config-keys:\n    - x\n  description:\n    - y\n  pr-link: z\n"
+    }
+    cfg002 = [rule("CFG002")]
+    moved = lint_pr({master: ENTRY, **log}, {master: OLD_SCHEMA, **log}, pr=1201, rules=cfg002)
+    assert moved.findings == []
+    # a point changed on the way is a change
+    bumped = {master: ENTRY.replace("conc-end: 64", "conc-end: 128"), **log}
+    found = lint_pr(bumped, {master: OLD_SCHEMA, **log}, pr=1201, rules=cfg002).findings
+    assert [(f.rule, f.path) for f in found] == [("CFG002", master)]

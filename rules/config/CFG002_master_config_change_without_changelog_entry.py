@@ -482,6 +482,7 @@ def _changed(
     spec = ctx.knowledge.section("changelog_coverage") or {}
     fields = [str(f) for f in spec.get("benchmark_fields") or ()]
     point_lists = [str(f) for f in spec.get("point_lists") or ()]
+    renamed = {str(k): str(v) for k, v in (spec.get("renamed") or {}).items()}
     for path in masters:
         cfg = ctx.parsed("master_config", path, tree=change.head)
         if cfg is None or cfg.problems:
@@ -493,7 +494,7 @@ def _changed(
                 continue
             if before.data == entry.data:
                 continue
-            diffs = entry_diff(before.data, entry.data, fields, point_lists)
+            diffs = entry_diff(before.data, entry.data, fields, point_lists, renamed)
             bench = [d for d in diffs if d.kind == "benchmark"]
             if bench:
                 if any(d.scenario is None for d in bench):
