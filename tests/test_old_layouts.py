@@ -126,3 +126,16 @@ def test_points_moved_unchanged_to_the_scenarios_schema_need_no_changelog_entry(
     bumped = {master: ENTRY.replace("conc-end: 64", "conc-end: 128"), **log}
     found = lint_pr(bumped, {master: OLD_SCHEMA, **log}, pr=1201, rules=cfg002).findings
     assert [(f.rule, f.path) for f in found] == [("CFG002", master)]
+
+
+def test_an_unknown_pattern_is_told_where_this_tree_keeps_its_master_configs() -> None:
+    master = ".github/configs/nvidia-master.yaml"
+    entry = "- config-keys:\n    - {key}\n  description:\n    - y\n  pr-link: z\n"
+    base = {master: ENTRY, "perf-changelog.yaml": entry.format(key="dsr1-fp8-h200-sglang")}
+    head = {
+        master: ENTRY,
+        "perf-changelog.yaml": base["perf-changelog.yaml"] + "\n" + entry.format(key="qwen-*"),
+    }
+    (found,) = lint_pr(head, base, pr=700, rules=[rule("CHL009")]).findings
+    assert found.fix is not None
+    assert found.fix.en == "Name a key defined in `.github/configs/*-master.yaml`"
