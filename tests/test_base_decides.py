@@ -445,3 +445,25 @@ def test_a_scenario_added_to_an_entry_is_judged_like_a_new_entry() -> None:
     }
     head = {MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_AGENTIC)}
     assert [f.rule for f in cfg001(head, base)] == ["CFG001"]
+
+
+def test_the_agentic_track_needs_an_entry_only_where_the_base_logs_it() -> None:
+    """InferenceX merged agentic sections and `-agentic` configs without changelog entries
+    (#1201, #1393) until #2109 logged the first `-agentic` config key."""
+    cfg002 = [rule("CFG002")]
+    fixed = sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED)
+    with_agentic = sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED + SN_AGENTIC)
+    new_agentic = sn_entry("dsr1-fp8-b200-sglang-agentic", "b200", SN_AGENTIC)
+    bumped = fixed.replace("conc-end: 64", "conc-end: 128")
+    older = {LOG: _log_entry("dsr1-fp8-h200-sglang", 900)}
+    newer = {LOG: older[LOG] + "\n" + _log_entry("dsr1-fp8-b200-sglang-agentic", 2109)}
+    for log, expected in ((older, []), (newer, ["CFG002"])):
+        for head in (with_agentic, fixed + "\n" + new_agentic):
+            base = {**log, MASTER: fixed}
+            found = lint_pr({**log, MASTER: head}, base, pr=1201, rules=cfg002).findings
+            assert [f.rule for f in found if f.severity == "error"] == expected, head
+    # a change outside the agentic track needs its entry on either base
+    assert SN_FIXED in fixed and bumped != fixed
+    for log in (older, newer):
+        found = lint_pr({**log, MASTER: bumped}, {**log, MASTER: fixed}, rules=cfg002).findings
+        assert [f.rule for f in found] == ["CFG002"]
