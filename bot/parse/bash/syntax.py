@@ -62,7 +62,10 @@ _DEFAULT_LIMIT = 4096  # bytes scanned for the end of one expansion
 def _blank_default_quotes(source: bytes) -> bytes:
     """`source` with each `\\"` inside an expansion default replaced by `\\\\`."""
     out = bytearray(source)
-    for m in _DEFAULT.finditer(source):
+    pos = 0
+    while (m := _DEFAULT.search(source, pos)) is not None:
+        # a default nested in one already scanned was blanked with it: every byte is
+        # scanned once, so a hostile line of `${a:-${a:-...` stays linear
         depth, i = 0, m.end()
         end = min(len(source), i + _DEFAULT_LIMIT)
         while i < end:
@@ -81,6 +84,7 @@ def _blank_default_quotes(source: bytes) -> bytes:
                     break
                 depth -= 1
             i += 1
+        pos = max(i, m.end())
     return bytes(out)
 
 
