@@ -276,7 +276,14 @@ def extra_printf_width() -> bytes:
     return (SHORT + 'printf -v X "%99999999999d" 1\nvllm serve "$MODEL" --port "$X"\n').encode()
 
 
+def extra_unclosed_defaults(n: int = 120_000) -> bytes:
+    """A syntax error plus one line of unclosed `${a:-` defaults: the retry that blanks
+    escaped quotes in defaults scanned up to 4 KiB from each of them: O(n * 4096)."""
+    return (SHORT + 'X="' + "${a:-" * n + "\n" + 'vllm serve "$MODEL"\n').encode()
+
+
 EXTRA_CASES = (
+    Case("extra_unclosed_defaults_120k", RECIPE_PATH, extra_unclosed_defaults),
     Case("extra_nested_functions_3000", RECIPE_PATH, extra_nested_functions),
     Case("extra_array_append_40k", RECIPE_PATH, extra_array_append),
     Case("extra_suffix_trim_300kb_x3", RECIPE_PATH, extra_suffix_trim),

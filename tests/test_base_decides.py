@@ -350,3 +350,120 @@ def test_a_master_config_moved_to_another_place_is_not_new() -> None:
     bumped = {"configs/amd-master.yaml": entry.replace("0.5.9", "0.5.10"), **log}
     found = lint_pr(bumped, base, pr=1992, rules=rules).findings
     assert sorted(f.rule for f in found) == ["CFG002", "CFG003"]
+
+
+# -------------------------------------------------- the engine submission order (CFG004)
+
+TRT_FIRST = """\
+glm5.2-fp4-b200-trt:
+  image: nvcr.io#nvidia/tensorrt-llm/release:1.3.0rc24
+  model: nvidia/GLM-5.2-NVFP4
+  model-prefix: glm5.2
+  runner: b200
+  precision: fp4
+  framework: trt
+  multinode: false
+  scenarios:
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+"""
+
+
+def test_the_engine_order_applies_only_where_the_base_states_it() -> None:
+    """The CODEOWNER checklist (InferenceX #1886) and MODELS.md (#2500) state that vLLM or
+    SGLang comes before other engines; a PR on an older base (#600-#899 added TensorRT-LLM
+    and ATOM entries first, as the repository then allowed) is not held to it."""
+    cfg004 = [rule("CFG004")]
+    head = {MASTER: TRT_FIRST}
+    assert lint_pr(head, {MASTER: ""}, pr=700, rules=cfg004).findings == []
+    marks = (
+        {"MODELS.md": "## Engine submission policy\n\nThe engines below are primary.\n"},
+        {"docs/PR_REVIEW_CHECKLIST.md": "- [ ] submission made before additional frameworks\n"},
+    )
+    for mark in marks:
+        found = lint_pr({**mark, **head}, {**mark, MASTER: ""}, pr=2600, rules=cfg004)
+        assert [(f.rule, f.severity) for f in found.findings] == [("CFG004", "error")], mark
+    # a whole tree is held to today's knowledge (coverage only, as information)
+    tree = lint_files(head, rules=cfg004).findings
+    assert [(f.rule, f.severity) for f in tree] == [("CFG004", "info")]
+
+
+# -------------------------------------------------- a scenario the PR adds is a new place
+
+SN_ENTRY = """\
+{key}:
+  image: lmsysorg/sglang:v0.5.9-cu130
+  model: deepseek-ai/DeepSeek-R1-0528
+  model-prefix: dsr1
+  runner: {runner}
+  precision: fp8
+  framework: sglang
+  multinode: false
+  scenarios:
+{scenarios}"""
+SN_FIXED = """\
+    fixed-seq-len:
+    - isl: 8192
+      osl: 1024
+      search-space:
+      - { tp: 8, conc-start: 4, conc-end: 64 }
+"""
+SN_AGENTIC = """\
+    agentic-coding:
+    - search-space:
+      - { tp: 8, kv-offloading: none, conc-list: [4, 8] }
+"""
+
+
+def sn_entry(key: str, runner: str, scenarios: str) -> str:
+    return SN_ENTRY.format(key=key, runner=runner, scenarios=scenarios)
+
+
+def test_a_scenario_added_to_an_entry_is_judged_like_a_new_entry() -> None:
+    """InferenceX #1258 and #1391 added agentic sections to existing entries, written like
+    the base's agentic entries (plain runner labels, before the `cluster:` rule): the
+    constraint no agentic entry of the base keeps is not demanded of the new sections."""
+    sibling = sn_entry("dsr1-fp8-b200-sglang-agentic", "b200", SN_AGENTIC)
+    base = {MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED)}
+    head = {
+        MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED + SN_AGENTIC)
+    }
+    assert cfg001(head, base) == []
+    # where the base's agentic entries keep it, the added section is held to it
+    kept = sibling.replace("runner: b200", "runner: cluster:b200-nv")
+    base = {MASTER: kept + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED)}
+    head = {MASTER: kept + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED + SN_AGENTIC)}
+    found = cfg001(head, base)
+    assert [f.rule for f in found] == ["CFG001"]
+    assert "`cluster:<name>`" in found[0].message.en
+    # an entry that had the scenario in the base and now breaks it regressed
+    base = {
+        MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "cluster:h200-nv", SN_AGENTIC)
+    }
+    head = {MASTER: sibling + "\n" + sn_entry("dsr1-fp8-h200-sglang", "h200", SN_AGENTIC)}
+    assert [f.rule for f in cfg001(head, base)] == ["CFG001"]
+
+
+def test_the_agentic_track_needs_an_entry_only_where_the_base_logs_it() -> None:
+    """InferenceX merged agentic sections and `-agentic` configs without changelog entries
+    (#1201, #1393) until #2109 logged the first `-agentic` config key."""
+    cfg002 = [rule("CFG002")]
+    fixed = sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED)
+    with_agentic = sn_entry("dsr1-fp8-h200-sglang", "h200", SN_FIXED + SN_AGENTIC)
+    new_agentic = sn_entry("dsr1-fp8-b200-sglang-agentic", "b200", SN_AGENTIC)
+    bumped = fixed.replace("conc-end: 64", "conc-end: 128")
+    older = {LOG: _log_entry("dsr1-fp8-h200-sglang", 900)}
+    newer = {LOG: older[LOG] + "\n" + _log_entry("dsr1-fp8-b200-sglang-agentic", 2109)}
+    for log, expected in ((older, []), (newer, ["CFG002"])):
+        for head in (with_agentic, fixed + "\n" + new_agentic):
+            base = {**log, MASTER: fixed}
+            found = lint_pr({**log, MASTER: head}, base, pr=1201, rules=cfg002).findings
+            assert [f.rule for f in found if f.severity == "error"] == expected, head
+    # a change outside the agentic track needs its entry on either base
+    assert SN_FIXED in fixed and bumped != fixed
+    for log in (older, newer):
+        found = lint_pr({**log, MASTER: bumped}, {**log, MASTER: fixed}, rules=cfg002).findings
+        assert [f.rule for f in found] == ["CFG002"]

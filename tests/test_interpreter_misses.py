@@ -250,3 +250,31 @@ def test_a_model_table_whose_engine_is_unknown_says_so() -> None:
     recipe = parse_recipe("benchmarks/multi_node/amd_utils/models.yaml", TABLE_TEXT)
     assert not recipe.launches
     assert [p.kind for p in recipe.problems] == ["table_engine_unknown"]
+
+
+# InferenceX #1108-#1290 (kimik2.5 int4 MTP recipes of the single-node layout): a
+# speculative config given as the default of its own variable, JSON with escaped
+# quotes inside a double-quoted `${VAR:-...}`. Valid bash that tree-sitter-bash
+# cannot parse; the parser reads it from the same bytes with the escapes blanked.
+DEFAULT_JSON = """\
+#!/usr/bin/env bash
+export SPEC="${SPEC:-{\\"model\\": \\"org/Draft-Eagle3\\", \\"method\\": \\"eagle3\\", \\"num_speculative_tokens\\": 3}}"
+vllm serve "$MODEL" --port "$PORT" \\
+  --gpu-memory-utilization 0.8 \\
+  --speculative-config "$SPEC" &
+"""
+
+
+def test_json_in_an_expansion_default_is_no_syntax_error_and_keeps_its_value() -> None:
+    recipe = parse_recipe("benchmarks/single_node/kimik2.5_int4_mi355x_mtp.sh", DEFAULT_JSON)
+    assert [p.kind for p in recipe.problems if "syntax" in p.kind] == []
+    (launch,) = recipe.launches
+    spec = launch.flag("--speculative-config")
+    assert spec is not None and spec.value is not None
+    # the text of the default, read from the script's own bytes (the value itself is
+    # the environment's, when it sets `SPEC`)
+    assert spec.value.text == (
+        '{"model": "org/Draft-Eagle3", "method": "eagle3", "num_speculative_tokens": 3}'
+    )
+    mem = launch.flag("--gpu-memory-utilization")
+    assert mem is not None and mem.value is not None and mem.value.value == "0.8"

@@ -33,7 +33,12 @@ def _sources() -> str:
 # nodes whose keys are data (an engine name, a path) but whose children are settings again
 DATA_LEVELS = {"engines", "model_tables", "recipe_helpers.command_runners", "practices"}
 # nodes whose keys are data all the way down (flag names, env names, client names)
-DATA_NODES = {"thinking.kwargs", "thinking.env_on", "thinking.flags"}
+DATA_NODES = {
+    "thinking.kwargs",
+    "thinking.env_on",
+    "thinking.flags",
+    "changelog_coverage.renamed",  # old key -> new place
+}
 DATA_LEAVES = {"commands", "client_chat_flags"}
 
 

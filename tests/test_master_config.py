@@ -358,7 +358,8 @@ def test_cfg004_same_pull_request_and_other_runner_label() -> None:
     head = FIXTURE + "\n" + trt.replace("runner: b300", "runner: cluster:b300-nv") + "\n"
     assert ids(run({PATH: head}, base={PATH: FIXTURE}, rules=cfg_rules("CFG004"))) == []
     alone = "\n" + trt + "\n"
-    found = run({PATH: alone}, base={}, rules=cfg_rules("CFG004"))
+    policy = {"MODELS.md": "## Engine submission policy\n"}
+    found = run({**policy, PATH: alone}, base=policy, rules=cfg_rules("CFG004"))
     assert [(f.rule, f.severity) for f in found.findings] == [("CFG004", "error")]
     tree = run({PATH: alone}, rules=cfg_rules("CFG004"))
     assert [(f.rule, f.severity) for f in tree.findings] == [("CFG004", "info")]

@@ -49,7 +49,11 @@ ARCHIVED_SGLANG = (
 
 
 def _cfg004(head: dict[str, str], base: dict[str, str]) -> list[str]:
-    report = lintkit.lint_pr(head, base, pr=1, paths=[MASTER], rules=[lintkit.rule("CFG004")])
+    # a repository whose base states the order (`knowledge.practices.engine-submission-policy`)
+    policy = {"MODELS.md": "## Engine submission policy\n"}
+    report = lintkit.lint_pr(
+        {**policy, **head}, {**policy, **base}, pr=1, paths=[MASTER], rules=[lintkit.rule("CFG004")]
+    )
     return [f.subject for f in report.findings]
 
 

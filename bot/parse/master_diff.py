@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import difflib
 import json
-from collections.abc import Collection, Hashable, Iterator
+from collections.abc import Collection, Hashable, Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -60,15 +60,43 @@ class _Rules:
 
 
 def entry_diff(
-    before: Any, after: Any, fields: Collection[str], point_lists: Collection[str] = ()
+    before: Any,
+    after: Any,
+    fields: Collection[str],
+    point_lists: Collection[str] = (),
+    renamed: Mapping[str, str] | None = None,
 ) -> list[Difference]:
     """Every difference between an entry's base value and its head value.
 
     `fields`: the keys whose values can change benchmark results; `point_lists`:
-    lists of plain values whose items are points (dropping one removes a point).
+    lists of plain values whose items are points (dropping one removes a point);
+    `renamed`: entry keys the repository moved (old key -> new dotted path), whose
+    value at the old place is compared as the same value at the new one.
     """
+    if renamed:
+        before, after = _moved(before, renamed), _moved(after, renamed)
     out: list[Difference] = []
     _diff(before, after, (), _Rules(frozenset(fields), frozenset(point_lists)), out, 0)
+    return out
+
+
+def _moved(entry: Any, renamed: Mapping[str, str]) -> Any:
+    """`entry` with each renamed key's value at its new place (where that is free)."""
+    if not isinstance(entry, dict):
+        return entry
+    out = dict(entry)
+    for old, new in renamed.items():
+        *parents, last = new.split(".")
+        node: Any = out
+        for step in parents:
+            node = node.get(step, {}) if isinstance(node, dict) else None
+        if old not in out or not isinstance(node, dict) or last in node:
+            continue
+        node = out
+        for step in parents:  # copy the path down, so the parsed entry stays as it was
+            node[step] = dict(node.get(step, {}))
+            node = node[step]
+        node[last] = out.pop(old)
     return out
 
 

@@ -179,7 +179,10 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     known = master_keys(ctx)
     if known is None:
         return
-    masters = ", ".join(ctx.config.master_configs) or "configs/*-master.yaml"
+    # the master-config globs this tree uses (an older layout keeps them elsewhere)
+    paths = ctx.all_paths()
+    used = [pat for pat in ctx.config.master_configs if any(glob_match(q, pat) for q in paths)]
+    masters = ", ".join(used) or "configs/*-master.yaml"
     resolves: dict[str, bool] = {}
     suggested: dict[str, str | None] = {}
     for entry in diff.new:

@@ -445,11 +445,12 @@ def _schema_code_changed(ctx: RuleContext) -> list[str]:
 
 def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
+    changes: list[tuple[MasterEntry, str, bool, MasterEntry | None]]
     if base is None:
-        changes = [(e, e.key, False) for e in master.entries.values()]
+        changes = [(e, e.key, False, None) for e in master.entries.values()]
     else:
         changes = [
-            (c.entry, c.renamed_from or c.entry.key, not c.is_new)
+            (c.entry, c.renamed_from or c.entry.key, not c.is_new, c.before)
             for c in entry_changes(master, base)
         ]
     if not changes:
@@ -457,7 +458,14 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     others = [m for m in head_master_configs(ctx) if m.path != master.path]
     schema = _schema()
     repository = _validator(ctx)
-    for entry, item, prior in changes:
+    for entry, item, was, before in changes:
+        # a scenario the PR adds to an entry is a new place, judged like a new entry:
+        # only what the entry breaks without it was there before
+        kept = _kept(master, entry, before, schema, repository) if was else None
+
+        def prior(constraint: str, was: bool = was, kept: set[str] | None = kept) -> bool:
+            return was and (kept is None or constraint in kept)
+
         if "*" in entry.key:
             yield _hit(master, entry, "wildcard-key", entry.start_line, ())
         for other in others:
@@ -483,9 +491,45 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
                 mark = (finding.span.line, finding.message.en)
                 if mark not in seen:
                     seen.add(mark)
-                    yield replace(finding, ratchet=Ratchet(_constraint(p), item, prior))
+                    c = _constraint(p)
+                    yield replace(finding, ratchet=Ratchet(c, item, prior(c)))
         for finding in _relational(master, entry, entry.data, ()):
-            yield replace(finding, ratchet=Ratchet(finding.subject.split(" ", 1)[0], item, prior))
+            c = finding.subject.split(" ", 1)[0]
+            yield replace(finding, ratchet=Ratchet(c, item, prior(c)))
+
+
+def _scenarios(data: object) -> set[str]:
+    scenarios = data.get("scenarios") if isinstance(data, dict) else None
+    return {str(k) for k in scenarios} if isinstance(scenarios, dict) else set()
+
+
+def _kept(
+    master: MasterConfig,
+    entry: MasterEntry,
+    before: MasterEntry | None,
+    schema: jsonschema.protocols.Validator,
+    repository: tuple[ModelTable, Mapping[str, str]] | None,
+) -> set[str] | None:
+    """The constraints `entry` breaks without the scenarios the PR adds to it (None
+    when it adds none: every constraint it breaks is the entry's own)."""
+    if before is None or not isinstance(entry.data, dict):
+        return None
+    old = _scenarios(before.data)
+    if not _scenarios(entry.data) - old:
+        return None
+    scenarios = entry.data["scenarios"]
+    data = {**entry.data, "scenarios": {k: v for k, v in scenarios.items() if str(k) in old}}
+    root = None
+    if repository is not None:
+        root = repository[1].get("multi" if data.get("multinode") is True else "single")
+    out: set[str] = set()
+    for error in schema.iter_errors(data):
+        for p in problems(error):
+            if repository is not None and root and declares(repository[0], root, p):
+                continue
+            out.add(_constraint(p))
+    out.update(f.subject.split(" ", 1)[0] for f in _relational(master, entry, data, ()))
+    return out
 
 
 def _constraint(p: SchemaProblem) -> str:

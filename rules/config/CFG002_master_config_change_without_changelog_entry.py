@@ -377,6 +377,7 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
                 item.path,
                 _span(item),
                 f"scenario {item.entry.key} {' '.join(outside)}",
+                practice=AGENTIC_PRACTICE if set(outside) <= AGENTIC else None,
                 variant="scenario",
                 key=item.entry.key,
                 scenarios=_ticks(outside),
@@ -408,6 +409,7 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
             item.path,
             _span(item),
             f"uncovered {item.entry.key}",
+            practice=AGENTIC_PRACTICE if _agentic(item) else None,
             variant="added" if status == "added" else None,
             proposal=proposal,
             key=item.entry.key,
@@ -416,6 +418,27 @@ def check(change: ChangeSet, ctx: RuleContext) -> Iterator[Finding]:
 
 
 _SHOWN = 5
+
+# The agentic track's changes were merged without changelog entries (InferenceX #1201,
+# #1393) until entries started naming `-agentic` config keys (#2109): a change to the
+# agentic track alone needs an entry only where the base's changelog shows that practice
+# (`knowledge.practices.agentic-changelog`)
+AGENTIC_PRACTICE = "agentic-changelog"
+AGENTIC = frozenset({"agentic-coding"})
+
+
+def _agentic(item: _Changed) -> bool:
+    """Whether the change touches the agentic track alone: an `-agentic` config, or only
+    its agentic scenarios."""
+    if "agentic" in item.entry.key:
+        return True
+    changed = item.scenarios if item.scenarios is not None else _declared(item.entry)
+    return bool(changed) and changed <= AGENTIC
+
+
+def _declared(entry: MasterEntry) -> frozenset[str]:
+    found = _scenarios_of(entry.data)
+    return frozenset(str(s) for s in found) if found else frozenset()
 
 
 def _span(item: _Changed) -> Span:
@@ -482,6 +505,7 @@ def _changed(
     spec = ctx.knowledge.section("changelog_coverage") or {}
     fields = [str(f) for f in spec.get("benchmark_fields") or ()]
     point_lists = [str(f) for f in spec.get("point_lists") or ()]
+    renamed = {str(k): str(v) for k, v in (spec.get("renamed") or {}).items()}
     for path in masters:
         cfg = ctx.parsed("master_config", path, tree=change.head)
         if cfg is None or cfg.problems:
@@ -493,7 +517,7 @@ def _changed(
                 continue
             if before.data == entry.data:
                 continue
-            diffs = entry_diff(before.data, entry.data, fields, point_lists)
+            diffs = entry_diff(before.data, entry.data, fields, point_lists, renamed)
             bench = [d for d in diffs if d.kind == "benchmark"]
             if bench:
                 if any(d.scenario is None for d in bench):

@@ -80,6 +80,12 @@ kimik3-fp4-mi355x-sglang-agentic-mtp:
       - { tp: 8, spec-decoding: mtp, kv-offloading: none, conc-list: [1, 4, 16] }
 """
 
+# the base shows the policy (`knowledge.practices.engine-submission-policy`)
+_POLICY = {
+    "MODELS.md": "## Engine submission policy\n\n"
+    "Hardware-specific engines are allowed after the primary-engine submissions.\n"
+}
+
 RULE = Rule(
     id="CFG004",
     slug="other-engine-before-vllm-sglang",
@@ -95,6 +101,8 @@ RULE = Rule(
         ),
     },
     target="master_config",
+    # a policy since the CODEOWNER checklist (InferenceX #1886) and MODELS.md (#2500)
+    practice="engine-submission-policy",
     title=T(
         en="Additional engine submitted before vLLM/SGLang",
         zh="在 vLLM/SGLang 之前提交了其他引擎",
@@ -124,7 +132,10 @@ RULE = Rule(
             "checked) and new architectures upstream cannot serve yet, are documented in the "
             "sign-off. In a pull request the sibling may already be merged or come in the "
             "same pull request. A merged tree has no order to check, only missing coverage, "
-            "which may be an approved exception: there the rule reports it as information."
+            "which may be an approved exception: there the rule reports it as information. "
+            "A pull request is held to the order only where its base states it "
+            "(`knowledge.practices.engine-submission-policy`: the checklist item of "
+            "InferenceX #1886 or MODELS.md's policy of #2500)."
         ),
         zh=(
             "依据 MODELS.md 的引擎提交政策与 CODEOWNER 检查清单：一等支持 vLLM 与 SGLang 的厂商，必须先"
@@ -137,14 +148,16 @@ RULE = Rule(
             "（`dynamo-sglang`、`dynamo-vllm`、`sglang-disagg`、`llmd-vllm`）算作该引擎。例外情况——"
             "全新的硬件 SKU（只检查成熟 SKU）与上游尚无法支持的新架构——须在签核说明中写明。在 PR 中，"
             "同伴条目可以已经合并，也可以在同一个 PR 中提交。已合并的代码树没有先后顺序可查，只能看到"
-            "缺失的覆盖，而这可能是已批准的例外，因此只作为提示信息报告。"
+            "缺失的覆盖，而这可能是已批准的例外，因此只作为提示信息报告。只有当 PR 的 base 写明了这一顺序时"
+            "（`knowledge.practices.engine-submission-policy`：InferenceX #1886 的检查清单条目或 #2500 "
+            "写入 MODELS.md 的政策），PR 才受其约束。"
         ),
     ),
     bad=(
         Example(
             path="configs/nvidia-master.yaml",
             text=_TRT.replace("framework: trt", "framework: trt  # [CFG004]"),
-            base={},
+            base=_POLICY,
             note="TensorRT-LLM first: no SGLang entry for GLM-5.2 on B300 yet",
         ),
         Example(
@@ -152,7 +165,7 @@ RULE = Rule(
             text=_SGLANG_MI355X
             + "\n"
             + _ATOM_MI355X.replace("framework: atom", "framework: atom  # [CFG004]"),
-            base={"configs/amd-master.yaml": _SGLANG_MI355X},
+            base={**_POLICY, "configs/amd-master.yaml": _SGLANG_MI355X},
             note="MODELS.md maps Kimi-K3 to vLLM: an SGLang entry does not open the door for ATOM",
         ),
     ),
@@ -160,7 +173,7 @@ RULE = Rule(
         Example(
             path="configs/nvidia-master.yaml",
             text=_SGLANG + "\n" + _TRT,
-            base={"configs/nvidia-master.yaml": _SGLANG},
+            base={**_POLICY, "configs/nvidia-master.yaml": _SGLANG},
             note="the SGLang entry for the same model and SKU is already merged",
         ),
         Example(
@@ -170,7 +183,7 @@ RULE = Rule(
             + _TRT.replace("runner: cluster:b300-nv", "runner: b300-multinode").replace(
                 "glm5.2-fp4-b300-trt-agentic-mtp", "glm5.2-fp4-b300-dynamo-trt"
             ),
-            base={},
+            base=_POLICY,
             note="both in one pull request, on two runner labels of the same SKU",
         ),
         Example(
@@ -191,7 +204,7 @@ dsv4-fp4-vr200-trt:
       search-space:
       - { tp: 8, ep: 8, conc-start: 4, conc-end: 256 }
 """,
-            base={},
+            base=_POLICY,
             note="Vera Rubin NVL72 is new hardware: a hardware-specific engine may come first",
         ),
     ),

@@ -6,6 +6,7 @@ the queries compiled for it); the compiled function query is immutable and share
 
 from __future__ import annotations
 
+import re
 import threading
 from functools import lru_cache
 from typing import Any
@@ -38,7 +39,53 @@ def _parser() -> Parser:
 
 
 def parse_tree(source: bytes) -> Any:
-    return _parser().parse(source)
+    """The syntax tree of `source`. tree-sitter-bash fails on an escaped double quote
+    in the default of a parameter expansion (`"${X:-{\\"a\\": 1}}"`, valid bash):
+    where the script has an error and the same bytes with those escapes blanked
+    parse cleanly, that tree is returned. The blanked bytes keep their length, so
+    every node's offsets, and the text read from `source` through them, are the
+    script's own."""
+    tree = _parser().parse(source)
+    if tree.root_node.has_error:
+        blanked = _blank_default_quotes(source)
+        if blanked != source:
+            other = _parser().parse(blanked)
+            if not other.root_node.has_error:
+                return other
+    return tree
+
+
+_DEFAULT = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]")
+_DEFAULT_LIMIT = 4096  # bytes scanned for the end of one expansion
+
+
+def _blank_default_quotes(source: bytes) -> bytes:
+    """`source` with each `\\"` inside an expansion default replaced by `\\\\`."""
+    out = bytearray(source)
+    pos = 0
+    while (m := _DEFAULT.search(source, pos)) is not None:
+        # a default nested in one already scanned was blanked with it: every byte is
+        # scanned once, so a hostile line of `${a:-${a:-...` stays linear
+        depth, i = 0, m.end()
+        end = min(len(source), i + _DEFAULT_LIMIT)
+        while i < end:
+            c = source[i]
+            if c == 0x5C:  # backslash: an escape pair
+                if i + 1 < end and source[i + 1] == 0x22:
+                    out[i + 1] = 0x5C
+                i += 2
+                continue
+            if c == 0x0A:
+                break
+            if c == 0x7B:
+                depth += 1
+            elif c == 0x7D:
+                if depth == 0:
+                    break
+                depth -= 1
+            i += 1
+        pos = max(i, m.end())
+    return bytes(out)
 
 
 def relevance_query() -> Query:
