@@ -248,11 +248,9 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     validator = _validator()
     repository = _repository_model(ctx)
     changes = entry_changes(changelog, base)
-    if ctx.change is not None:
-        diff = ctx.change.file(changelog.path)
-        added = diff.added_lines if diff is not None else frozenset()
-        everything = diff is not None and diff.status == "added"
-        changes = entries_in_scope(changes, base, lambda n: everything or n in added)
+    pull = ctx.change
+    if pull is not None:
+        changes = entries_in_scope(changes, base, lambda n: pull.touches_line(changelog.path, n))
     for entry in (c.entry for c in changes):
         for error in validator.iter_errors(entry.data):
             yield from _findings(changelog.path, entry, error, repository)

@@ -277,11 +277,9 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     merged = ctx.base is None and pr is None
     lines = changelog.text.split("\n")
     changes = entry_changes(changelog, base)
-    if ctx.change is not None:
-        diff = ctx.change.file(changelog.path)
-        added = diff.added_lines if diff is not None else frozenset()
-        everything = diff is not None and diff.status == "added"
-        changes = entries_in_scope(changes, base, lambda n: everything or n in added)
+    pull = ctx.change
+    if pull is not None:
+        changes = entries_in_scope(changes, base, lambda n: pull.touches_line(changelog.path, n))
     for change in changes:
         finding = _check(change, prefixes, pr, merged, ctx.base is not None, changelog.path, lines)
         if finding is not None:
