@@ -11,8 +11,8 @@ from pathlib import Path
 import pytest
 
 from bot.app import Change, LintOptions, lint_change, lint_paths, load_repo_config
-from bot.app.local import local_pull, open_local_change
-from bot.app.pull import lint_pull, pull_change
+from bot.app.local import open_local_change
+from bot.app.pull import lint_pull, local_pull, pull_change
 from bot.base.tree import MemoryTree
 from bot.core.changeset import Placement, build_changeset
 from bot.core.config import ConfigError

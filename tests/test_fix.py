@@ -29,8 +29,8 @@ from bot.app import (
     lint_tree,
 )
 from bot.app.fix import FixedFile, FixResult, FixWriteError, write_fixes
-from bot.app.local import local_pull, open_local_change
-from bot.app.pull import pull_change
+from bot.app.local import open_local_change
+from bot.app.pull import local_pull, pull_change
 from bot.base.tree import MemoryTree
 from bot.cli import main
 from bot.core.changeset import build_changeset

@@ -176,3 +176,52 @@ def test_a_recipe_lint_loads_only_what_it_uses(tmp_path: Path) -> None:
     data = json.loads(proc.stdout.strip().splitlines()[-1])
     assert data["code"] in (0, 1)
     assert data["slow"] == []
+
+
+# a feature `bot lint` loads by name when its option asks for it (`bot.cli.lint_run`)
+FEATURES = (
+    "bot.advisor",
+    "bot.cli.advising",
+    "bot.app.fix",
+    "bot.cli.fixing",
+    "bot.github",
+    "bot.report.sarif",
+    "bot.report.junit",
+    "bot.report.rdjson",
+    "bot.report.github",
+    "bot.report.text",
+)
+
+
+def _features_loaded(argv: list[str], cwd: Path) -> tuple[int, list[str]]:
+    code = (
+        "import io, json, sys, contextlib\n"
+        "from bot.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    code = main({argv!r})\n"
+        f"features = sorted({{m for m in sys.modules for f in {FEATURES!r}\n"
+        "    if m == f or m.startswith(f + '.')})\n"
+        "print(json.dumps({'code': code, 'features': features}))\n"
+    )
+    proc = _run(code, cwd=cwd)
+    assert proc.returncode == 0, proc.stderr
+    data = json.loads(proc.stdout.strip().splitlines()[-1])
+    return data["code"], data["features"]
+
+
+def test_a_plain_lint_loads_no_feature_it_does_not_use(tmp_path: Path) -> None:
+    """Neither the fixer, nor the advisor, nor the GitHub client types, nor an output
+    format other than the one printed is imported by a lint that does not ask for them;
+    each is loaded when its option does."""
+    repo = tmp_path / "repo"
+    copy_example(repo)
+    recipe = "benchmarks/single_node/agentic/minimaxm3_fp8_h100_mtp.sh"
+    code, loaded = _features_loaded(["lint", recipe, "--no-cache", "--format", "json"], repo)
+    assert code in (0, 1)
+    assert loaded == []
+    code, loaded = _features_loaded(["lint", recipe, "--no-cache", "--diff"], repo)
+    assert code in (0, 1)
+    assert {"bot.app.fix", "bot.cli.fixing"} <= set(loaded)
+    assert not any(m.startswith("bot.advisor") for m in loaded)
+    code, loaded = _features_loaded(["lint", recipe, "--no-cache", "--format", "sarif"], repo)
+    assert loaded == ["bot.report.sarif", "bot.report.text"]  # sarif words it as text does

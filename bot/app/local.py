@@ -4,7 +4,6 @@
     open_local_change(repo, base, head)    a pull request from BASE to HEAD (`--base`)
     LocalRepository(repo)                  one repository opened for many changes: pass it
                                            as `open_local_change(..., within=)`
-    local_pull(repo, number, base, head)   the pull request as the review pipeline sees it
 
 Every failure a user can cause (not a repository, an unknown ref, no git) is a
 `SourceError` with a one-line message; an object the repository lacks (a pruned blob,
@@ -22,7 +21,6 @@ from pathlib import Path
 
 from bot.app.lint import Change
 from bot.base.tree import Tree
-from bot.github.types import PullInfo
 from bot.sources import (
     FsTree,
     GitTree,
@@ -45,7 +43,6 @@ __all__ = [
     "SourceError",
     "commit_of",
     "commits_between",
-    "local_pull",
     "open_checkout",
     "open_local_change",
     "origin_repository",
@@ -221,26 +218,3 @@ def open_local_change(
             t.close()
         raise
     return change
-
-
-def local_pull(
-    repo: str | os.PathLike[str],
-    number: int,
-    base: str,
-    head: str,
-    *,
-    repository: str,
-    author: str | None = None,
-) -> PullInfo:
-    """Pull request `number` of GitHub repository `repository` (`owner/name`), from
-    `base` to `head` of the local clone `repo`, as the review pipeline sees it."""
-    return PullInfo(
-        html_url=f"https://github.com/{repository}/pull/{number}",
-        repo=repository,
-        number=number,
-        head_sha=resolve_ref(repo, head),
-        base_sha=resolve_ref(repo, base),
-        base_ref=base,
-        head_ref=head,
-        author=author or "unknown",
-    )

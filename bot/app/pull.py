@@ -3,6 +3,8 @@
     pull_change(gw, pull, files)           the pull request as a `Change` over gateway trees
     lint_pull(gw, pull, files, today)      lint it with its base's configuration
     service_parses()                       the parsed files a service keeps across reviews
+    local_pull(repo, number, base, head)   a pull request of a local clone, as the
+                                           review pipeline sees it (`bot review`)
 
 The review pipeline, the sign-off service and the advise job all lint a pull
 request this way, so they judge the same findings. The trees read lazily
@@ -20,6 +22,7 @@ text, least recently used first out).
 from __future__ import annotations
 
 import datetime
+import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
@@ -34,6 +37,7 @@ from bot.core.context import ParseCache as ParseCache  # re-exported: services h
 from bot.core.engine import Context, Report
 from bot.github.tree import GitHubTree
 from bot.github.types import Gateway, PullFile, PullInfo
+from bot.sources import resolve_ref
 
 
 @dataclass
@@ -150,3 +154,26 @@ def lint_pull(
         return PullLint(pull, None, config_error=str(exc))
     options = LintOptions(review_date=today, workers=1, cache=parses)
     return PullLint(pull, lint_change(change, config=config, options=options))
+
+
+def local_pull(
+    repo: str | os.PathLike[str],
+    number: int,
+    base: str,
+    head: str,
+    *,
+    repository: str,
+    author: str | None = None,
+) -> PullInfo:
+    """Pull request `number` of GitHub repository `repository` (`owner/name`), from
+    `base` to `head` of the local clone `repo`, as the review pipeline sees it."""
+    return PullInfo(
+        html_url=f"https://github.com/{repository}/pull/{number}",
+        repo=repository,
+        number=number,
+        head_sha=resolve_ref(repo, head),
+        base_sha=resolve_ref(repo, base),
+        base_ref=base,
+        head_ref=head,
+        author=author or "unknown",
+    )

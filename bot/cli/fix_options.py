@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import argparse
 
+from bot.cli.common import UsageError
+
 
 def add_options(lp: argparse.ArgumentParser) -> None:
     group = lp.add_argument_group("fixes (ruff's --fix semantics)")
@@ -46,3 +48,18 @@ def wanted(args: argparse.Namespace) -> bool:
 def writes(args: argparse.Namespace) -> bool:
     """Whether the fixes go to the files (`--diff` wins over `--fix`, as in ruff)."""
     return wanted(args) and not args.diff
+
+
+def check(args: argparse.Namespace) -> None:
+    """Usage errors of the fix options, once the lint mode is resolved."""
+    if not wanted(args):
+        return
+    option = "--diff" if args.diff else "--fix-only" if args.fix_only else "--fix"
+    if writes(args) and args.head:
+        raise UsageError(
+            f"{option} writes the fixed files into the working tree, and --head {args.head} "
+            "lints a commit, which has none: check the commit out and run without --head, "
+            "or print the fixes with --diff"
+        )
+    if args.advise:
+        raise UsageError(f"--advise reviews a change; run it without {option}")

@@ -39,6 +39,7 @@ from bot.app.lint import LintOptions
 from bot.app.local import open_checkout
 from bot.cli.common import UsageError
 from bot.cli.fix_options import add_options as add_options
+from bot.cli.fix_options import check as check
 from bot.cli.fix_options import wanted as wanted
 from bot.cli.fix_options import writes as writes
 from bot.cli.target import open_change
@@ -50,21 +51,6 @@ REASONS = {
     "unparseable": "the file would no longer parse",
     "not-utf8": "the file is not UTF-8 text",
 }
-
-
-def check(args: argparse.Namespace) -> None:
-    """Usage errors of the fix options, once the lint mode is resolved."""
-    if not wanted(args):
-        return
-    option = "--diff" if args.diff else "--fix-only" if args.fix_only else "--fix"
-    if writes(args) and args.head:
-        raise UsageError(
-            f"{option} writes the fixed files into the working tree, and --head {args.head} "
-            "lints a commit, which has none: check the commit out and run without --head, "
-            "or print the fixes with --diff"
-        )
-    if args.advise:
-        raise UsageError(f"--advise reviews a change; run it without {option}")
 
 
 def fix(

@@ -10,23 +10,20 @@ from __future__ import annotations
 
 import argparse
 import gc
+import importlib
 import io
 import os
-import sqlite3
 import sys
 from collections.abc import Iterator
 from contextlib import ExitStack, contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, TextIO, cast
+from types import ModuleType
+from typing import TYPE_CHECKING, Any, TextIO, cast
 
-from bot.advisor import render as advice_render
-from bot.advisor.client import Advisor, AdvisorConfigError, advisor_settings, sdk_available
-from bot.advisor.local import advise_runs
 from bot.app.cache import RunMemo, RunReads
 from bot.app.config import load_repo_config
 from bot.app.files import locate
-from bot.app.fix import FixResult
 from bot.app.lint import LintOptions, LintResult, lint_change, lint_content, lint_paths, lint_tree
 from bot.app.local import (
     SourceError,
@@ -35,14 +32,37 @@ from bot.app.local import (
     work_tree,
 )
 from bot.app.select import Selection, SelectionError, select_rules
-from bot.cli import fixing
+from bot.cli import fix_options
 from bot.cli.common import UsageError, read_body
 from bot.cli.lint import CWD_RELATIVE, cache_of, output_format, use_color
 from bot.cli.target import open_change
 from bot.core.engine import Report
 from bot.core.model import SEVERITY_RANK, Finding
-from bot.report import concise, github, json_report, junit, rdjson, sarif, stats, text
+from bot.report import stats
 from bot.report.paths import PathMap, as_given
+
+if TYPE_CHECKING:
+    from bot.app.fix import FixResult
+
+# A feature's modules are loaded by name when the command line asks for it, as
+# `bot.cli` loads a command's module: a plain lint loads neither the fixer
+# (`bot.app.fix`), nor the advisor (`bot.advisor`), nor the output formats it does
+# not print.
+FIXING = "bot.cli.fixing"
+ADVISING = "bot.cli.advising"
+RENDERERS = {
+    "json": "bot.report.json_report",
+    "sarif": "bot.report.sarif",
+    "github": "bot.report.github",
+    "rdjson": "bot.report.rdjson",
+    "junit": "bot.report.junit",
+    "concise": "bot.report.concise",
+    "full": "bot.report.text",
+}
+
+
+def _feature(name: str) -> ModuleType:
+    return importlib.import_module(name)
 
 
 def _resolve_mode(args: argparse.Namespace) -> None:
@@ -222,25 +242,27 @@ def _write(path: str, text: str, outputs: _Outputs | None) -> None:
 
 def _run(args: argparse.Namespace, out: TextIO, err: TextIO, outputs: _Outputs | None) -> int:
     _resolve_mode(args)
-    fixing.check(args)
+    fix_options.check(args)
     fmt = output_format(args)
     selection = _selection(args, err)
-    advisor = _advisor() if args.advise else None
+    fixing = _feature(FIXING) if fix_options.wanted(args) else None
+    advising = _feature(ADVISING) if args.advise else None
+    advisor = advising.open_advisor() if advising is not None else None
     options = LintOptions(rules=selection.rules, review_date=args.date)
     advice = None
     fixed: FixResult | None = None
     # the file read from stdin, kept when fixing: its fixed bytes are printed
-    stdin = sys.stdin.buffer.read() if args.paths == ["-"] and fixing.wanted(args) else None
+    stdin = sys.stdin.buffer.read() if args.paths == ["-"] and fixing is not None else None
     try:
         with ExitStack() as trees:
-            if fixing.wanted(args):
+            if fixing is not None:
                 fixed = fixing.fix(args, options, trees, stdin)
                 result = fixed.lint
             else:
                 result = _lint(args, options, trees)
-            if advisor is not None:  # the advisor reads the change's trees
+            if advising is not None:  # the advisor reads the change's trees
                 pr_body = read_body(args.pr_body) if args.pr_body else ""
-                advice = advise_runs(advisor, result.runs, pr_body)
+                advice = advising.advise(advisor, result.runs, pr_body)
     finally:
         if advisor is not None:
             advisor.close()
@@ -258,10 +280,10 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO, outputs: _Outputs |
         raise UsageError(
             f"no files checked: {_nothing_checked(args)} (pass --allow-empty to accept)"
         )
-    if fixed is not None:
+    if fixing is not None and fixed is not None:
         done = fixing.finish(args, fixed, out, err, stdin)
         if done is not None:
-            return done
+            return cast(int, done)
         if stdin is not None:
             out = err  # stdout holds the fixed file; the report goes to stderr, as ruff's
     paths = _display_paths(result.root) if fmt in CWD_RELATIVE else as_given
@@ -270,7 +292,7 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO, outputs: _Outputs |
         rendered = stats.render(shown, "json" if fmt == "json" else "text")
     else:
         rendered = _render(shown, fmt, args.lang, use_color(args, out), paths, result.root, advice)
-    if fixed is not None:
+    if fixing is not None and fixed is not None:
         if fmt in ("full", "concise") and not args.statistics and not args.output:
             rendered += fixing.summary(fixed) + "\n"
         else:
@@ -292,8 +314,8 @@ def _run(args: argparse.Namespace, out: TextIO, err: TextIO, outputs: _Outputs |
         )
         _write(args.sarif_output, sarif_log, outputs)
     failing = args.fail_on != "never" and report.exceeds(args.fail_on)
-    if fixed is not None:
-        return fixing.exit_status(args, fixed, failing)
+    if fixing is not None and fixed is not None:
+        return cast(int, fixing.exit_status(args, fixed, failing))
     if args.exit_zero:
         return 0
     return 1 if failing else 0
@@ -348,47 +370,17 @@ def _render(
     root: Path | None,
     advice: Any,
 ) -> str:
+    renderer = _feature(RENDERERS[fmt])
     if fmt == "json":
-        extra = None
-        if advice is not None:
-            extra = {
-                "advice": advice_render.advice_json(advice.items),
-                "advisor": advice_render.run_json(advice),
-            }
-        return json_report.render(report, lang, extra=extra)
+        extra = _feature(ADVISING).json_extra(advice) if advice is not None else None
+        return cast(str, renderer.render(report, lang, extra=extra))
     if fmt == "sarif":
-        return sarif.render(report, lang, root=str(root) if root is not None else None)
-    if fmt == "github":
-        return github.render(report, lang, paths=paths)
-    if fmt == "rdjson":
-        return rdjson.render(report, lang, paths=paths)
-    if fmt == "junit":
-        return junit.render(report, lang, paths=paths)
-    if fmt == "concise":
-        rendered = concise.render(report, lang, color=color, paths=paths)
-    else:
-        rendered = text.render(report, lang, color=color, paths=paths)
+        return cast(
+            str, renderer.render(report, lang, root=str(root) if root is not None else None)
+        )
+    if fmt in ("github", "rdjson", "junit"):
+        return cast(str, renderer.render(report, lang, paths=paths))
+    rendered = cast(str, renderer.render(report, lang, color=color, paths=paths))
     if advice is not None:  # sarif, github, rdjson, junit: advice is not part of them
-        rendered += "\n" + advice_render.text_section(advice.items, advice, lang)
+        rendered += "\n" + _feature(ADVISING).text_section(advice, lang)
     return rendered
-
-
-# --------------------------------------------------------------------------- advisor
-
-
-def _advisor() -> Advisor:
-    """The advisor for --advise, or a usage error (exit 2) naming what is missing."""
-    try:
-        settings = advisor_settings(os.environ)
-    except AdvisorConfigError as exc:
-        raise UsageError(str(exc)) from None
-    if settings is None:
-        if os.environ.get("ANTHROPIC_API_KEY", "").strip():
-            raise UsageError("--advise: the advisor is off (BOT_ADVISOR=off)")
-        raise UsageError("--advise needs ANTHROPIC_API_KEY (the advisor calls the Anthropic API)")
-    if not sdk_available():
-        raise UsageError("--advise needs the anthropic SDK: pip install 'recipe-review-bot[llm]'")
-    try:
-        return Advisor(settings)
-    except (sqlite3.Error, OSError) as exc:
-        raise UsageError(f"advisor cache {settings.cache_path}: {exc}") from None

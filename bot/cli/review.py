@@ -12,7 +12,8 @@ import datetime
 import json
 from typing import TextIO
 
-from bot.app.local import local_pull, origin_repository, work_tree
+from bot.app.local import origin_repository, work_tree
+from bot.app.pull import local_pull
 from bot.cli.common import Subparsers, UsageError, iso_date, positive_int
 from bot.github.localgit import LocalGitGateway
 from bot.review.pipeline import ReviewSettings, review_pull_request
