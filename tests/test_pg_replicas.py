@@ -248,7 +248,9 @@ def test_write_pacing_and_rate_limit_holds_are_shared_by_replicas(pg_url: str) -
         gaps = [b - a for a, b in itertools.pairwise(stamps)]
         # one pace for both replicas (unshared, each would write its own pairs at once)
         assert len(stamps) == 8 and min(gaps) >= 0.1, gaps
-        assert stamps[-1] - stamps[0] >= 7 * 0.15 - 0.03
+        # seven paces end to end (unshared: three each, about 0.45 s); the pace is kept by
+        # the database's clock, read here through another one: a tenth of slack
+        assert stamps[-1] - stamps[0] >= 7 * 0.15 * 0.9
 
         class Limited(MemoryGitHub):
             def create_issue_comment(self, repo: str, number: int, body: str) -> int:

@@ -28,13 +28,14 @@ import logging
 import secrets
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from bot.advisor.grounding import Advice, check_answer
 from bot.advisor.prompt import ANSWER_TOOL, build_prompt, cache_key
 from bot.advisor.questions import Question
 from bot.advisor.store import Ledger, default_path
+from bot.base.records import dataclass
 from bot.core.model import Finding
 
 log = logging.getLogger("bot.advisor")

@@ -13,12 +13,12 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from bot.advisor.questions import Question
 from bot.advisor.sanitize import clean_output, has_marker, sanitize_input
+from bot.base.records import dataclass
 from bot.core.model import Finding
 
 if TYPE_CHECKING:

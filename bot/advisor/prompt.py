@@ -14,12 +14,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from bot.advisor.grounding import ANSWER_SCHEMA, api_schema
 from bot.advisor.questions import Block, Question, Source
 from bot.advisor.sanitize import sanitize_input
+from bot.base.records import dataclass
 
 PROMPT_VERSION = "advisor-v2"
 MAX_ITEMS = 5

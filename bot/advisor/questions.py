@@ -26,8 +26,8 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
+from bot.base.records import dataclass
 from bot.core.changeset import ChangeSet, FileChange
 
 CONTEXT_LINES = 3  # context lines around a hunk, as `git diff` shows them

@@ -14,12 +14,13 @@ import datetime
 import logging
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from bot.advisor import render as advice_render
 from bot.advisor.questions import SIGNOFF_PHRASE, PrText, build_questions
 from bot.app.pull import ParseCache, lint_pull
+from bot.base.records import dataclass
 from bot.github.types import Gateway, GitHubError
 from bot.report import markers
 

@@ -53,7 +53,7 @@ import os
 import tempfile
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Literal
@@ -68,6 +68,7 @@ from bot.app.lint import (
     lint_paths,
     lint_tree,
 )
+from bot.base.records import dataclass
 from bot.base.tree import Tree
 from bot.core.config import Config
 from bot.core.context import Context, ParseCache, route

@@ -17,7 +17,7 @@ import contextlib
 import datetime
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property
 from pathlib import Path
 from typing import Any
@@ -25,6 +25,7 @@ from typing import Any
 from bot.app import cache as lint_cache
 from bot.app.cache import LintCache, RunReads
 from bot.app.config import load_repo_config
+from bot.base.records import dataclass
 from bot.base.tree import MemoryTree, Tree
 from bot.core.changeset import FileStatus, build_changeset
 from bot.core.config import Config

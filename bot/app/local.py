@@ -16,10 +16,11 @@ from __future__ import annotations
 
 import os
 from collections import OrderedDict
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 
 from bot.app.lint import Change
+from bot.base.records import dataclass
 from bot.base.tree import Tree
 from bot.sources import (
     FsTree,

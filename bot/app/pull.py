@@ -26,11 +26,11 @@ import os
 import threading
 from collections import OrderedDict
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import TypeVar
 
 from bot.app.config import load_repo_config
 from bot.app.lint import Change, LintOptions, LintResult, lint_change
+from bot.base.records import dataclass
 from bot.core.changeset import FileStatus
 from bot.core.config import Config, ConfigError
 from bot.core.context import ParseCache as ParseCache  # re-exported: services hold one

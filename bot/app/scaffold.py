@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import importlib.util
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from bot.app.examples import render_snapshot
+from bot.base.records import dataclass
 from bot.core.model import SEVERITIES, Rule
 from bot.core.registry import ID_RE, SLUG_RE, RuleModule, all_rules, expected_module_name
 from bot.docs import render_rules_markdown

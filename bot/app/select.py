@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.core.registry import RuleModule, all_rules
 
 _PREFIX_RE = re.compile(r"[A-Z]{1,3}[0-9]{0,3}")

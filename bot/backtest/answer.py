@@ -22,11 +22,12 @@ from __future__ import annotations
 import datetime
 import statistics
 from collections.abc import Callable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from bot.backtest.history import PullPlan
 from bot.backtest.store import FindingRow, LintResult
+from bot.base.records import dataclass
 
 Outcome = Literal["fixed", "removed", "stayed", "open"]
 LineOracle = Callable[[str, str, str, int], "bool | None"]

@@ -12,7 +12,6 @@ import datetime
 import importlib.util
 import os
 import sys
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -29,6 +28,7 @@ from bot.backtest import (
 )
 from bot.backtest.compare import compare
 from bot.backtest.store import Store, StoreError, open_other
+from bot.base.records import dataclass
 from bot.core.config import ConfigError, build_config
 from bot.core.registry import RegistryError
 from bot.sources import SourceError, git, github_repository

@@ -9,7 +9,7 @@ asked of git once and remembered in the store.
 from __future__ import annotations
 
 import datetime
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 from urllib.parse import quote
 
@@ -18,6 +18,7 @@ from bot.backtest.answer import PullOutcome, RuleRow, Totals
 from bot.backtest.compare import Comparison
 from bot.backtest.judge import JudgeResult
 from bot.backtest.store import Store
+from bot.base.records import dataclass
 from bot.core.registry import all_rules
 
 

@@ -11,11 +11,12 @@ rule change), or of its latest run when all are the same.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from bot.backtest.answer import PullOutcome
 from bot.backtest.store import FindingRow, Store
+from bot.base.records import dataclass
 
 
 @dataclass(frozen=True)

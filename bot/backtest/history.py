@@ -27,8 +27,8 @@ from __future__ import annotations
 import datetime
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 
+from bot.base.records import dataclass
 from bot.sources import SourceError, git
 
 _SQUASH = re.compile(r"\(#(\d+)\)\s*$")

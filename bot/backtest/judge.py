@@ -22,10 +22,11 @@ debatable groups are counted beside it, not in it.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
 from bot.backtest.answer import PullOutcome
+from bot.base.records import dataclass
 
 Verdict = Literal["TP", "FP", "debatable"]
 _VERDICTS: dict[str, Verdict] = {"tp": "TP", "fp": "FP", "debatable": "debatable"}

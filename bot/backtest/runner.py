@@ -15,7 +15,7 @@ import os
 import sys
 import time
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -23,6 +23,7 @@ from bot import __version__
 from bot.backtest import worker
 from bot.backtest.history import MainLine, Pull, PullPlan, commit_dates, plan_pull
 from bot.backtest.store import LintResult, Store
+from bot.base.records import dataclass
 
 # commits of one PR handed to a worker at once (a long PR is split so the cores stay busy)
 CHUNK = 8

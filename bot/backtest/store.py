@@ -24,11 +24,11 @@ import datetime
 import json
 import sqlite3
 from collections.abc import Iterable
-from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Literal
 
 from bot.backtest.history import PullPlan
+from bot.base.records import dataclass
 
 SCHEMA_VERSION = 1
 

@@ -17,12 +17,13 @@ import functools
 import time
 import traceback
 from collections.abc import Callable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
 from bot.app import LintOptions, lint_change, load_repo_config
 from bot.app.local import LocalRepository, open_local_change
 from bot.backtest.store import FindingRow, LintResult, LintStatus
+from bot.base.records import dataclass
 from bot.base.tree import Tree
 from bot.core.config import CONFIG_FILENAMES, Config, build_config
 from bot.core.context import ParseCache

@@ -9,10 +9,12 @@ for the tables one rule owns.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property
 from types import MappingProxyType
 from typing import Any
+
+from bot.base.records import dataclass
 
 
 @dataclass(frozen=True)

@@ -10,9 +10,10 @@ problem from its record in both languages; nothing reads a problem back from pro
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Generic, TypeVar
 
+from bot.base.records import dataclass
 from bot.base.span import Span
 
 K = TypeVar("K", bound=str, covariant=True)

@@ -8,8 +8,9 @@ a reporter whose format counts another unit converts with `column_in`.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Literal
+
+from bot.base.records import dataclass
 
 
 @dataclass(frozen=True, init=False)

@@ -9,8 +9,9 @@ from __future__ import annotations
 
 import string
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
+
+from bot.base.records import dataclass
 
 
 @dataclass(frozen=True)

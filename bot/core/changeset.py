@@ -22,9 +22,10 @@ from __future__ import annotations
 import difflib
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.core.tree import Tree
 
 MAX_DIFF_LINES = 200_000

@@ -9,11 +9,12 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from importlib import resources
 from typing import Any
 
 from bot.base.knowledge import Knowledge as Knowledge  # re-exported
+from bot.base.records import dataclass
 from bot.core.configfile import CONFIG_FILENAMES as CONFIG_FILENAMES  # re-exported
 from bot.core.configfile import ConfigError as ConfigError  # re-exported
 from bot.core.model import SEVERITIES, Severity

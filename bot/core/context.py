@@ -16,12 +16,13 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from contextlib import contextmanager
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from datetime import date
 from typing import TYPE_CHECKING, Any, Literal, Protocol, TypeVar, cast, overload
 
 from bot.base.glob import glob_match
 from bot.base.knowledge import Knowledge
+from bot.base.records import dataclass
 from bot.base.tree import Tree
 from bot.core.changeset import ChangeSet
 from bot.core.config import Config

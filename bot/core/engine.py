@@ -9,8 +9,9 @@ finding, never an exception. The engine imports no parser.
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 
+from bot.base.records import dataclass
 from bot.core.context import Context as Context  # re-exported: the edges build it
 from bot.core.context import RuleContext as RuleContext
 from bot.core.context import route as route

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Collection, Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.core.model import Finding, T
 from bot.core.suppress import Silenced
 from bot.core.wording import JOINERS, say

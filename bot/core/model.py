@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, Literal
 
+from bot.base.records import dataclass
 from bot.base.span import Span as Span  # re-exported: rules build findings with it
 from bot.base.text import Params
 from bot.base.text import T as T  # re-exported: rules word their records with it

@@ -25,10 +25,10 @@ for every rule:
 from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
 
 from bot.base.glob import glob_match
 from bot.base.knowledge import Mark
+from bot.base.records import dataclass
 from bot.base.tree import Tree
 from bot.core.context import Context, route
 from bot.core.model import Finding

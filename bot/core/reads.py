@@ -13,9 +13,10 @@ uses them.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from bot.base.records import dataclass
 from bot.base.tree import Tree
 
 

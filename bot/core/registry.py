@@ -11,10 +11,10 @@ import importlib
 import pkgutil
 import re
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass
 from types import ModuleType
 from typing import Any
 
+from bot.base.records import dataclass
 from bot.core.model import Finding, Rule
 
 ID_RE = re.compile(r"^(RCP|CHL|CFG|SGN|PRL)\d{3}$")

@@ -22,10 +22,11 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from bot.base.glob import glob_match
+from bot.base.records import dataclass
 from bot.base.span import Span
 from bot.base.text import T
 from bot.base.tree import Tree

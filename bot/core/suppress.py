@@ -14,8 +14,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from bot.base.records import dataclass
 from bot.core.model import Finding
 
 SUPPRESS_RE = re.compile(r"#\s*bot:\s*ignore\[([^\]\n]*)\]?(.*)$", re.I)

@@ -25,13 +25,14 @@ import binascii
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any, Literal
 
 import jwt
 from cryptography.hazmat.primitives import serialization
 from github import Auth
 
+from bot.base.records import dataclass
 from bot.github.gitdata import MAX_ANNOTATIONS_READ as MAX_ANNOTATIONS_READ
 from bot.github.gitdata import MAX_CHECK_RUNS as MAX_CHECK_RUNS
 from bot.github.gitdata import SHA, CheckRunsAndGitData, check_repo, int_or_none, quoted, text_at

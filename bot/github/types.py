@@ -13,8 +13,10 @@ deadline, shared pacing) and the test fakes need no code per method.
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal, Protocol, get_args
+
+from bot.base.records import dataclass
 
 
 class GitHubError(Exception):

@@ -10,7 +10,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
+
+from bot.base.records import dataclass
 
 
 def _fs(names: str) -> frozenset[str]:

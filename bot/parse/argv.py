@@ -27,9 +27,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.parse.argspecs import ENGINE_BOOL_RE as ENGINE_BOOL_RE
 from bot.parse.argspecs import SPECS as SPECS
 from bot.parse.argspecs import WRAPPERS as WRAPPERS

@@ -13,7 +13,7 @@ Every defect of the file as a whole (bytes, YAML, layout) becomes a
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
@@ -28,6 +28,7 @@ from ruamel.yaml.events import (
 )
 
 from bot.base.problem import Problem, problem
+from bot.base.records import dataclass
 from bot.base.span import Span
 from bot.parse.master_config import walk_yaml
 from bot.parse.yamlsafe import (

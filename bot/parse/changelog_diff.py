@@ -23,10 +23,10 @@ import json
 import re
 from bisect import bisect_left
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any, Literal
 
+from bot.base.records import dataclass
 from bot.parse.changelog import Change, Changelog, Entry, parse_changelog
 from bot.parse.context import ParseContext
 

@@ -20,9 +20,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.parse.argv import SPECS, base, is_python, parse, spec_for
 from bot.parse.values import Str
 

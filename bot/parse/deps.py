@@ -25,7 +25,8 @@ import fnmatch
 import posixpath
 import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+
+from bot.base.records import dataclass
 
 _SCRIPT = re.compile(r"\.(?:sh|slurm|env)$")
 _EXPANSION = re.compile(r"\$\{[^}]*\}|\$\([^)]*\)|\$[A-Za-z_][A-Za-z0-9_]*|\$[0-9@*#?]")

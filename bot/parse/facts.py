@@ -9,10 +9,10 @@ engine adapters (`bot.parse.engines`) read those names from the knowledge.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Any
 
 from bot.base.knowledge import Knowledge
+from bot.base.records import dataclass
 from bot.base.span import Span
 from bot.parse.engines import Simulation, Spec, flag_setting, setting, table, to_float
 from bot.parse.engines import spec as engine_spec

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING
 
+from bot.base.records import dataclass
 from bot.parse import facts
 from bot.parse.yamlsafe import YamlError, load_safe
 

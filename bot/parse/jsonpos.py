@@ -9,8 +9,9 @@ line where it is written.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from typing import Any
+
+from bot.base.records import dataclass
 
 
 class UnknownValue:

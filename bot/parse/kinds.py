@@ -10,10 +10,11 @@ it cannot read comes back as data the rules report.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from types import MappingProxyType
 from typing import Any, Literal
 
+from bot.base.records import dataclass
 from bot.parse.changelog import ChangelogMemory, parse_changelog
 from bot.parse.golden import parse_golden
 from bot.parse.master_config import MasterConfig, MasterConfigMemory, parse_master_config

@@ -26,7 +26,7 @@ import json
 import posixpath
 import re
 from collections.abc import Hashable, Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
@@ -42,6 +42,7 @@ from ruamel.yaml.events import (
 
 from bot.base.glob import glob_match
 from bot.base.problem import Problem, problem
+from bot.base.records import dataclass
 from bot.base.span import Span
 from bot.base.tree import Tree
 from bot.parse.context import ParseContext

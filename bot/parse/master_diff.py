@@ -20,8 +20,9 @@ from __future__ import annotations
 import difflib
 import json
 from collections.abc import Collection, Hashable, Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any, Literal
+
+from bot.base.records import dataclass
 
 Kind = Literal["removed", "benchmark", "metadata"]
 

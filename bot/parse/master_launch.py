@@ -12,9 +12,10 @@ joins each recipe path to those points, with the line of each setting.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any
 
+from bot.base.records import dataclass
 from bot.parse.context import ParseContext
 from bot.parse.master_config import MasterConfig, MasterEntry, head_master_configs
 

@@ -26,9 +26,10 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.parse.schema_errors import SchemaProblem
 from bot.parse.yamlsafe import type_name
 

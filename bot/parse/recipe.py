@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import lru_cache
 from typing import Any, Literal, NamedTuple
 
@@ -22,6 +22,7 @@ import tree_sitter_bash
 from tree_sitter import Language, Query, QueryCursor
 
 from bot.base.problem import Problem, problem
+from bot.base.records import dataclass
 from bot.base.span import Span
 from bot.parse import argv
 from bot.parse.bash import (

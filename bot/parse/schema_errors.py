@@ -11,8 +11,10 @@ names, the allowed values), read once from the error. A rule maps a problem's
 from __future__ import annotations
 
 from collections.abc import Hashable, Iterable, Iterator, Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import TYPE_CHECKING, Any, Literal
+
+from bot.base.records import dataclass
 
 if TYPE_CHECKING:
     import jsonschema

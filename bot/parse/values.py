@@ -11,9 +11,9 @@ reviewer would edit. Parts that cannot be resolved stay symbolic (`unknown`).
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from typing import Any, Generic, TypeVar, overload
 
+from bot.base.records import dataclass
 from bot.base.span import Span
 
 _T = TypeVar("_T")

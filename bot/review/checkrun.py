@@ -20,8 +20,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from bot.base.records import dataclass
 from bot.core.gate import Gate, decide
 from bot.core.model import SEVERITY_RANK, Finding, T
 from bot.core.suppress import Silenced

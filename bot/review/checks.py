@@ -18,8 +18,9 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
+from bot.base.records import dataclass
 from bot.base.text import T
 from bot.core.wording import both, say
 from bot.github.types import (

@@ -20,12 +20,13 @@ from __future__ import annotations
 import datetime
 import logging
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from bot.app.config import load_repo_config
 from bot.app.fix import FixOptions, FixResult, fix_change, fixable
 from bot.app.lint import LintOptions
 from bot.app.pull import pull_change
+from bot.base.records import dataclass
 from bot.core.config import ConfigError
 from bot.core.engine import Report
 from bot.core.model import Finding

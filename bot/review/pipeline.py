@@ -10,10 +10,11 @@ from __future__ import annotations
 
 import datetime
 import logging
-from dataclasses import dataclass, field
+from dataclasses import field
 
 from bot.advisor.render import section_in, with_section
 from bot.app.pull import ParseCache, PullLint, lint_pull
+from bot.base.records import dataclass
 from bot.core.changeset import FileChange
 from bot.core.model import Finding, T
 from bot.core.registry import all_rules

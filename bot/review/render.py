@@ -18,9 +18,10 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import NamedTuple
 
+from bot.base.records import dataclass
 from bot.core.gate import Gate, decide, suppressed_by
 from bot.core.model import SEVERITY_RANK, Finding, T
 from bot.core.shared import SharedCheck

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, replace
+from dataclasses import replace
 
+from bot.base.records import dataclass
 from bot.core.model import Part, part
 from bot.signoff.model import (
     Check,

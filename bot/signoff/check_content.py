@@ -7,8 +7,8 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass
 
+from bot.base.records import dataclass
 from bot.core.model import Join, T, part
 from bot.signoff.check_template import gives_reason
 from bot.signoff.detect import Signoff, links_in

@@ -7,8 +7,8 @@ several sign-offs. Pure.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 
+from bot.base.records import dataclass
 from bot.core.model import Join, part
 from bot.signoff.codeowners import Codeowners, parse_codeowners
 from bot.signoff.model import (

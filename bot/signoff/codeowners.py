@@ -22,8 +22,9 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass
 from functools import lru_cache
+
+from bot.base.records import dataclass
 
 MAX_LINES = 5_000
 CATCH_ALL = frozenset({"*", "**", "/*", "/**", "/"})

@@ -23,9 +23,9 @@ box. Everything here is best effort over hostile input: bodies are capped at
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.signoff.model import SIGNOFF_PHRASE
 
 MAX_BODY = 200_000  # GitHub caps comment bodies at 65,536 characters

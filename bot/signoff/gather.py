@@ -10,9 +10,10 @@ shipped YAML holds the only defaults. Pure: the source does the reading.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Protocol
 
+from bot.base.records import dataclass
 from bot.core.config import Knowledge
 from bot.core.engine import Context, Report
 from bot.signoff.content import with_content

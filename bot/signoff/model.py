@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Literal
 
+from bot.base.records import dataclass
 from bot.core.model import Finding, T
 from bot.core.suppress import Silenced
 

@@ -62,11 +62,12 @@ import json
 import logging
 import re
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from typing import Any, cast
 
 from bot.app.config import load_repo_config
 from bot.app.pull import ParseCache, lint_pull
+from bot.base.records import dataclass
 from bot.core.config import ConfigError, build_config
 from bot.core.engine import Context, Report
 from bot.core.model import Part, T, part

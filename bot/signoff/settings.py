@@ -6,10 +6,10 @@ leaves out. Pure.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass
 from functools import lru_cache
 from typing import Any
 
+from bot.base.records import dataclass
 from bot.core.config import Knowledge, build_config
 
 

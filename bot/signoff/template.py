@@ -27,9 +27,10 @@ import math
 import re
 from collections import Counter
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import field
 from functools import cached_property, lru_cache
 
+from bot.base.records import dataclass
 from bot.signoff.detect import SignoffItem, find_signoff, split_lines
 
 DEFAULT_THRESHOLD = 0.6

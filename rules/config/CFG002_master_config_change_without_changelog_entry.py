@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
 from typing import Any
 
+from bot.base.records import dataclass
 from bot.core.changeset import ChangeSet
 from bot.core.context import RuleContext
 from bot.core.model import (

@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import re
 from collections.abc import Hashable, Iterator, Mapping
-from dataclasses import dataclass
 from datetime import date
 from typing import Any
 
 from bot.base.knowledge import Knowledge
+from bot.base.records import dataclass
 from bot.core.context import RuleContext
 from bot.core.model import (
     ERROR,

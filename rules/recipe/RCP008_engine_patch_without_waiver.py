@@ -5,9 +5,10 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, replace
+from dataclasses import replace
 from typing import Any
 
+from bot.base.records import dataclass
 from bot.core.conditions import CLAUSES
 from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext

@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Literal
 
+from bot.base.records import dataclass
 from bot.parse.values import Seg, Str
 
 MAX_PATHS = 64

@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import fnmatch
 import re
-from dataclasses import dataclass
 
 from tree_sitter import Node
 
+from bot.base.records import dataclass
 from bot.parse.bash.arith import to_int
 from bot.parse.bash.state import Assumption, State
 

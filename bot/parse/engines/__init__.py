@@ -11,9 +11,9 @@ engine and never names a flag itself.
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any, Literal
 
+from bot.base.records import dataclass
 from bot.base.span import Span
 from bot.parse.jsonpos import UnknownValue
 from bot.parse.recipe import RULE_FLAGS, Launch, Origin, RecipeInputs, Setting
