@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -728,16 +728,40 @@ def base_master_configs(ctx: ParseContext) -> list[MasterConfig] | None:
     return out
 
 
-def archived_master_configs(ctx: ParseContext, tree: Tree | None = None) -> list[MasterConfig]:
-    """Master configs archived out of the active set (`knowledge.archived_master_configs`)."""
+def archived_master_configs(
+    ctx: ParseContext, tree: Tree | None = None, naming: Collection[str] | None = None
+) -> Iterator[MasterConfig]:
+    """Master configs archived out of the active set (`knowledge.archived_master_configs`),
+    each parsed when the iteration reaches it.
+
+    With `naming`, only those that may hold an entry with one of these strings as a
+    value: a config whose text names none of them is passed over unparsed. A YAML
+    string's characters are written out in the text (a line break inside a scalar
+    folds to a space or stays a break) unless a double-quoted scalar escapes them, so
+    a text with a backslash is always parsed, and so is every config when a string has
+    a character that quoting or folding could produce (a quote, a space, a break)."""
+    src = tree or ctx.tree
     patterns = ctx.knowledge.archived_master_configs
-    out = []
-    for path in ctx.all_paths(tree):
-        if any(glob_match(path, pat) for pat in patterns):
-            cfg = ctx.parsed("master_config", path, tree=tree)
-            if cfg is not None:
-                out.append(cfg)
-    return out
+
+    def texts() -> list[tuple[str, str | None]]:
+        paths = [p for p in ctx.all_paths(src) if any(glob_match(p, pat) for pat in patterns)]
+        return [(p, ctx.text(p, src)) for p in paths]
+
+    listed = ctx.memo(f"archived-master-configs:{id(src)}", texts)
+    names = None if naming is None or not all(map(_literal, naming)) else tuple(naming)
+    for path, text in listed:
+        if text is None:
+            continue
+        if names is not None and "\\" not in text and not any(n in text for n in names):
+            continue
+        cfg = ctx.parsed("master_config", path, tree=tree)
+        if cfg is not None:
+            yield cfg
+
+
+def _literal(name: str) -> bool:
+    """Whether a YAML string equal to `name` must write it out as it is (see above)."""
+    return bool(name) and not any(c in name for c in " \t\r\n\x85\u2028\u2029'\"\\")
 
 
 def head_master_configs(ctx: ParseContext) -> list[MasterConfig]:
