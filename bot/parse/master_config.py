@@ -283,13 +283,14 @@ class _Walk:
 
 
 class _Frame:
-    __slots__ = ("container", "has_key", "is_map", "key", "path")
+    __slots__ = ("container", "has_key", "is_map", "key", "key_path", "path")
 
     def __init__(self, container: Any, path: PathKey, is_map: bool) -> None:
         self.container = container
         self.path = path
         self.is_map = is_map
         self.key: Hashable = None
+        self.key_path: PathKey = ()  # `path` + `key`
         self.has_key = False
 
 
@@ -373,7 +374,6 @@ def _run(events: Iterator[Any], out: _Walk) -> MasterProblem | None:
             continue
         else:
             continue
-        line = event.start_mark.line + 1
         path: PathKey
         if not stack:
             out.data = value
@@ -384,11 +384,11 @@ def _run(events: Iterator[Any], out: _Walk) -> MasterProblem | None:
                 container = parent.container
                 path = (*parent.path, len(container))
                 container.append(value)
-                lines[path] = line
+                lines[path] = event.start_mark.line + 1
             elif parent.has_key:
                 parent.container[parent.key] = value
                 parent.has_key = False
-                path = (*parent.path, parent.key)
+                path = parent.key_path
             else:  # a mapping key: its line, and the frame's next value goes under it
                 key: Hashable
                 if cls is not ScalarEvent or (
@@ -403,7 +403,8 @@ def _run(events: Iterator[Any], out: _Walk) -> MasterProblem | None:
                     key = value
                 parent.key = key
                 parent.has_key = True
-                path = (*parent.path, key)
+                parent.key_path = path = (*parent.path, key)
+                line = event.start_mark.line + 1
                 if path not in lines:
                     lines[path] = line
                 if len(stack) == 1 and key not in top_lines:
@@ -413,7 +414,7 @@ def _run(events: Iterator[Any], out: _Walk) -> MasterProblem | None:
         if is_map is not None:
             stack.append(_Frame(value, path, is_map))
             if len(stack) > MAX_DEPTH:
-                return problem("too-deep", line, limit=str(MAX_DEPTH))
+                return problem("too-deep", event.start_mark.line + 1, limit=str(MAX_DEPTH))
     out.fallback = fallback
     out.events = count
     return None
