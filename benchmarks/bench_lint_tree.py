@@ -49,6 +49,10 @@ from pathlib import Path
 from typing import Any
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import other_build  # noqa: E402
+
 PARSE_LIMIT = Path(__file__).resolve().with_name("parse_limit.py")
 
 # The child: argv[1] is the repository, argv[2] "plain" or "instrumented".
@@ -313,8 +317,10 @@ def main(argv: list[str] | None = None) -> int:
     bot = Path(sys.executable).with_name("bot")
     lint_cmd = [str(bot), "lint", "--repo", str(repo), "--format", "json", "--fail-on", "never"]
     cli = [*lint_cmd, "--no-cache", "--output", os.devnull]
-    before_cli = [sys.executable, "-m", "bot.cli", *cli[1:]]
-    before_env = {**CHILD_ENV, "PYTHONPATH": str(before)} if before is not None else None
+    # the other build entirely from its own source (not this checkout's `rules/`)
+    before_cli, before_env = other_build.command(before or PROJECT_ROOT, cli[1:], CHILD_ENV)
+    if before is None:
+        before_env = None
     old_wall: list[float] = []
     old_cpu: list[float] = []
 

@@ -16,6 +16,13 @@ the merge-base parsed by an earlier run), so only what the PR changed is parsed.
 The findings of both must be the same.
 
     python benchmarks/bench_pr_lint.py --repo /path/to/InferenceX-clone --prs 10
+    python benchmarks/bench_pr_lint.py --repo CLONE --prs 6 --before DIR --no-service
+
+`--before DIR` (another build's source tree, e.g. `git archive <commit>` extracted)
+also runs that build's command on each pull request, right after this build's
+(`--repeat N`: N such pairs per pull request), from DIR alone (`other_build.py`),
+and prints both medians, CPU and wall, and the per-pair ratios; the two builds'
+outputs must be the same.
 
 The repository needs `refs/pull/<N>/head` refs (a GitHub mirror has them).
 """
@@ -25,6 +32,7 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
@@ -32,6 +40,9 @@ import time
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import other_build  # noqa: E402
 
 
 def git(repo: Path, *args: str) -> str:
@@ -57,16 +68,29 @@ def main(argv: list[str] | None = None) -> int:
         "(PYTHONDONTWRITEBYTECODE=1 makes every run compile ~80 modules), unlike an "
         "installed package",
     )
+    ap.add_argument(
+        "--before",
+        type=Path,
+        default=None,
+        help="source tree of another build: also time its command on each PR, alternating",
+    )
+    ap.add_argument("--repeat", type=int, default=1, help="runs of each PR (with --before: pairs)")
     args = ap.parse_args(argv)
+    before: Path | None = args.before.resolve() if args.before is not None else None
+    if before is not None and not (before / "bot" / "cli" / "__main__.py").is_file():
+        print(f"bench_pr_lint: no bot/cli/__main__.py under {before}", file=sys.stderr)
+        return 2
     env = dict(os.environ)
     if args.bytecode:
         env.pop("PYTHONDONTWRITEBYTECODE", None)
-        subprocess.run(
-            [sys.executable, "-m", "compileall", "-q", "bot", "rules"],
-            cwd=PROJECT_ROOT,
-            env=env,
-            check=True,
-        )
+        for root in (PROJECT_ROOT, before):
+            if root is not None:
+                subprocess.run(
+                    [sys.executable, "-m", "compileall", "-q", "bot", "rules"],
+                    cwd=root,
+                    env=env,
+                    check=True,
+                )
     cached = "yes" if "PYTHONDONTWRITEBYTECODE" not in env else "no (PYTHONDONTWRITEBYTECODE)"
     print(f"bytecode cache: {cached}; load average {os.getloadavg()[0]:.2f}")
     refs = git(args.repo, "for-each-ref", "--format=%(refname)", "refs/pull/*/head").split()
@@ -88,28 +112,66 @@ def main(argv: list[str] | None = None) -> int:
     if not picked:
         print("bench_pr_lint: no matching pull request found", file=sys.stderr)
         return 2
-    walls = []
+    walls: list[float] = []
+    cpus: list[float] = []
+    old_walls: list[float] = []
+    old_cpus: list[float] = []
     for n, base, head in picked:
-        cmd = [sys.executable, "-c", "from bot.cli import main; raise SystemExit(main())"]
-        cmd += ["lint", "--repo", str(args.repo)]
-        cmd += ["--base", base, "--head", head, "--pr", str(n), "--format", "json"]
-        start = time.perf_counter()
-        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=PROJECT_ROOT, env=env)
-        wall = time.perf_counter() - start
-        walls.append(wall)
-        try:
-            count = len(json.loads(proc.stdout)["findings"])
-        except (ValueError, KeyError):
-            count = -1
-        print(f"  #{n}: {wall * 1000:7.1f} ms  exit {proc.returncode}  findings {count}")
+        lint = ["lint", "--repo", str(args.repo)]
+        lint += ["--base", base, "--head", head, "--pr", str(n), "--format", "json"]
+        cmd = [sys.executable, "-c", "from bot.cli import main; raise SystemExit(main())", *lint]
+        for _ in range(max(1, args.repeat)):
+            proc, wall, cpu = _timed(cmd, env)
+            walls.append(wall)
+            cpus.append(cpu)
+            try:
+                count = len(json.loads(proc.stdout)["findings"])
+            except (ValueError, KeyError):
+                count = -1
+            line = f"  #{n}: {wall * 1000:7.1f} ms  exit {proc.returncode}  findings {count}"
+            if before is not None:
+                old_cmd, old_env = other_build.command(before, lint)
+                old, old_wall, old_cpu = _timed(old_cmd, old_env)
+                old_walls.append(old_wall)
+                old_cpus.append(old_cpu)
+                if old.stdout != proc.stdout or old.returncode != proc.returncode:
+                    sys.stderr.write(old.stderr)
+                    raise SystemExit(f"bench_pr_lint: #{n}: the two builds' outputs differ")
+                line += f"; before {old_wall * 1000:7.1f} ms, same output"
+            print(line)
     print(
-        f"{len(walls)} PRs changing {args.files} files: median "
+        f"{len(walls)} runs of {len(picked)} PRs changing {args.files} files: median "
         f"{statistics.median(walls) * 1000:.1f} ms, min {min(walls) * 1000:.1f} ms, "
-        f"max {max(walls) * 1000:.1f} ms; load average {os.getloadavg()[0]:.2f}"
+        f"max {max(walls) * 1000:.1f} ms; CPU median {statistics.median(cpus) * 1000:.1f} ms; "
+        f"load average {os.getloadavg()[0]:.2f}"
     )
+    if before is not None:
+        wall_ratio = [a / b for a, b in zip(walls, old_walls, strict=True)]
+        cpu_ratio = [a / b for a, b in zip(cpus, old_cpus, strict=True)]
+        print(
+            f"before ({before}): wall median {statistics.median(old_walls) * 1000:.1f} ms, "
+            f"CPU median {statistics.median(old_cpus) * 1000:.1f} ms\n"
+            f"this build / before, per pair: wall median {statistics.median(wall_ratio):.3f} "
+            f"(min {min(wall_ratio):.3f}, max {max(wall_ratio):.3f}), CPU median "
+            f"{statistics.median(cpu_ratio):.3f} (min {min(cpu_ratio):.3f}, "
+            f"max {max(cpu_ratio):.3f})"
+        )
     if not args.no_service:
         service(args.repo, picked, args.rounds)
     return 0
+
+
+def _timed(
+    cmd: list[str], env: dict[str, str]
+) -> tuple[subprocess.CompletedProcess[str], float, float]:
+    """The finished child, its wall time and its CPU time (user + system)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    start = time.perf_counter()
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=PROJECT_ROOT, env=env)
+    wall = time.perf_counter() - start
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    cpu = (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+    return proc, wall, cpu
 
 
 # The service's side, in a child process (imports paid once, outside the timing).

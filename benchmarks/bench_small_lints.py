@@ -31,6 +31,9 @@ import time
 from pathlib import Path
 
 PROJECT_ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import other_build  # noqa: E402
 
 
 def git(repo: Path, *args: str) -> str:
@@ -42,20 +45,12 @@ def git(repo: Path, *args: str) -> str:
 
 def timed(build: Path, argv: list[str], cwd: Path) -> tuple[float, float, str]:
     """(CPU, wall, stdout) of `bot ARGV` run from `build`'s source."""
-    env = dict(os.environ, PYTHONPATH=str(build))
+    # the build's `bot`, `rules/` and `schemas/` (not an editable install's)
+    cmd, env = other_build.command(build, argv)
     env.pop("PYTHONDONTWRITEBYTECODE", None)
-    code = "from bot.cli import main; raise SystemExit(main())"
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
     start = time.perf_counter()
-    proc = subprocess.run(
-        # -P: the working directory is not put before PYTHONPATH (a build's own root
-        # as the working directory would shadow the other build)
-        [sys.executable, "-P", "-c", code, *argv],
-        cwd=cwd,
-        env=env,
-        capture_output=True,
-        text=True,
-    )
+    proc = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     wall = time.perf_counter() - start
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     if proc.returncode not in (0, 1):

@@ -5,6 +5,7 @@ the profile gives each sample to the innermost stage on its stack."""
 from __future__ import annotations
 
 import json
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -66,3 +67,27 @@ def test_each_sample_goes_to_the_innermost_stage() -> None:
     assert details["rules: RCP002"] == 1.0
     assert details["interpret: bash interpreter"] == 2.0
     assert details["parse: tree-sitter-bash"] == 4.0
+
+
+def test_another_build_runs_from_its_own_source_tree(tmp_path: Path) -> None:
+    """`--before DIR` runs DIR's `bot` and DIR's `rules/` (as `bot.rules`), not this
+    checkout's, though this checkout is installed in development mode and the command
+    runs from it."""
+    import other_build
+
+    other = tmp_path / "other"
+    for name in ("bot", "rules", "schemas"):
+        shutil.copytree(ROOT / name, other / name, ignore=shutil.ignore_patterns("__pycache__"))
+    init = other / "bot" / "__init__.py"
+    init.write_text('__version__ = "0.0.0-other"\n', encoding="utf-8")
+    rule = next((other / "rules" / "config").glob("CFG001_*.py"))
+    text = rule.read_text(encoding="utf-8")
+    rule.write_text(text.replace("Master-config entry does not match", "OTHER BUILD:"), "utf-8")
+    outputs = []
+    for argv in (["--version"], ["explain", "CFG001"]):
+        cmd, env = other_build.command(other, argv)
+        proc = subprocess.run(cmd, env=env, capture_output=True, text=True, cwd=ROOT)
+        assert proc.returncode == 0, proc.stderr
+        outputs.append(proc.stdout)
+    assert "0.0.0-other" in outputs[0]
+    assert "OTHER BUILD:" in outputs[1]

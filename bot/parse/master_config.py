@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Hashable, Iterable, Mapping, Sequence
+from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 from typing import Any, Literal
 
@@ -39,6 +39,11 @@ from ruamel.yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
+
+try:
+    from _ruamel_yaml import CParser as _CParser
+except ImportError:  # pragma: no cover - ruamel.yaml.clib is absent outside CPython
+    _CParser = None
 
 from bot.base.glob import glob_match
 from bot.base.problem import Problem, problem
@@ -279,13 +284,14 @@ class _Walk:
 
 
 class _Frame:
-    __slots__ = ("container", "has_key", "is_map", "key", "path")
+    __slots__ = ("container", "has_key", "is_map", "key", "key_path", "path")
 
     def __init__(self, container: Any, path: PathKey, is_map: bool) -> None:
         self.container = container
         self.path = path
         self.is_map = is_map
         self.key: Hashable = None
+        self.key_path: PathKey = ()  # `path` + `key`
         self.has_key = False
 
 
@@ -295,17 +301,23 @@ class _Placeholder:
     __slots__ = ()
 
 
-_START_EVENTS = (MappingStartEvent, SequenceStartEvent)
+def yaml_events(text: str) -> Iterator[Any]:
+    """The events of `text` as `thread_yaml("events").parse(text)` yields them.
+
+    With ruamel's C extension, straight from a `CParser` of its own (what `parse`
+    makes, less its Python generator and a class built per call)."""
+    yaml = thread_yaml("events")
+    if _CParser is None or yaml.Parser is not _CParser:  # pragma: no cover - no C parser
+        events: Iterator[Any] = yaml.parse(text)
+        return events
+    return iter(_CParser(text).get_event, None)
 
 
 def _walk(text: str) -> _Walk | MasterProblem:
     """Build values and positions from the event stream, within the size and depth bounds."""
-    walker = _Walker()
+    out = _Walk()
     try:
-        for event in thread_yaml("events").parse(text):
-            stop = walker.feed(event)
-            if stop is not None:
-                return stop
+        stop = _run(yaml_events(text), out)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         line = int(mark.line) + 1 if mark is not None else 1
@@ -313,107 +325,100 @@ def _walk(text: str) -> _Walk | MasterProblem:
         return problem("yaml", line, detail=detail[:300] or "unreadable YAML")
     except (YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
         return problem("yaml", 1, detail=f"{type(exc).__name__}: {exc}"[:300])
-    walker.out.events = walker.count
-    return walker.out
+    return stop if stop is not None else out
 
 
-class _Walker:
+def _run(events: Iterator[Any], out: _Walk) -> MasterProblem | None:
     """One pass over the events: values, the line of every key and item, and whether
-    the safe loader must build the values instead (`_Walk.fallback`)."""
-
-    def __init__(self) -> None:
-        self.out = _Walk()
-        self.stack: list[_Frame] = []
-        self.count = 0
-        self.documents = 0
-        self.scalars = PlainScalars()
-
-    def feed(self, event: Any) -> MasterProblem | None:
-        """Take one event; a problem when a bound is passed."""
-        self.count += 1
-        if self.count > MAX_EVENTS:
+    the safe loader must build the values instead (`_Walk.fallback`); a problem when a
+    bound is passed. One loop with no call per event but the scalar's resolution."""
+    resolve = PlainScalars().resolve
+    lines, top_lines, top_events = out.lines, out.top_lines, out.top_events
+    stack: list[_Frame] = []
+    count = documents = 0
+    fallback = False
+    for event in events:
+        count += 1
+        if count > MAX_EVENTS:
             return problem("too-many-nodes", 1, limit=f"{MAX_EVENTS:,}")
         cls = type(event)
-        if cls is SequenceEndEvent or cls is MappingEndEvent:
-            if self.stack:
-                self.stack.pop()
-            return None
-        if cls is DocumentStartEvent:
-            self.documents += 1
-            if self.documents > 1 or event.version is not None:
-                self.out.fallback = True
-            return None
-        if cls is not ScalarEvent and cls is not AliasEvent and cls not in _START_EVENTS:
-            return None
-        line = int(event.start_mark.line) + 1
-        value = self._value(event, cls)
-        parent = self.stack[-1] if self.stack else None
-        path: PathKey
-        if parent is None:
-            self.out.data = value
-            path = ()
-        elif parent.is_map and not parent.has_key:
-            return self._key(event, cls, value, parent, line)
-        elif parent.is_map:
-            parent.container[parent.key] = value
-            parent.has_key = False
-            path = (*parent.path, parent.key)
-        else:
-            path = (*parent.path, len(parent.container))
-            parent.container.append(value)
-            self.out.lines[path] = line
-        return self._open(cls, value, path, line)
-
-    def _value(self, event: Any, cls: type) -> Any:
-        if cls is AliasEvent or event.anchor is not None:
-            self.out.fallback = True
-        if cls is not AliasEvent and event.tag is not None:
-            self.out.fallback = True
         if cls is ScalarEvent:
-            if event.tag is None and event.implicit[0]:
-                value = self.scalars.resolve(event.value)
+            if event.anchor is not None:
+                fallback = True
+            if event.ctag is not None:
+                fallback = True
+                value = event.value
+            elif event.implicit[0]:
+                value = resolve(event.value)
                 if value is NOT_RESOLVED:
-                    self.out.fallback = True
-                    return event.value
-                return value
-            return event.value
-        if cls is MappingStartEvent:
-            return {}
-        if cls is SequenceStartEvent:
-            return []
-        return None
-
-    def _key(
-        self, event: Any, cls: type, value: Any, parent: _Frame, line: int
-    ) -> MasterProblem | None:
-        """A mapping key: its line, and the frame's next value goes under it."""
-        key: Hashable
-        merge = cls is ScalarEvent and event.tag is None and event.value == "<<"
-        if cls is not ScalarEvent or (merge and event.implicit[0]):
-            self.out.fallback = True  # complex or merge keys: the safe loader builds them
-            key = _Placeholder()
+                    fallback = True
+                    value = event.value
+            else:
+                value = event.value
+            is_map = None
+        elif cls is MappingStartEvent or cls is SequenceStartEvent:
+            if event.anchor is not None or event.ctag is not None:
+                fallback = True
+            is_map = cls is MappingStartEvent
+            value = {} if is_map else []
+        elif cls is SequenceEndEvent or cls is MappingEndEvent:
+            if stack:
+                stack.pop()
+            continue
+        elif cls is AliasEvent:
+            fallback = True
+            value = is_map = None
+        elif cls is DocumentStartEvent:
+            documents += 1
+            if documents > 1 or event.version is not None:
+                fallback = True
+            continue
         else:
-            key = value
-            if key in parent.container:
-                self.out.fallback = True  # the safe loader names the duplicate
-                key = _Placeholder()
-        parent.key = key
-        parent.has_key = True
-        path = (*parent.path, key)
-        self.out.lines.setdefault(path, line)
-        if len(self.stack) == 1:
-            self.out.top_lines.setdefault(key, line)
-            self.out.top_events.setdefault(key, self.count)
-        # a complex key: walk it, keep nothing
-        return self._open(cls, value, path, line)
-
-    def _open(self, cls: type, value: Any, path: PathKey, line: int) -> MasterProblem | None:
-        """A mapping or sequence starts: later events fill it, within the depth bound."""
-        if cls in _START_EVENTS:
-            self.stack.append(_Frame(value, path, cls is MappingStartEvent))
-            if len(self.stack) > MAX_DEPTH:
-                return problem("too-deep", line, limit=str(MAX_DEPTH))
-        return None
+            continue
+        path: PathKey
+        if not stack:
+            out.data = value
+            path = ()
+        else:
+            parent = stack[-1]
+            if not parent.is_map:
+                container = parent.container
+                path = (*parent.path, len(container))
+                container.append(value)
+                lines[path] = event.start_mark.line + 1
+            elif parent.has_key:
+                parent.container[parent.key] = value
+                parent.has_key = False
+                path = parent.key_path
+            else:  # a mapping key: its line, and the frame's next value goes under it
+                key: Hashable
+                if cls is not ScalarEvent or (
+                    event.ctag is None and event.implicit[0] and event.value == "<<"
+                ):
+                    fallback = True  # complex or merge keys: the safe loader builds them
+                    key = _Placeholder()
+                elif value in parent.container:
+                    fallback = True  # the safe loader names the duplicate
+                    key = _Placeholder()
+                else:
+                    key = value
+                parent.key = key
+                parent.has_key = True
+                parent.key_path = path = (*parent.path, key)
+                line = event.start_mark.line + 1
+                if path not in lines:
+                    lines[path] = line
+                if len(stack) == 1 and key not in top_lines:
+                    top_lines[key] = line
+                    top_events[key] = count
+                # a complex key is walked below; nothing of it is kept
+        if is_map is not None:
+            stack.append(_Frame(value, path, is_map))
+            if len(stack) > MAX_DEPTH:
+                return problem("too-deep", event.start_mark.line + 1, limit=str(MAX_DEPTH))
+    out.fallback = fallback
+    out.events = count
+    return None
 
 
 # The changelog parser builds its values the same way when the file is plain
@@ -725,16 +730,40 @@ def base_master_configs(ctx: ParseContext) -> list[MasterConfig] | None:
     return out
 
 
-def archived_master_configs(ctx: ParseContext, tree: Tree | None = None) -> list[MasterConfig]:
-    """Master configs archived out of the active set (`knowledge.archived_master_configs`)."""
+def archived_master_configs(
+    ctx: ParseContext, tree: Tree | None = None, naming: Collection[str] | None = None
+) -> Iterator[MasterConfig]:
+    """Master configs archived out of the active set (`knowledge.archived_master_configs`),
+    each parsed when the iteration reaches it.
+
+    With `naming`, only those that may hold an entry with one of these strings as a
+    value: a config whose text names none of them is passed over unparsed. A YAML
+    string's characters are written out in the text (a line break inside a scalar
+    folds to a space or stays a break) unless a double-quoted scalar escapes them, so
+    a text with a backslash is always parsed, and so is every config when a string has
+    a character that quoting or folding could produce (a quote, a space, a break)."""
+    src = tree or ctx.tree
     patterns = ctx.knowledge.archived_master_configs
-    out = []
-    for path in ctx.all_paths(tree):
-        if any(glob_match(path, pat) for pat in patterns):
-            cfg = ctx.parsed("master_config", path, tree=tree)
-            if cfg is not None:
-                out.append(cfg)
-    return out
+
+    def texts() -> list[tuple[str, str | None]]:
+        paths = [p for p in ctx.all_paths(src) if any(glob_match(p, pat) for pat in patterns)]
+        return [(p, ctx.text(p, src)) for p in paths]
+
+    listed = ctx.memo(f"archived-master-configs:{id(src)}", texts)
+    names = None if naming is None or not all(map(_literal, naming)) else tuple(naming)
+    for path, text in listed:
+        if text is None:
+            continue
+        if names is not None and "\\" not in text and not any(n in text for n in names):
+            continue
+        cfg = ctx.parsed("master_config", path, tree=tree)
+        if cfg is not None:
+            yield cfg
+
+
+def _literal(name: str) -> bool:
+    """Whether a YAML string equal to `name` must write it out as it is (see above)."""
+    return bool(name) and not any(c in name for c in " \t\r\n\x85\u2028\u2029'\"\\")
 
 
 def head_master_configs(ctx: ParseContext) -> list[MasterConfig]:

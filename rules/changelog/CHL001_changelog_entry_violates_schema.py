@@ -6,6 +6,7 @@ from collections.abc import Iterator
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
+from bot.base.fastschema import QuickSchema
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
@@ -235,24 +236,36 @@ RULE = Rule(
 
 @cache
 def _validator() -> jsonschema.protocols.Validator:
-    import jsonschema  # on first use: a lint of recipes alone never loads it
+    import jsonschema  # on first use: an entry the quick check finds valid never loads it
 
     schema = load_schema(SCHEMA_NAME)
     return jsonschema.Draft202012Validator(schema)
+
+
+@cache
+def _quick() -> QuickSchema:
+    return QuickSchema(load_schema(SCHEMA_NAME))
+
+
+def _errors(data: Any) -> Iterator[jsonschema.ValidationError]:
+    """jsonschema's errors for an entry; none, without loading jsonschema, for an entry
+    the quick check finds valid."""
+    if _quick().valid(data) is True:
+        return iter(())
+    return _validator().iter_errors(data)
 
 
 def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     base = None
     if ctx.base is not None:
         base = base_changelog(ctx, changelog.path)
-    validator = _validator()
     repository = _repository_model(ctx)
     changes = entry_changes(changelog, base)
     pull = ctx.change
     if pull is not None:
         changes = entries_in_scope(changes, base, lambda n: pull.touches_line(changelog.path, n))
     for entry in (c.entry for c in changes):
-        for error in validator.iter_errors(entry.data):
+        for error in _errors(entry.data):
             yield from _findings(changelog.path, entry, error, repository)
 
 

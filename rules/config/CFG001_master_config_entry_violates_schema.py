@@ -7,6 +7,7 @@ from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeGuard
 
+from bot.base.fastschema import QuickSchema
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Example, Finding, Ratchet, Rule, Span, T
@@ -308,13 +309,31 @@ dsv4-fp4-gb300-dynamo-trt-agentic-disagg-mtp:
 
 
 @cache
-def _schema() -> jsonschema.protocols.Validator:
-    import jsonschema  # on first use: a lint of recipes alone never loads it
-
+def _inlined() -> Any:
+    """The schema with each `$ref` resolved once here, not on every instance (it is
+    not recursive): validating the real tree is about 40% faster."""
     schema = load_schema(SCHEMA_NAME)
-    # the schema is not recursive: resolving each `$ref` once here, not on every
-    # instance, makes validating the real tree about 40% faster
-    inlined = _inline(schema, schema.get("$defs", {}))
+    return _inline(schema, schema.get("$defs", {}))
+
+
+@cache
+def _quick() -> QuickSchema:
+    return QuickSchema(_inlined())
+
+
+def _errors(data: Any) -> Iterator[jsonschema.ValidationError]:
+    """jsonschema's errors for an entry; none, without loading jsonschema, for an entry
+    the quick check finds valid (nearly every entry a pull request adds)."""
+    if _quick().valid(data) is True:
+        return iter(())
+    return _schema().iter_errors(data)
+
+
+@cache
+def _schema() -> jsonschema.protocols.Validator:
+    import jsonschema  # on first use: an entry the quick check finds valid never loads it
+
+    inlined = _inlined()
     if _refers(inlined, root=True):
         return jsonschema.Draft202012Validator(inlined)
     fast: jsonschema.protocols.Validator = _reference_free_validator()(inlined)
@@ -456,12 +475,11 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     if not changes:
         return
     others = [m for m in head_master_configs(ctx) if m.path != master.path]
-    schema = _schema()
     repository = _validator(ctx)
     for entry, item, was, before in changes:
         # a scenario the PR adds to an entry is a new place, judged like a new entry:
         # only what the entry breaks without it was there before
-        kept = _kept(master, entry, before, schema, repository) if was else None
+        kept = _kept(master, entry, before, repository) if was else None
 
         def prior(constraint: str, was: bool = was, kept: set[str] | None = kept) -> bool:
             return was and (kept is None or constraint in kept)
@@ -478,7 +496,7 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
         if repository is not None:
             multi = isinstance(entry.data, dict) and entry.data.get("multinode") is True
             root = repository[1].get("multi" if multi else "single")
-        for error in schema.iter_errors(entry.data):
+        for error in _errors(entry.data):
             # one schema branch may restate another's type or value check on the same field
             kind = (tuple(error.absolute_path), str(error.validator))
             if kind[1] in ("type", "enum", "const") and kind in kinds:
@@ -507,7 +525,6 @@ def _kept(
     master: MasterConfig,
     entry: MasterEntry,
     before: MasterEntry | None,
-    schema: jsonschema.protocols.Validator,
     repository: tuple[ModelTable, Mapping[str, str]] | None,
 ) -> set[str] | None:
     """The constraints `entry` breaks without the scenarios the PR adds to it (None
@@ -523,7 +540,7 @@ def _kept(
     if repository is not None:
         root = repository[1].get("multi" if data.get("multinode") is True else "single")
     out: set[str] = set()
-    for error in schema.iter_errors(data):
+    for error in _errors(data):
         for p in problems(error):
             if repository is not None and root and declares(repository[0], root, p):
                 continue

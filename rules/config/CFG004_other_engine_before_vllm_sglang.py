@@ -254,8 +254,9 @@ def _check(
             if _covers(other, family, sku, wanted, knowledge):
                 return
     # entries archived in `configs/deprecated/` were submitted before, in order
-    # (read only when the active configs do not already cover the entry)
-    for cfg in archived_master_configs(ctx):
+    # (read only when the active configs do not already cover the entry, and only
+    # those that name one of the family's prefixes, up to the first that covers it)
+    for cfg in archived_master_configs(ctx, naming=family):
         for other in cfg.entries.values():
             if _covers(other, family, sku, wanted, knowledge):
                 return
