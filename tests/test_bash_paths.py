@@ -15,7 +15,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as hs
 
-from bot.parse.bash import paths
+from bot.parse.bash import Interpreter, parse_tree, paths
 from bot.parse.bash.state import Assumption, Command, State, held_inputs
 from bot.parse.values import Seg, Str
 
@@ -60,8 +60,6 @@ def test_last_uses_on_any_bytes(source: bytes) -> None:
 
 
 def test_last_uses_keeps_names_in_function_bodies_forever() -> None:
-    from bot.parse.bash import parse_tree
-
     src = b"f() {\n  echo $LATE\n}\nLATE=1\nf\nOTHER=2\n"
     last = paths.last_uses(src, parse_tree(src).root_node)
     assert last["LATE"] == paths._FOREVER
@@ -228,12 +226,33 @@ f
 """
 
 
+# a test read on paths that hold the same value object, told apart by the facts on
+# the input that value holds (`M` holds `${V:-d}`; the paths differ on V only), by
+# the value of a name it reads, and by the positional words
+HELD = """
+M=${V:-d}
+if [ "$V" = a ]; then echo; fi
+if [ "$M" = a ]; then probe A; else probe not-A; fi
+if [ "$M" = d ]; then probe D; fi
+if [ "$C" = 1 ]; then N=1; else N=2; fi
+if [ "$N" = 1 ]; then probe one; fi
+f() { if [ "$1" = x ]; then probe x; else probe y; fi; }
+f x
+f y
+f x
+(( TP == 4 )) && probe tp4
+if [ $(( TP * 2 )) -eq 8 ]; then probe eight; fi
+: "${W:=w}"
+if [ "${W:=z}" = w ]; then probe w; fi
+"""
+
+
 def _scripts() -> list[tuple[str, str]]:
     from test_bash_interpreter import TABLE
 
     out = [(f"table/{p.values[0].id}", p.values[0].script) for p in TABLE]  # type: ignore[union-attr]
     out += [(str(p.relative_to(EXAMPLES)), p.read_text()) for p in sorted(EXAMPLES.rglob("*.sh"))]
-    return [*out, ("benchmarks/single_node/forking.sh", FORKING)]
+    return [*out, ("benchmarks/single_node/forking.sh", FORKING), ("held.sh", HELD)]
 
 
 def test_scripts_are_found() -> None:
@@ -242,7 +261,6 @@ def test_scripts_are_found() -> None:
 
 def _log(path: str, text: str) -> str:
     """Every command the interpreter reports, with the path it is on, and the recipe."""
-    from bot.parse.bash import Interpreter, parse_tree
     from bot.parse.recipe import parse_recipe
 
     seen: list[object] = []
@@ -274,7 +292,37 @@ def test_interpreter_same_with_the_plain_forms(
     monkeypatch.setattr(paths, "prune", _prune_reference)
     monkeypatch.setattr(paths, "merge", _merge_reference)
     monkeypatch.setattr(paths, "last_uses", _slow_last_uses)
+    monkeypatch.setattr(Interpreter, "_shared_read", lambda self, t, st: self._read(t, st))
     assert _log(path, text) == fast
+
+
+def test_held_input_tests_are_read_per_fact() -> None:
+    rows: list[tuple[str, tuple[str, ...]]] = []
+
+    def on_command(cmd: Command) -> None:
+        if cmd.words[0].text == "probe":
+            facts = tuple(f"{a.var} {a.op} {a.value}" for a in cmd.state.conditions())
+            rows.append((cmd.words[1].text, facts))
+
+    src = HELD.encode()
+    interp = Interpreter(src, on_command)
+    interp.run(parse_tree(src).root_node)
+    assert ("A", ("V eq a",)) in rows
+    assert ("not-A", ("V ne a",)) in rows
+    assert ("D", ("V ne a", "V in |d")) in rows
+    # `f x` twice and `f y` once on each of the two paths `$C` left
+    assert [r for r, _ in rows].count("x") == 4 and [r for r, _ in rows].count("y") == 2
+    assert ("w", ("W in |w",)) in rows
+    # the paths that read the same share a reading: `$M = d` and `$N = 1` are read once
+    # per distinct value, the second `f x` reuses the first's
+    assert interp.shared_readings >= 3
+
+
+def test_the_forking_script_shares_readings() -> None:
+    src = FORKING.encode()
+    interp = Interpreter(src, lambda cmd: None)
+    interp.run(parse_tree(src).root_node)
+    assert interp.shared_readings > 0
 
 
 def test_the_forking_script_forks_prunes_and_merges() -> None:

@@ -126,6 +126,12 @@ class Walker:
         self._tests: dict[int, Any] = {}
         self.verdicts: list[tuple[int, dict[int, Any]]] = []
         self._assigning: dict[int, bool] = {}
+        # a test's reading shared by the paths that read the same (`Conditions._shared_read`):
+        # the names each test reads (by the test's id; False: read on every path), the
+        # readings by key, and how many were taken from another path's reading
+        self._test_names: dict[int, tuple[str, ...] | bool] = {}
+        self._readings: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+        self.shared_readings = 0
 
     def start(self, node: Node) -> tuple[int, int]:
         """0-based row and character column where `node` starts."""

@@ -10,7 +10,8 @@ from __future__ import annotations
 
 import bisect
 import re
-from itertools import accumulate, islice, repeat
+from itertools import accumulate, compress, islice, repeat
+from operator import attrgetter
 from typing import Any
 
 from tree_sitter import Node, QueryCursor
@@ -30,6 +31,7 @@ from bot.parse.values import Str
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
 _IDENT_SPLIT = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)")
 _FOREVER = 1 << 62
+_VAR = attrgetter("var")
 _MAY_DEFINE = re.compile(rb"\((?:\s|\\\n|#[^\n]*)*\)|\bfunction\b")
 
 
@@ -276,17 +278,13 @@ def prune(states: list[State], pos: int, last: dict[str, int]) -> None:
     for st in states:
         if names is None or st.exported != exported or st.vars.keys() != names:
             names, exported = frozenset(st.vars), st.exported
-            # the last uses looked up in one pass: most prunes find no name dead
-            ends = list(map(get, st.vars, repeat(-1)))
-            dead = (
-                [k for k, end in zip(st.vars, ends, strict=True) if end < pos and k not in exported]
-                if ends and min(ends) < pos
-                else []
-            )
+            # the names whose last use is before `pos`, picked in one pass
+            ended = compress(st.vars, map(pos.__gt__, map(get, st.vars, repeat(-1))))
+            dead = [k for k in ended if k not in exported]
         for k in dead:
             del st.vars[k]
         facts = st.assumptions + st.bounds if st.bounds else st.assumptions
-        if not facts or min(map(get, [a.var for a in facts], repeat(-1))) >= pos:
+        if not facts or min(map(get, map(_VAR, facts), repeat(-1))) >= pos:
             continue
         # a variable that holds an input's default (`M=${V:-d}`) reads V later
         held = held_inputs(st)
