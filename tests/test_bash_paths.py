@@ -359,3 +359,32 @@ def _slow_last_uses(source: bytes, root: object = None) -> dict[str, int]:
     out = {name.decode(): pos for name, pos in last.items()}
     out["EVAL_ONLY"] = paths._FOREVER
     return out
+
+
+def _join_reference(states: list[State]) -> State:
+    """`paths._join` comparing every value, as it did before its identity check."""
+    first = states[0]
+    out = first.copy()
+    for name in set().union(*(s.vars.keys() for s in states)):
+        values = [s.vars.get(name) for s in states]
+        if not all(v == values[0] for v in values[1:]):
+            out.vars[name] = Str.unknown_of("$" + name)
+    rest = paths._join(states)
+    # the rest of the join is the same code: take it from there
+    out.exported, out.files = rest.exported, rest.files
+    out.assumptions, out.bounds, out.history = rest.assumptions, rest.bounds, rest.history
+    return out
+
+
+@settings(max_examples=300, deadline=None)
+@given(hs.lists(_states, min_size=2, max_size=4), hs.data())
+def test_join_is_the_plain_comparison(states: list[State], data: hs.DataObject) -> None:
+    # paths copied from one another share value objects; equal values in other objects
+    shared = data.draw(hs.dictionaries(_names, _values, max_size=3))
+    for st in states:
+        st.vars.update(shared)
+        for name in data.draw(hs.lists(_names, max_size=2)):
+            if name in st.vars and isinstance(st.vars[name], Str):
+                st.vars[name] = Str(tuple(st.vars[name].segs))  # equal, not the same object
+    got, want = paths._join(states), _join_reference(states)
+    assert sorted(got.vars.items()) == sorted(want.vars.items())

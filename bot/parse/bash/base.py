@@ -118,8 +118,8 @@ class Walker:
         self.call_depth = 0
         self._path_cap_reported = False
         self.last_use: dict[str, int] = {}
-        # (start byte, end byte) -> source text, and literal words as values
-        self._texts: dict[tuple[int, int], str] = {}
+        # node id -> source text; (start byte, end byte) -> literal words as values
+        self._texts: dict[int, str] = {}
         self._words: dict[tuple[int, int], Str] = {}
         # the test read from each condition node (by node id), and the readings of
         # the tests of the condition being decided for one path (`Conditions._judge`)
@@ -148,11 +148,12 @@ class Walker:
         return row, col
 
     def text(self, node: Node) -> str:
-        # every path reads the same nodes again: decode each span once
-        span = (node.start_byte, node.end_byte)
-        got = self._texts.get(span)
+        # every path reads the same nodes again: decode each node's text once
+        got = self._texts.get(node.id)
         if got is None:
-            got = self._texts[span] = self.src[span[0] : span[1]].decode("utf-8", errors="replace")
+            got = self._texts[node.id] = self.src[node.start_byte : node.end_byte].decode(
+                "utf-8", errors="replace"
+            )
         return got
 
     def _note_limit(self, node: Node, kind: InterpreterProblem, **params: str) -> None:

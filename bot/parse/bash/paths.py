@@ -236,7 +236,8 @@ def _join(states: list[State]) -> State:
     names = set().union(*(s.vars.keys() for s in states))
     for name in names:
         values = [s.vars.get(name) for s in states]
-        if all(v == values[0] for v in values[1:]):
+        # copied paths share their values: the same object needs no comparing
+        if all(v is values[0] or v == values[0] for v in values[1:]):
             continue
         out.vars[name] = Str.unknown_of("$" + name)
     out.exported = frozenset().union(*(s.exported for s in states))
