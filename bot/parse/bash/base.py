@@ -118,14 +118,20 @@ class Walker:
         self.call_depth = 0
         self._path_cap_reported = False
         self.last_use: dict[str, int] = {}
-        # (start byte, end byte) -> source text, and literal words as values
-        self._texts: dict[tuple[int, int], str] = {}
+        # node id -> source text; (start byte, end byte) -> literal words as values
+        self._texts: dict[int, str] = {}
         self._words: dict[tuple[int, int], Str] = {}
         # the test read from each condition node (by node id), and the readings of
         # the tests of the condition being decided for one path (`Conditions._judge`)
         self._tests: dict[int, Any] = {}
         self.verdicts: list[tuple[int, dict[int, Any]]] = []
         self._assigning: dict[int, bool] = {}
+        # a test's reading shared by the paths that read the same (`Conditions._shared_read`):
+        # the names each test reads (by the test's id; False: read on every path), the
+        # readings by key, and how many were taken from another path's reading
+        self._test_names: dict[int, tuple[str, ...] | bool] = {}
+        self._readings: dict[tuple[Any, ...], tuple[tuple[Any, ...], Any]] = {}
+        self.shared_readings = 0
 
     def start(self, node: Node) -> tuple[int, int]:
         """0-based row and character column where `node` starts."""
@@ -142,11 +148,12 @@ class Walker:
         return row, col
 
     def text(self, node: Node) -> str:
-        # every path reads the same nodes again: decode each span once
-        span = (node.start_byte, node.end_byte)
-        got = self._texts.get(span)
+        # every path reads the same nodes again: decode each node's text once
+        got = self._texts.get(node.id)
         if got is None:
-            got = self._texts[span] = self.src[span[0] : span[1]].decode("utf-8", errors="replace")
+            got = self._texts[node.id] = self.src[node.start_byte : node.end_byte].decode(
+                "utf-8", errors="replace"
+            )
         return got
 
     def _note_limit(self, node: Node, kind: InterpreterProblem, **params: str) -> None:

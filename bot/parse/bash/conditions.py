@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import fnmatch
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -35,6 +36,8 @@ from bot.parse.bash.testexpr import (
     within_bounds,
 )
 from bot.parse.values import Str
+
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 class Conditions(Expansion):
@@ -260,7 +263,7 @@ class Conditions(Expansion):
         memo = self.verdicts[-1][1] if self.verdicts and self.verdicts[-1][0] == id(st) else None
         reading = memo.get(id(t)) if memo is not None else None
         if reading is None:
-            reading = self._read(t, st)
+            reading = self._shared_read(t, st)
             if memo is not None:
                 memo[id(t)] = reading
         if reading[0] == "values":
@@ -270,6 +273,66 @@ class Conditions(Expansion):
             return truth, []
         taken = frozenset(k for k, v in truths.items() if v is None or v == want)
         return truth, self._arm_facts(t, opnd, side, other, classes, taken, finite, want)
+
+    def _shared_read(self, t: Test, st: State) -> tuple[Any, ...]:
+        """`_read(t, st)`, read once for all the paths that hold the very same values of
+        what it reads: the variables its words name, the positional words, and the
+        facts and bounds on those names and on the inputs their values hold (`M` holds
+        `${V:-d}`: the test is decided over V). The key names each by identity, and
+        the entry keeps them alive, so no other object takes an identity it names.
+        Tests whose words may assign (`${V:=d}`) are read on every path."""
+        names = self._test_names.get(id(t))
+        if names is None:
+            names = self._test_names[id(t)] = self._names_read(t)
+        if names is False:
+            return self._read(t, st)
+        assert isinstance(names, tuple)
+        values = tuple(map(st.vars.get, names))
+        inputs = set(names)
+        for v in values:
+            if isinstance(v, tuple):
+                v = v[0] if v else None
+            if v is not None and len(v.segs) == 1 and v.segs[0].unknown is not None:
+                held = held_input(v.segs[0])
+                if held is not None:
+                    inputs.add(held[0])
+        key = (
+            id(t),
+            id(st.positional),
+            *map(id, values),
+            *[id(a) for a in st.assumptions if a.var in inputs],
+            None,
+            *[id(a) for a in st.bounds if a.var in inputs],
+        )
+        got = self._readings.get(key)
+        if got is None:
+            got = self._readings[key] = (
+                self._read(t, st),
+                (t, values, st.positional, st.assumptions, st.bounds),
+            )
+        else:
+            self.shared_readings += 1
+        return got[0]
+
+    def _names_read(self, t: Test) -> tuple[str, ...] | bool:
+        """The variables the words of `t` read, sorted: parameters (`$V`, `${V:-d}`,
+        `$1`, `$@`), `TP` in `(( TP == 4 ))`, every identifier of an arithmetic
+        expansion; False when a word may assign or reads through `${!V}`."""
+        names: set[str] = set()
+        for w in t.words:
+            if isinstance(w, str):
+                continue
+            if self._assigns(w) or "${!" in self.text(w):
+                return False
+            stack = [w]
+            while stack:
+                n = stack.pop()
+                if n.type in ("variable_name", "special_variable_name"):
+                    names.add(self.text(n))
+                elif n.type == "arithmetic_expansion":
+                    names.update(_IDENT.findall(self.text(n)))
+                stack.extend(n.children)
+        return tuple(sorted(names))
 
     def _read(self, t: Test, st: State) -> tuple[Any, ...]:
         """What `_judge` decides from: ("values", truth) for a test of plain values; else

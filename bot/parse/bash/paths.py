@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import bisect
 import re
+from itertools import accumulate, compress, islice, repeat
+from operator import attrgetter
 from typing import Any
 
 from tree_sitter import Node, QueryCursor
@@ -27,7 +29,9 @@ from bot.parse.values import Str
 
 # ------------------------------------------------------------------- helpers
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_IDENT_SPLIT = re.compile(rb"([A-Za-z_][A-Za-z0-9_]*)")
 _FOREVER = 1 << 62
+_VAR = attrgetter("var")
 _MAY_DEFINE = re.compile(rb"\((?:\s|\\\n|#[^\n]*)*\)|\bfunction\b")
 
 
@@ -39,9 +43,12 @@ def last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
     Function bodies come from the syntax tree; nested ones are merged into
     intervals so each byte is scanned once.
     """
-    seen: dict[bytes, int] = {}
-    for m in _IDENT.finditer(source):
-        seen[m.group()] = m.end()
+    # the source split at identifiers alternates text between them and identifiers:
+    # the running sum of the pieces' lengths is where each piece ends, and a dict
+    # built in order keeps each identifier's last end
+    pieces = _IDENT_SPLIT.split(source)
+    ends = accumulate(map(len, pieces))
+    seen: dict[bytes, int] = dict(zip(pieces[1::2], islice(ends, 1, None, 2), strict=True))
     spans: list[tuple[int, int]] = []
     # a function is defined as `name ()` (spaces allowed inside) or with `function`:
     # a script with neither holds none, and its tree is not searched for one
@@ -56,8 +63,7 @@ def last_uses(source: bytes, root: Node | None = None) -> dict[str, int]:
         else:
             merged.append((start, end))
     for start, end in merged:
-        for name in _IDENT.findall(source, start, end):
-            seen[name] = _FOREVER
+        seen.update(dict.fromkeys(_IDENT.findall(source, start, end), _FOREVER))
     last = {name.decode(): pos for name, pos in seen.items()}
     last["EVAL_ONLY"] = _FOREVER
     return last
@@ -230,7 +236,8 @@ def _join(states: list[State]) -> State:
     names = set().union(*(s.vars.keys() for s in states))
     for name in names:
         values = [s.vars.get(name) for s in states]
-        if all(v == values[0] for v in values[1:]):
+        # copied paths share their values: the same object needs no comparing
+        if all(v is values[0] or v == values[0] for v in values[1:]):
             continue
         out.vars[name] = Str.unknown_of("$" + name)
     out.exported = frozenset().union(*(s.exported for s in states))
@@ -272,10 +279,13 @@ def prune(states: list[State], pos: int, last: dict[str, int]) -> None:
     for st in states:
         if names is None or st.exported != exported or st.vars.keys() != names:
             names, exported = frozenset(st.vars), st.exported
-            dead = [k for k in st.vars if get(k, -1) < pos and k not in exported]
+            # the names whose last use is before `pos`, picked in one pass
+            ended = compress(st.vars, map(pos.__gt__, map(get, st.vars, repeat(-1))))
+            dead = [k for k in ended if k not in exported]
         for k in dead:
             del st.vars[k]
-        if not any(last.get(a.var, -1) < pos for a in (*st.assumptions, *st.bounds)):
+        facts = st.assumptions + st.bounds if st.bounds else st.assumptions
+        if not facts or min(map(get, map(_VAR, facts), repeat(-1))) >= pos:
             continue
         # a variable that holds an input's default (`M=${V:-d}`) reads V later
         held = held_inputs(st)
@@ -319,28 +329,23 @@ def merge(states: list[State]) -> list[State]:
     if len(states) < 2:
         return states
     # paths can be equal only with as many variables and the same flags: compare the
-    # full keys within such a group (copied paths share their values, so equal keys
-    # mostly compare by identity) rather than hash every value of every path
-    kept: list[tuple[State, tuple[Any, ...] | None]] = []
-    groups: dict[tuple[Any, ...], list[int]] = {}
+    # paths within such a group (`State.same`: copied paths share their values, so
+    # equal paths mostly compare by identity) rather than hash every value of every path
+    kept: list[State] = []
+    groups: dict[tuple[Any, ...], list[State]] = {}
     for st in states:
         group = groups.setdefault(
             (len(st.vars), len(st.files), st.done, st.returning, st.breaking), []
         )
-        key = st.key() if group else None
         same = None
-        for i in group:
-            other, other_key = kept[i]
-            if other_key is None:
-                other_key = other.key()
-                kept[i] = (other, other_key)
-            if other_key == key:
+        for other in group:
+            if other.same(st):
                 same = other
                 break
         if same is None:
-            group.append(len(kept))
-            kept.append((st, key))
+            group.append(st)
+            kept.append(st)
         elif same.history != st.history:
             # one path standing for both: only the facts both took still hold
             same.history = tuple(a for a in same.history if a in st.history)
-    return [st for st, _ in kept]
+    return kept

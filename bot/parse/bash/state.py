@@ -102,6 +102,24 @@ class State:
             self.breaking,
         )
 
+    def same(self, other: State) -> bool:
+        """`self.key() == other.key()`, without sorting: dictionaries compare as the
+        sorted items do, and copied paths share their values (compared by identity)."""
+        return (
+            self.done == other.done
+            and self.returning == other.returning
+            and self.breaking == other.breaking
+            and self.vars == other.vars
+            and self.exported == other.exported
+            and self.files == other.files
+            and self.positional == other.positional
+            and (
+                self.assumptions == other.assumptions
+                or frozenset(self.assumptions) == frozenset(other.assumptions)
+            )
+            and (self.bounds == other.bounds or frozenset(self.bounds) == frozenset(other.bounds))
+        )
+
     def eq_value(self, name: str) -> str | None:
         for a in self.assumptions:
             if a.var == name and a.op == "eq":
@@ -188,7 +206,10 @@ _HELD = re.compile(r"\$\{([A-Za-z_]\w*)(:?[-=+])(.*)\}", re.S)
 def held_input(seg: Seg) -> tuple[str, tuple[tuple[str, str], ...]] | None:
     """The input and expansion an unknown value stands for, when it is one of an input's
     defaults or alternatives (`M=${V:-d}` holds `${V:-d}`); else None."""
-    m = _HELD.fullmatch(seg.unknown or "")
+    unknown = seg.unknown
+    if unknown is None or not unknown.startswith("${"):
+        return None  # `$V`, `$(...)`: most unknowns, told apart without the pattern
+    m = _HELD.fullmatch(unknown)
     if m is None:
         return None
     name, op, arg = m.group(1), m.group(2), m.group(3)
