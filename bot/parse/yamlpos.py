@@ -77,7 +77,7 @@ class PosMap(dict[Any, Any]):
     lc: _LC
 
     def __init__(self, line: int = 0, col: int = 0) -> None:
-        super().__init__()
+        # no `dict.__init__`: with no arguments it does nothing (one per mapping read)
         self.lc = _LC(line, col)
 
     def __hash__(self) -> int:  # type: ignore[override]
