@@ -18,6 +18,10 @@ clock:
   the values the `yaml` pass loaded (the parsers' own name for it replaced in the child),
   so only the launches, environment and client settings are made.
 
+With `--whole-tree`, each child first lints the whole tree in-process on one core, as
+`bot lint --repo DIR --no-cache` does (`tree`: its CPU; `tree srt`: the CPU spent inside
+`parse_srt_recipe`, YAML included), and the JSON report joins the digest.
+
 Each is run `--passes` times in the child and the median pass is kept. The builds alternate (this build first, then the other) and the ratio is
 taken per round. Each child also prints a digest of every parse (values, every key's and
 value's position and source text, the launches, flags, environment, client settings and
@@ -87,7 +91,38 @@ def _dump(value: Any, depth: int = 0) -> Any:
     return repr(value)
 
 
-def child(repo: Path, passes: int) -> None:
+def whole_tree(repo: Path) -> tuple[float, float, str]:
+    """(CPU of a whole-tree lint in this process, CPU inside `parse_srt_recipe`, report)."""
+    import time
+
+    from bot.app.config import load_repo_config
+    from bot.app.local import open_checkout
+    from bot.core.engine import Context, lint
+    from bot.parse import srt_recipe
+    from bot.report import json_report
+
+    spent = [0.0]
+    original = srt_recipe.parse_srt_recipe
+
+    def timed(path: str, text: str) -> Any:
+        start = time.process_time()
+        try:
+            return original(path, text)
+        finally:
+            spent[0] += time.process_time() - start
+
+    srt_recipe.parse_srt_recipe = timed  # type: ignore[assignment]
+    start = time.process_time()
+    try:
+        checkout = open_checkout(str(repo))
+        report = lint(Context.for_tree(checkout.tree, load_repo_config(checkout.tree)), paths=None)
+        rendered = json_report.render(report)
+    finally:
+        srt_recipe.parse_srt_recipe = original
+    return time.process_time() - start, spent[0], rendered
+
+
+def child(repo: Path, passes: int, tree: bool) -> None:
     import gc
     import time
 
@@ -101,6 +136,7 @@ def child(repo: Path, passes: int) -> None:
     from bot.parse.yamlsafe import YamlError
 
     gc.set_threshold(*LINT_GC_THRESHOLDS)
+    tree_cpu, tree_srt, report = whole_tree(repo) if tree else (0.0, 0.0, "")
 
     def load_all() -> list[Any]:
         out: list[Any] = []
@@ -147,7 +183,7 @@ def child(repo: Path, passes: int) -> None:
             timings[name].append(time.process_time() - start)
             results[name] = got
             del got
-    digest = hashlib.sha256()
+    digest = hashlib.sha256(report.encode())
     for name in ("yaml", "recipe", "interpret"):
         for item in results[name]:
             digest.update(json.dumps(_dump(item), ensure_ascii=False).encode())
@@ -159,17 +195,19 @@ def child(repo: Path, passes: int) -> None:
                 "recipe": statistics.median(timings["recipe"]),
                 "yaml": statistics.median(timings["yaml"]),
                 "interpret": statistics.median(timings["interpret"]),
+                "tree": tree_cpu,
+                "tree srt": tree_srt,
                 "digest": digest.hexdigest(),
             }
         )
     )
 
 
-def run_child(build: Path, repo: Path, passes: int) -> dict[str, Any]:
+def run_child(build: Path, repo: Path, passes: int, tree: bool) -> dict[str, Any]:
     env = dict(os.environ, PYTHONPATH=str(build))
     env.pop("PYTHONDONTWRITEBYTECODE", None)
     argv = [sys.executable, "-P", str(Path(__file__).resolve()), "--child"]
-    argv += ["--repo", str(repo), "--passes", str(passes)]
+    argv += ["--repo", str(repo), "--passes", str(passes)] + (["--whole-tree"] if tree else [])
     proc = subprocess.run(argv, env=env, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"bench_srt_recipes: {build}: exit {proc.returncode}\n{proc.stderr}")
@@ -187,11 +225,14 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--before", type=Path, help="another build's source tree")
     ap.add_argument("--rounds", type=int, default=5)
     ap.add_argument("--passes", type=int, default=3, help="timed passes in each child")
+    ap.add_argument(
+        "--whole-tree", action="store_true", help="also lint the whole tree in each child"
+    )
     ap.add_argument("--child", action="store_true", help=argparse.SUPPRESS)
     args = ap.parse_args(argv)
     repo = args.repo.resolve()
     if args.child:
-        child(repo, args.passes)
+        child(repo, args.passes, args.whole_tree)
         return 0
 
     builds = {"this build": PROJECT_ROOT}
@@ -200,19 +241,19 @@ def main(argv: list[str] | None = None) -> int:
     for root in builds.values():
         for package in ("bot", "rules"):
             compileall.compile_dir(str(root / package), quiet=1)
+    stages = ["recipe", "yaml", "interpret"] + (["tree", "tree srt"] if args.whole_tree else [])
     figures: dict[str, dict[str, list[float]]] = {
-        name: {"recipe": [], "yaml": [], "interpret": []} for name in builds
+        name: {stage: [] for stage in stages} for name in builds
     }
     digests: dict[str, set[str]] = {name: set() for name in builds}
     files = 0
     for _ in range(args.rounds):
         for name, root in builds.items():
-            got = run_child(root, repo, args.passes)
+            got = run_child(root, repo, args.passes, args.whole_tree)
             files = got["files"]
             digests[name].add(got["digest"])
-            figures[name]["recipe"].append(got["recipe"])
-            figures[name]["yaml"].append(got["yaml"])
-            figures[name]["interpret"].append(got["interpret"])
+            for stage in stages:
+                figures[name][stage].append(got[stage])
     print(f"{files} YAML files under benchmarks/multi_node/, {args.rounds} rounds")
     for name, per in figures.items():
         line = ", ".join(
@@ -221,7 +262,7 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{name}: {line}")
     if args.before is not None:
         this, other = figures["this build"], figures[str(args.before)]
-        for stage in ("recipe", "yaml", "interpret"):
+        for stage in stages:
             ratios = [a / b for a, b in zip(this[stage], other[stage], strict=True) if b > 0]
             print(
                 f"this build / before, {stage} (per round): median "
