@@ -15,6 +15,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bot.base.span import Span
 from bot.parse import model_table, srt_recipe
 from bot.parse.recipe import Recipe, parse_recipe
@@ -221,3 +223,14 @@ def test_model_table_needs_flags_keys() -> None:
     for text in cases:
         assert model_table.is_model_table(text) == bool(model_table._SHAPE.search(text)), text
     assert model_table.is_model_table(cases[0]) and not model_table.is_model_table(cases[2])
+
+
+def test_a_recipe_without_sweep_points_skips_the_dedupe(monkeypatch: pytest.MonkeyPatch) -> None:
+    def refuse(launches: object) -> object:
+        raise AssertionError("_distinct called for one variant")
+
+    monkeypatch.setattr(srt_recipe, "_distinct", refuse)
+    recipe = parse_recipe(f"{ROOT}/vllm/tricky/tricky.yaml", TRICKY)
+    # the parser turns an exception into a "crashed" problem
+    assert "crashed" not in [p.kind for p in recipe.problems]
+    assert [la.role for la in recipe.launches] == ["prefill", "decode"]

@@ -233,3 +233,22 @@ def test_the_walk_drives_the_c_parser_itself(monkeypatch: pytest.MonkeyPatch) ->
     assert doc["a"][1]["b"] == "c"
     assert doc["a"][1].value_pos("b") == (1, 13)  # the `c` inside the quotes
     assert made == ["a: [1, {b: 'c'}]\n"]
+
+
+def test_plain_scalars_resolved_before_are_not_resolved_again(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The walk answers a plain scalar from `PlainScalars.known` when it can."""
+    text = "true_key: 1\nnull_key: 2.5\nf: 2001-12-14\n"
+    yamlpos.load_positioned(text)  # every scalar here is one the thread keeps
+    calls: list[str] = []
+    resolve = yamlpos.PlainScalars.resolve
+
+    def counting(self: object, value: str) -> object:
+        calls.append(value)
+        return resolve(self, value)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(yamlpos.PlainScalars, "resolve", counting)
+    doc = yamlpos.load_positioned(text)
+    assert calls == []
+    assert doc["null_key"] == 2.5 and str(doc["f"]) == "2001-12-14"
