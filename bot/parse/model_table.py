@@ -34,7 +34,8 @@ _SHAPE = re.compile(r"^[ \t]+(?:prefill|decode)_flags:", re.M)
 
 def is_model_table(text: str) -> bool:
     """A YAML file whose entries carry `prefill_flags` / `decode_flags` strings."""
-    return bool(_SHAPE.search(text))
+    # both keys end in `_flags:`: a text without it needs no line-by-line search
+    return "_flags:" in text and bool(_SHAPE.search(text))
 
 
 def table_engine(path: str) -> str | None:

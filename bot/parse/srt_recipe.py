@@ -136,15 +136,23 @@ def _parse(recipe: Recipe, engine_dir: str | None, parts: list[str]) -> None:
         variants.append(doc)
     first = variants[0]
     _describe(recipe, first, engine_dir, parts)
+    eval_only = is_eval_twin(recipe.path)
     for variant in variants:
-        _launches(recipe, variant, engine_dir)
-        block = _client_block(recipe, variant)
+        _launches(recipe, variant, engine_dir, eval_only)
+        block = _client_block(recipe, variant, eval_only)
         if block is not None and block not in recipe.clients:
             recipe.clients.append(block)
-    # variants repeat most launches: keep one per distinct content
+    if len(variants) > 1:
+        recipe.launches = _distinct(recipe.launches)
+    recipe.mtp = any(_has_spec(la) for la in recipe.launches)
+
+
+def _distinct(launches: list[Launch]) -> list[Launch]:
+    """Variants repeat most launches: one per distinct content. (One variant's
+    launches are distinct already: one per role, and a role is a mapping key.)"""
     seen: set[Any] = set()
     unique = []
-    for la in recipe.launches:
+    for la in launches:
         key = (
             la.role,
             tuple(
@@ -159,8 +167,7 @@ def _parse(recipe: Recipe, engine_dir: str | None, parts: list[str]) -> None:
         if key not in seen:
             seen.add(key)
             unique.append(la)
-    recipe.launches = unique
-    recipe.mtp = any(_has_spec(la) for la in recipe.launches)
+    return unique
 
 
 def _overlay(base: PosMap, over: PosMap, i: int) -> PosMap:
@@ -237,15 +244,21 @@ def _describe(recipe: Recipe, doc: PosMap, engine_dir: str | None, parts: list[s
 
 
 def _scalar_str(m: PosMap, k: Any) -> Str | None:
+    """`m[k]` as written, at the first character of its text (`PosMap.value_pos`,
+    read from `m.lc` here: this runs for every flag and environment entry)."""
     v = m[k]
-    raw = m.raw(k)
+    lc = m.lc
+    raw = lc.raw.get(k)
     if v is None or (isinstance(v, bool) and not raw):
         return None
-    line, col = m.value_pos(k)
+    pos = lc.values.get(k)
+    if pos is None:
+        pos = lc.keys.get(k, (lc.line, lc.col))
+    line = pos[0] + 1
+    col = pos[1] + (2 if k in lc.quoted else 1)
     if isinstance(v, (PosMap, PosList)):
         return Str((Seg(json.dumps(_plain_data(v)), line, col),))
-    text = raw if raw is not None else str(v)
-    return Str((Seg(text, line, col),))
+    return Str((Seg(raw if raw is not None else str(v), line, col),))
 
 
 def _plain_data(v: Any, depth: int = 0) -> Any:
@@ -277,7 +290,7 @@ def _env(recipe: Recipe, holder: PosMap, key: str) -> dict[str, Str]:
     return out
 
 
-def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
+def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None, eval_only: bool) -> None:
     backend = _section(recipe, doc, "backend")
     if backend is None:
         if "backend" not in doc:
@@ -337,19 +350,16 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
         if engine == "trtllm":
             engine_yaml = settings
         else:
+            # one flag per key (keys are distinct), at the key (`settings.key_pos`)
+            lc = settings.lc
+            keys, here = lc.keys, (lc.line, lc.col)
             for name, value in settings.items():
-                if not isinstance(name, str):
+                if not isinstance(name, str) or value is False or value is None:
                     continue
+                kline, kcol = keys.get(name, here)
                 flag = "--" + name
-                kline, kcol = settings.key_pos(name)
-                if value is False or value is None:
-                    continue
-                if value is True:
-                    flags.setdefault(flag, []).append(Flag(flag, None, Span(kline, kcol)))
-                    continue
-                flags.setdefault(flag, []).append(
-                    Flag(flag, _scalar_str(settings, name), Span(kline, kcol))
-                )
+                text = None if value is True else _scalar_str(settings, name)
+                flags[flag] = [Flag(flag, text, Span(kline + 1, kcol + 1))]
         recipe.launches.append(
             Launch(
                 engine=engine,
@@ -360,7 +370,7 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
                 engine_yaml_text=whole if engine_yaml is not None else None,
                 span=Span(line),
                 assumptions=(),
-                eval_only=is_eval_twin(recipe.path),
+                eval_only=eval_only,
                 role=role,
                 client_env=client,
             )
@@ -369,7 +379,7 @@ def _launches(recipe: Recipe, doc: PosMap, engine_dir: str | None) -> None:
         _problem(recipe, configs.lc.line + 1, "no_roles", section=f"backend.{cfg_key}")
 
 
-def _client_block(recipe: Recipe, doc: PosMap) -> ClientBlock | None:
+def _client_block(recipe: Recipe, doc: PosMap, eval_only: bool) -> ClientBlock | None:
     """The `benchmark:` block: its client type and each scalar setting as written."""
     if "benchmark" not in doc:
         return None
@@ -391,7 +401,7 @@ def _client_block(recipe: Recipe, doc: PosMap) -> ClientBlock | None:
         type=str(btype) if isinstance(btype, str) else None,
         span=span,
         settings=settings,
-        eval_only=is_eval_twin(recipe.path),
+        eval_only=eval_only,
     )
 
 

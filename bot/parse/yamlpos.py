@@ -17,6 +17,7 @@ against round-trip YAML reads them unchanged.
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from typing import Any
 
 from ruamel.yaml import YAML
@@ -40,6 +41,11 @@ from bot.parse.yamlsafe import (
     thread_yaml,
     unreadable,
 )
+
+try:  # ruamel's C parser, as `YAML(typ="safe", pure=False)` takes it
+    from _ruamel_yaml import CParser
+except ImportError:  # pragma: no cover - ruamel.yaml.clib not installed
+    CParser = None
 
 MAX_BYTES = 1024 * 1024
 MAX_EVENTS = 100_000
@@ -71,7 +77,7 @@ class PosMap(dict[Any, Any]):
     lc: _LC
 
     def __init__(self, line: int = 0, col: int = 0) -> None:
-        super().__init__()
+        # no `dict.__init__`: with no arguments it does nothing (one per mapping read)
         self.lc = _LC(line, col)
 
     def __hash__(self) -> int:  # type: ignore[override]
@@ -112,17 +118,6 @@ class PosList(list[Any]):
         return self is other
 
 
-class _Frame:
-    __slots__ = ("container", "has_key", "key", "key_pos", "merges")
-
-    def __init__(self, container: Any) -> None:
-        self.container = container
-        self.key: Any = None
-        self.key_pos = (0, 0)
-        self.has_key = False
-        self.merges: list[Any] = []
-
-
 _MERGE = object()
 
 
@@ -133,7 +128,7 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
     recipes with) does.
     """
     try:
-        return _load(text, label, thread_yaml("events"))
+        return _load(text, label, None)
     except YamlError as exc:
         if exc.kind not in _INVALID:
             raise
@@ -156,7 +151,7 @@ def load_positioned(text: str, *, label: str = "YAML") -> Any:
         rows[line - 1] = quoted
         fixed = "\n".join(rows)
         try:
-            return _load(fixed, label, thread_yaml("events"))
+            return _load(fixed, label, None)
         except YamlError as exc:
             if exc.kind not in _INVALID:
                 raise
@@ -173,7 +168,10 @@ _INVALID = frozenset({"syntax"})
 _FLOW_COLON = re.compile(r"([{,]\s*[\w.-]+:\s+)([^\s'\"{}\[\],][^\s{}\[\],]*:[^\s{}\[\],]*)")
 
 
-def _load(text: str, label: str, loader: YAML) -> Any:
+def _load(text: str, label: str, loader: YAML | None) -> Any:
+    """One document's values with positions; `loader`: ruamel's pure parser, or None
+    for the C parser (ruamel's `YAML(typ="safe", pure=False).parse` without the
+    loader it builds around the parser for every call, which an event walk never uses)."""
     if len(text) > MAX_BYTES:
         raise refused(
             label,
@@ -186,10 +184,12 @@ def _load(text: str, label: str, loader: YAML) -> Any:
         raise refused(
             label, "nul", "contains NUL bytes", text[: text.index("\x00")].count("\n") + 1
         )
-    builder = _Builder(label)
     try:
-        for event in loader.parse(text):
-            builder.feed(event)
+        if loader is None and CParser is not None:
+            events: Iterator[Any] = iter(CParser(text).get_event, None)
+        else:
+            events = iter((loader or thread_yaml("events")).parse(text))
+        root, aliased = _walk(events, label)
     except MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         where = int(mark.line) + 1 if mark is not None else None
@@ -200,147 +200,147 @@ def _load(text: str, label: str, loader: YAML) -> Any:
         raise
     except (YAMLError, RecursionError, ValueError, TypeError, OverflowError) as exc:
         raise unreadable(label, exc) from exc
-    if builder.aliased:  # only aliases can make the document larger than its events
-        check_shape(builder.root, label)
-    return builder.root
+    if aliased:  # only aliases can make the document larger than its events
+        check_shape(root, label)
+    return root
 
 
-_NODE_EVENTS = (ScalarEvent, AliasEvent, MappingStartEvent, SequenceStartEvent)
+_QUOTES = frozenset(("'", '"'))
 
 
-class _Builder:
-    """Builds one document's positioned values from the parser's events."""
-
-    def __init__(self, label: str) -> None:
-        self.label = label
-        self.anchors: dict[str, Any] = {}
-        self.scalars = PlainScalars()
-        self.stack: list[_Frame] = []
-        self.root: Any = None
-        self.documents = 0
-        self.count = 0
-        self.aliased = False
-
-    def feed(self, event: Any) -> None:
-        self.count += 1
-        if self.count > MAX_EVENTS:
-            raise refused(
-                self.label,
-                "too-many-nodes",
-                f"more than {MAX_EVENTS:,} YAML events; not analysed",
-                limit=f"{MAX_EVENTS:,}",
-            )
+def _walk(events: Iterator[Any], label: str) -> tuple[Any, bool]:
+    """One document's positioned values from the parser's events, and whether an alias
+    was met. The open collection's state is in locals; `stack` keeps the enclosing ones'."""
+    scalars = PlainScalars()
+    known, resolve = scalars.known, scalars.resolve
+    anchors: dict[str, Any] = {}
+    stack: list[tuple[Any, Any, bool, Any, Any, Any]] = []
+    # the open collection (None: none yet), a mapping's `lc` (None: a sequence), whether its
+    # next event is a key's value, that key and where it is written, its `<<` keys' values
+    cont: Any = None
+    lc: _LC | None = None
+    has_key = False
+    key: Any = None
+    key_pos = (0, 0)
+    merges: list[Any] | None = None
+    root: Any = None
+    count = documents = 0
+    aliased = False
+    for event in events:
+        count += 1
+        if count > MAX_EVENTS:
+            raise _too_many(label)
         cls = type(event)
-        if cls is MappingEndEvent:
-            _apply_merges(self.stack.pop(), self.label)
-            return
-        if cls is SequenceEndEvent:
-            self.stack.pop()
-            return
-        if cls is DocumentStartEvent:
-            self.documents += 1
-            if self.documents > 1:
-                line = int(event.start_mark.line) + 1
-                raise refused(self.label, "shape", "more than one YAML document", line)
-            return
-        if cls not in _NODE_EVENTS:
-            return
-        pos = (int(event.start_mark.line), int(event.start_mark.column))
-        value, quoted, raw = self._value(event, cls, pos)
-        anchor = getattr(event, "anchor", None) if cls is not AliasEvent else None
-        if anchor is not None:
-            self.anchors[anchor] = value
-        if not self._attach(value, cls is AliasEvent, pos, quoted, raw):
-            return
-        if cls in (MappingStartEvent, SequenceStartEvent):
-            self.stack.append(_Frame(value))
-            if len(self.stack) > MAX_DEPTH:
-                raise refused(
-                    self.label,
-                    "too-deep",
-                    f"nesting deeper than {MAX_DEPTH} levels",
-                    pos[0] + 1,
-                    limit=str(MAX_DEPTH),
-                )
-
-    def _value(self, event: Any, cls: type, pos: tuple[int, int]) -> tuple[Any, bool, str | None]:
-        """The event's value, whether it is a quoted scalar, and its source text."""
-        if cls is AliasEvent:
-            self.aliased = True
-            if event.anchor not in self.anchors:
-                raise refused(
-                    self.label, "shape", f"alias *{event.anchor} names no anchor", pos[0] + 1
-                )
-            return self.anchors[event.anchor], False, None
+        collection = False
         if cls is ScalarEvent:
-            if event.tag is None and event.implicit[0]:
-                value = self.scalars.resolve(event.value)
+            mark = event.start_mark
+            pos = (mark.line, mark.column)
+            raw = event.value
+            quoted = False
+            if event.ctag is None and event.implicit[0]:
+                value = known.get(raw, NOT_RESOLVED)
                 if value is NOT_RESOLVED:
-                    value = _MERGE if event.value == "<<" else event.value
-                return value, False, event.value
-            return event.value, event.style in ("'", '"'), event.value
-        if cls is MappingStartEvent:
-            return PosMap(*pos), False, None
-        return PosList(*pos), False, None
-
-    def _attach(
-        self, value: Any, alias: bool, pos: tuple[int, int], quoted: bool, raw: str | None
-    ) -> bool:
-        """Put `value` where the open collection expects it; False when it is a key
-        (whose value comes next)."""
-        parent = self.stack[-1] if self.stack else None
-        if parent is None:
-            self.root = value
-            return True
-        container = parent.container
-        if isinstance(container, PosMap) and not parent.has_key:
-            if isinstance(value, (PosMap, PosList)) and not alias:
-                raise refused(self.label, "shape", "a mapping used as a key", pos[0] + 1)
-            parent.key = value
-            parent.key_pos = pos
-            parent.has_key = True
-            return False
-        if isinstance(container, PosMap):
-            parent.has_key = False
-            if parent.key is _MERGE:
-                parent.merges.append(value)
+                    value = resolve(raw)
+                    if value is NOT_RESOLVED:
+                        value = _MERGE if raw == "<<" else raw
             else:
-                self._set(container, parent, value, pos, quoted, raw)
-            return True
-        container.append(value)
-        container.items.append(pos)
-        return True
+                value = raw
+                quoted = event.style in _QUOTES
+            if event.anchor is not None:
+                anchors[event.anchor] = value
+        elif cls is MappingEndEvent or cls is SequenceEndEvent:
+            done, done_merges = cont, merges
+            cont, lc, has_key, key, key_pos, merges = stack.pop()
+            if done_merges:
+                _apply_merges(done, done_merges, label)
+            continue
+        elif cls is MappingStartEvent or cls is SequenceStartEvent:
+            pos = (event.start_mark.line, event.start_mark.column)
+            value = PosMap(*pos) if cls is MappingStartEvent else PosList(*pos)
+            if event.anchor is not None:
+                anchors[event.anchor] = value
+            raw, quoted, collection = None, False, True
+        elif cls is AliasEvent:
+            aliased = True
+            value, pos = _alias(event, anchors, label)
+            raw, quoted = None, False
+        elif cls is DocumentStartEvent:
+            documents += 1
+            if documents > 1:
+                raise _second_document(label, event.start_mark.line + 1)
+            continue
+        else:
+            continue
+        # put the value where the open collection expects it
+        if cont is None:
+            root = value
+        elif lc is None:  # a sequence
+            cont.append(value)
+            cont.items.append(pos)
+        elif not has_key:  # a mapping's key: its value comes next
+            if collection:
+                raise refused(label, "shape", "a mapping used as a key", pos[0] + 1)
+            key = value
+            key_pos = pos
+            has_key = True
+            continue
+        else:
+            has_key = False
+            if key is _MERGE:
+                merges = [*(merges or ()), value]
+            else:
+                try:
+                    cont[key] = value
+                except TypeError as exc:
+                    raise refused(label, "shape", "unusable mapping key", key_pos[0] + 1) from exc
+                lc.keys[key] = key_pos
+                lc.values[key] = pos
+                if quoted:
+                    lc.quoted.add(key)
+                if raw is not None:
+                    lc.raw[key] = raw
+        if collection:
+            stack.append((cont, lc, has_key, key, key_pos, merges))
+            cont = value
+            lc = value.lc if cls is MappingStartEvent else None
+            has_key, key, merges = False, None, None
+            if len(stack) > MAX_DEPTH:
+                raise _too_deep(label, pos[0] + 1)
+    return root, aliased
 
-    def _set(
-        self,
-        m: PosMap,
-        parent: _Frame,
-        value: Any,
-        pos: tuple[int, int],
-        quoted: bool,
-        raw: str | None,
-    ) -> None:
-        try:
-            m[parent.key] = value
-        except TypeError as exc:
-            raise refused(
-                self.label, "shape", "unusable mapping key", parent.key_pos[0] + 1
-            ) from exc
-        m.lc.keys[parent.key] = parent.key_pos
-        m.lc.values[parent.key] = pos
-        if quoted:
-            m.lc.quoted.add(parent.key)
-        if raw is not None:
-            m.lc.raw[parent.key] = raw
+
+def _alias(event: Any, anchors: dict[str, Any], label: str) -> tuple[Any, tuple[int, int]]:
+    """The value an alias names, and where the alias is written."""
+    mark = event.start_mark
+    if event.anchor not in anchors:
+        raise refused(label, "shape", f"alias *{event.anchor} names no anchor", mark.line + 1)
+    return anchors[event.anchor], (mark.line, mark.column)
 
 
-def _apply_merges(frame: _Frame, label: str) -> None:
+def _too_many(label: str) -> YamlError:
+    return refused(
+        label,
+        "too-many-nodes",
+        f"more than {MAX_EVENTS:,} YAML events; not analysed",
+        limit=f"{MAX_EVENTS:,}",
+    )
+
+
+def _second_document(label: str, line: int) -> YamlError:
+    return refused(label, "shape", "more than one YAML document", line)
+
+
+def _too_deep(label: str, line: int) -> YamlError:
+    what = f"nesting deeper than {MAX_DEPTH} levels"
+    return refused(label, "too-deep", what, line, limit=str(MAX_DEPTH))
+
+
+def _apply_merges(target: Any, merges: list[Any], label: str) -> None:
     """`<<` keys: copy keys the mapping does not set itself, first merge wins."""
-    if not frame.merges or not isinstance(frame.container, PosMap):
+    if not isinstance(target, PosMap):
         return
-    target: PosMap = frame.container
     sources: list[Any] = []
-    for merged in frame.merges:
+    for merged in merges:
         if isinstance(merged, PosList):
             sources.extend(merged)
         else:

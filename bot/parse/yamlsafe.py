@@ -146,6 +146,9 @@ class PlainScalars:
         self._resolvers: Mapping[str, Any] = thread.resolvers
         self._constructor = yaml.constructor
         self._memo: dict[str, Any] = thread.scalars
+        # the values resolved so far: `known.get(text)` is `resolve(text)` wherever
+        # it answers (a walk looks here first and calls `resolve` only on a miss)
+        self.known: Mapping[str, Any] = self._memo
 
     def resolve(self, value: str) -> Any:
         """The scalar's value, or NOT_RESOLVED (merge keys, value keys)."""
