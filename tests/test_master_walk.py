@@ -178,3 +178,26 @@ def test_cfg004_is_still_covered_by_an_escaped_archived_entry() -> None:
     assert [f.rule for f in lintkit.lint_files(head, rules=rules).findings] == ["CFG004"]
     archived = {"configs/deprecated/nvidia-old-master.yaml": _entry("k", '"glm\\x35"')}
     assert lintkit.lint_files({**head, **archived}, rules=rules).findings == []
+
+
+def test_a_thread_keeps_no_record_per_file_it_read() -> None:
+    """ruamel's `YAML` appends a DocInfo on every parse or load; a service thread reading
+    files for days must not keep one per file. The event walks keep none at all."""
+    import threading
+
+    from bot.parse.changelog import parse_changelog
+    from bot.parse.yamlsafe import load_safe
+
+    sizes: dict[str, int] = {}
+
+    def work() -> None:
+        for i in range(500):
+            load_safe(f"a: {i}\n")
+            list(M.yaml_events(f"b: {i}\n"))
+            parse_changelog("perf-changelog.yaml", f"- config-keys: [x{i}]\n")
+        sizes.update({k: len(thread_yaml(k).doc_infos) for k in ("safe", "events")})
+
+    thread = threading.Thread(target=work)
+    thread.start()
+    thread.join()
+    assert sizes["events"] <= 32 and sizes["safe"] <= 32, sizes

@@ -36,8 +36,8 @@ from bot.parse.yamlsafe import (
     file_problem,
     line_at,
     load_safe,
-    thread_yaml,
     type_name,
+    yaml_events,
 )
 
 # The real changelog is 0.4 MB and about 11k YAML events (772 entries). The
@@ -353,7 +353,7 @@ def _read_events(text: str, stats: _Stats) -> list[_EntryShape] | ChangelogProbl
     stack: list[_Frame] = []
     count = 0
     try:
-        for event in thread_yaml("events").parse(text):
+        for event in yaml_events(text):
             count += 1
             if count > MAX_EVENTS:
                 return problem("too-many-nodes", 1, limit=f"{MAX_EVENTS:,}")

@@ -40,11 +40,6 @@ from ruamel.yaml.events import (
     SequenceStartEvent,
 )
 
-try:
-    from _ruamel_yaml import CParser as _CParser
-except ImportError:  # pragma: no cover - ruamel.yaml.clib is absent outside CPython
-    _CParser = None
-
 from bot.base.glob import glob_match
 from bot.base.problem import Problem, problem
 from bot.base.records import dataclass
@@ -65,8 +60,8 @@ from bot.parse.yamlsafe import (
     file_problem,
     line_at,
     load_safe,
-    thread_yaml,
     type_name,
+    yaml_events,
 )
 
 # The real files: nvidia-master.yaml is 0.4 MB and 25k YAML events, the AMD
@@ -299,18 +294,6 @@ class _Placeholder:
     """Stands in for a key the walk cannot use (complex, aliased); values go to the safe loader."""
 
     __slots__ = ()
-
-
-def yaml_events(text: str) -> Iterator[Any]:
-    """The events of `text` as `thread_yaml("events").parse(text)` yields them.
-
-    With ruamel's C extension, straight from a `CParser` of its own (what `parse`
-    makes, less its Python generator and a class built per call)."""
-    yaml = thread_yaml("events")
-    if _CParser is None or yaml.Parser is not _CParser:  # pragma: no cover - no C parser
-        events: Iterator[Any] = yaml.parse(text)
-        return events
-    return iter(_CParser(text).get_event, None)
 
 
 def _walk(text: str) -> _Walk | MasterProblem:

@@ -10,13 +10,18 @@ from __future__ import annotations
 
 import re
 import threading
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from itertools import accumulate
 from typing import Any, Literal
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import YAMLError
 from ruamel.yaml.nodes import ScalarNode
+
+try:
+    from _ruamel_yaml import CParser as _CParser
+except ImportError:  # pragma: no cover - ruamel.yaml.clib is absent outside CPython
+    _CParser = None
 
 MAX_BYTES = 16 * 1024 * 1024
 MAX_NODES = 2_000_000
@@ -114,7 +119,26 @@ def thread_yaml(kind: str = "safe") -> YAML:
         else:
             yaml = _loader(kind)
         loaders[kind] = yaml
+    # every parse or load appends a DocInfo its parser reads as `doc_infos[-1]`: kept
+    # whole, a service's thread would hold one per file it ever read
+    if len(yaml.doc_infos) > _DOC_INFOS:
+        del yaml.doc_infos[: -_DOC_INFOS // 2]
     return yaml
+
+
+_DOC_INFOS = 32
+
+
+def yaml_events(text: str) -> Iterator[Any]:
+    """The events of `text` as `thread_yaml("events").parse(text)` yields them.
+
+    With ruamel's C extension, straight from a `CParser` of its own (what `parse`
+    makes, less its Python generator, a class built per call and a DocInfo kept)."""
+    yaml = thread_yaml("events")
+    if _CParser is None or yaml.Parser is not _CParser:  # pragma: no cover - no C parser
+        events: Iterator[Any] = yaml.parse(text)
+        return events
+    return iter(_CParser(text).get_event, None)
 
 
 NOT_RESOLVED = object()  # PlainScalars.resolve: leave this scalar to the safe loader
