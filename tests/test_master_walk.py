@@ -84,8 +84,11 @@ def test_the_events_are_those_of_ruamels_parse(text: str) -> None:
 
 def test_the_walk_reads_the_c_parser_itself(monkeypatch: pytest.MonkeyPatch) -> None:
     """Not through `YAML.parse` (its generator and a class built per call), when the C
-    parser is there."""
-    assert M._CParser is not None and thread_yaml("events").Parser is M._CParser
+    parser is there; nor does the changelog's walk."""
+    from bot.parse import yamlsafe
+    from bot.parse.changelog import parse_changelog
+
+    assert yamlsafe._CParser is not None and thread_yaml("events").Parser is yamlsafe._CParser
 
     def refuse(self: Any, stream: Any) -> Any:
         raise AssertionError("YAML.parse was called")
@@ -95,6 +98,11 @@ def test_the_walk_reads_the_c_parser_itself(monkeypatch: pytest.MonkeyPatch) -> 
     assert not isinstance(walk, M.Problem)
     assert walk.data == {"a": {"b": [1, 2]}, "c": "x"}
     assert walk.lines[("a", "b", 1)] == 2 and walk.top_lines == {"a": 1, "c": 3}
+    # an anchor sends the changelog to its two-pass reading, the event walk
+    changelog = parse_changelog(
+        "perf-changelog.yaml", "- config-keys: [&k a]\n  description: [x]\n"
+    )
+    assert not changelog.problems, changelog.problems
 
 
 # -- CFG004's archived configs ---------------------------------------------------------
