@@ -28,7 +28,7 @@ answer about a subschema around: "cannot tell" there stays "cannot tell".
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 DRAFT_2020_12 = "https://json-schema.org/draft/2020-12/schema"
@@ -123,14 +123,7 @@ class QuickSchema:
         return answer
 
     def _all(self, schemas: Any, x: Any) -> Answer:
-        answer: Answer = True
-        for sub in schemas:
-            got = self._check(sub, x)
-            if got is False:
-                return False
-            if got is None:
-                answer = None
-        return answer
+        return _conjoin(self._check(sub, x) for sub in schemas)
 
 
 def _plain(x: Any, depth: int) -> bool:
@@ -229,9 +222,14 @@ def _additional(q: QuickSchema, sub: Any, x: Any, schema: Any) -> Answer:
 
 
 def _each(q: QuickSchema, sub: Any, values: list[Any]) -> Answer:
+    return _conjoin(q._check(sub, v) for v in values)
+
+
+def _conjoin(answers: Iterable[Answer]) -> Answer:
+    """All of `answers`, in three values: False at the first False (the rest are not
+    computed), else None if any is None, else True."""
     answer: Answer = True
-    for v in values:
-        got = q._check(sub, v)
+    for got in answers:
         if got is False:
             return False
         if got is None:
