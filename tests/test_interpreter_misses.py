@@ -278,3 +278,30 @@ def test_json_in_an_expansion_default_is_no_syntax_error_and_keeps_its_value() -
     )
     mem = launch.flag("--gpu-memory-utilization")
     assert mem is not None and mem.value is not None and mem.value.value == "0.8"
+
+
+# InferenceX #1639 (kimik2.5 fp4 MI355X agentic): an arithmetic expansion with
+# parentheses as a default, `${L1:-$((TOTAL / (8 / TP)))}`. Valid bash that
+# tree-sitter-bash cannot parse; read with those parentheses blanked, every text still
+# the script's own.
+DEFAULT_ARITH = """\
+#!/usr/bin/env bash
+TOTAL_CPU_DRAM_GB=2500
+TP=4
+LMCACHE_L1_SIZE_GB="${LMCACHE_L1_SIZE_GB:-$((TOTAL_CPU_DRAM_GB / (8 / TP)))}"
+vllm serve "$MODEL" --port "$PORT" --tensor-parallel-size "$TP" \\
+  --kv-offloading-size "$LMCACHE_L1_SIZE_GB" &
+"""
+
+
+def test_arithmetic_in_an_expansion_default_is_no_syntax_error_and_keeps_its_value() -> None:
+    recipe = parse_recipe("benchmarks/single_node/agentic/kimik2.5_fp4_mi355x.sh", DEFAULT_ARITH)
+    assert recipe.problems == []
+    (launch,) = recipe.launches
+    size = launch.flag("--kv-offloading-size")
+    assert size is not None and size.value is not None
+    # the environment's value when it sets the variable, else the default: the
+    # expansion as the script wrote it, parentheses included
+    assert size.value.text == "${LMCACHE_L1_SIZE_GB:-$((TOTAL_CPU_DRAM_GB / (8 / TP)))}"
+    tp = launch.flag("--tensor-parallel-size")
+    assert tp is not None and tp.value is not None and tp.value.value == "4"

@@ -39,15 +39,17 @@ def _parser() -> Parser:
 
 
 def parse_tree(source: bytes) -> Any:
-    """The syntax tree of `source`. tree-sitter-bash fails on an escaped double quote
-    in the default of a parameter expansion (`"${X:-{\\"a\\": 1}}"`, valid bash):
-    where the script has an error and the same bytes with those escapes blanked
-    parse cleanly, that tree is returned. The blanked bytes keep their length, so
-    every node's offsets, and the text read from `source` through them, are the
+    """The syntax tree of `source`. tree-sitter-bash fails on two forms valid bash
+    accepts in the default of a parameter expansion: an escaped double quote
+    (`"${X:-{\\"a\\": 1}}"`) and parentheses inside an arithmetic expansion
+    (`"${X:-$((A / (8 / TP)))}"`). Where the script has an error and the same bytes
+    with those escapes and parentheses blanked parse cleanly, that tree is returned.
+    The blanked bytes keep their length, so every node's offsets, and the text read
+    from `source` through them (arithmetic is evaluated from that text), are the
     script's own."""
     tree = _parser().parse(source)
     if tree.root_node.has_error:
-        blanked = _blank_default_quotes(source)
+        blanked = _blank_defaults(source)
         if blanked != source:
             other = _parser().parse(blanked)
             if not other.root_node.has_error:
@@ -59,14 +61,16 @@ _DEFAULT = re.compile(rb"\$\{[A-Za-z_][A-Za-z0-9_]*:?[-=+?]")
 _DEFAULT_LIMIT = 4096  # bytes scanned for the end of one expansion
 
 
-def _blank_default_quotes(source: bytes) -> bytes:
-    """`source` with each `\\"` inside an expansion default replaced by `\\\\`."""
+def _blank_defaults(source: bytes) -> bytes:
+    """`source` with, inside each expansion default, every `\\"` replaced by `\\\\` and
+    every parenthesis nested in a `$(( ))` replaced by a space."""
     out = bytearray(source)
     pos = 0
     while (m := _DEFAULT.search(source, pos)) is not None:
         # a default nested in one already scanned was blanked with it: every byte is
         # scanned once, so a hostile line of `${a:-${a:-...` stays linear
         depth, i = 0, m.end()
+        arith = -1  # parentheses open inside the current `$((`, -1 outside one
         end = min(len(source), i + _DEFAULT_LIMIT)
         while i < end:
             c = source[i]
@@ -77,7 +81,21 @@ def _blank_default_quotes(source: bytes) -> bytes:
                 continue
             if c == 0x0A:
                 break
-            if c == 0x7B:
+            if arith < 0 and source.startswith(b"$((", i):
+                arith = 0
+                i += 3
+                continue
+            if arith >= 0 and c == 0x28:  # (
+                arith += 1
+                out[i] = 0x20
+            elif arith > 0 and c == 0x29:  # )
+                arith -= 1
+                out[i] = 0x20
+            elif arith == 0 and source.startswith(b"))", i):
+                arith = -1
+                i += 2
+                continue
+            elif c == 0x7B:
                 depth += 1
             elif c == 0x7D:
                 if depth == 0:
