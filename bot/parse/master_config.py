@@ -25,7 +25,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Collection, Hashable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Collection, Hashable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import field
 from typing import Any, Literal
 
@@ -636,27 +636,93 @@ def entry_changes(
     comments and key order inside an entry do not count as a change). `base`
     may be several files: an entry moved from one master config to another
     keeps its key and is unchanged. Without a base every entry is new.
+
+    `base` from `base_master_configs` is read lazily: a base file is parsed only
+    when it may hold a head key the files before it lack, or, once the head has
+    an entry no base file names, to look for the entry it was renamed from (the
+    answer is the one the eagerly parsed list gives).
     """
     if base is None:
         return [EntryChange(e) for e in head.entries.values()]
-    bases = [base] if isinstance(base, MasterConfig) else list(base)
-    old: dict[str, MasterEntry] = {}
-    for cfg in bases:
-        for key, entry in cfg.entries.items():
-            old.setdefault(key, entry)
-    gone: dict[str, str] = {}
-    for key, entry in old.items():
-        if key not in head.entries:
-            gone.setdefault(_canonical(entry.data), key)
+    bases: Iterable[MasterConfig] = [base] if isinstance(base, MasterConfig) else base
+    lookup: Callable[[str], MasterEntry | None]
+    old: dict[str, MasterEntry] | None = None
+    if isinstance(bases, BaseMasterConfigs):
+        lookup = bases.entry
+    else:
+        old = _by_key(bases)
+        lookup = old.get
+    gone: dict[str, str] | None = None  # base entries the head lacks, by value: made once needed
     out: list[EntryChange] = []
     for key, entry in head.entries.items():
-        before = old.get(key)
+        before = lookup(key)
         if before is None:
+            if gone is None:
+                gone = {}
+                for name, was in (old if old is not None else _by_key(bases)).items():
+                    if name not in head.entries:
+                        gone.setdefault(_canonical(was.data), name)
             twin = gone.get(_canonical(entry.data)) if gone else None
             out.append(EntryChange(entry, None, twin))
         elif before.data != entry.data:
             out.append(EntryChange(entry, before))
     return out
+
+
+def _by_key(bases: Iterable[MasterConfig]) -> dict[str, MasterEntry]:
+    """Every entry of `bases` by key, the first file's where two hold one."""
+    old: dict[str, MasterEntry] = {}
+    for cfg in bases:
+        for key, entry in cfg.entries.items():
+            old.setdefault(key, entry)
+    return old
+
+
+# a key that YAML writes out as it is: no quoting, escape or folding can make it, and it
+# resolves to no number, date, boolean or null (a letter first, a hyphen inside)
+_PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9._]*-[A-Za-z0-9._-]*\Z")
+
+
+def may_hold(text: str | None, key: str) -> bool:
+    """Whether a master config of this text can have top-level key `key`: False only when
+    the key is plain and the text, with no backslash escape, does not contain it."""
+    if text is None or "\\" in text or _PLAIN_KEY.match(key) is None:
+        return True
+    return key in text
+
+
+class BaseMasterConfigs:
+    """The base tree's master configs (`base_master_configs`), each parsed once asked.
+
+    Iterating parses them all, in order; `entry(key)` parses only those that may hold
+    the key (`may_hold`)."""
+
+    def __init__(self, ctx: ParseContext, paths: list[str]) -> None:
+        self._ctx = ctx
+        self._paths = paths
+        self._parsed: dict[str, MasterConfig | None] = {}
+
+    def _get(self, path: str) -> MasterConfig | None:
+        if path not in self._parsed:
+            ctx = self._ctx
+            self._parsed[path] = ctx.parsed("master_config", path, tree=ctx.base)
+        return self._parsed[path]
+
+    def __iter__(self) -> Iterator[MasterConfig]:
+        for path in self._paths:
+            cfg = self._get(path)
+            if cfg is not None:
+                yield cfg
+
+    def entry(self, key: str) -> MasterEntry | None:
+        """The entry of `key` in the first base file that has one."""
+        for path in self._paths:
+            if path not in self._parsed and not may_hold(self._ctx.text(path, self._ctx.base), key):
+                continue
+            cfg = self._get(path)
+            if cfg is not None and key in cfg.entries:
+                return cfg.entries[key]
+        return None
 
 
 def _canonical(data: Any) -> str:
@@ -697,20 +763,16 @@ def moved_master_configs(ctx: ParseContext) -> dict[str, str]:
     return out
 
 
-def base_master_configs(ctx: ParseContext) -> list[MasterConfig] | None:
-    """Every master config of the base tree, parsed once per blob; None outside PR mode.
+def base_master_configs(ctx: ParseContext) -> BaseMasterConfigs | None:
+    """Every master config of the base tree, parsed once per blob and only when read
+    (`BaseMasterConfigs`); None outside PR mode.
 
     A master config the change moved is read from where the base keeps it."""
     if ctx.base is None:
         return None
-    out = []
     paths = list(master_config_paths(ctx, ctx.base))
     paths += [p for p in moved_master_configs(ctx).values() if p not in paths]
-    for path in paths:
-        cfg = ctx.parsed("master_config", path, tree=ctx.base)
-        if cfg is not None:
-            out.append(cfg)
-    return out
+    return BaseMasterConfigs(ctx, paths)
 
 
 def archived_master_configs(

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import difflib
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, Example, Finding, Rule, Span, T
@@ -157,18 +157,29 @@ RULE = Rule(
 )
 
 
-def master_keys(ctx: RuleContext) -> list[str] | None:
-    """Every config key of the head's master configs, sorted; None when one cannot be read."""
+def master_keys(ctx: RuleContext, wanted: Sequence[str] = ()) -> list[str] | None:
+    """Every config key of the head's master configs, sorted; None when one cannot be read.
+
+    With `wanted`, the configs this change touches are read first and the reading stops
+    once every wanted key or pattern matches a key read so far: the rest could only add
+    keys (a match stays a match) or a config that cannot be read, and either way no key
+    is reported, so the answer is the one the whole list gives."""
     patterns = ctx.config.master_configs
     paths = [p for p in ctx.all_paths() if any(glob_match(p, pat) for pat in patterns)]
     if not paths:
         return None
+    changed = ctx.changed or frozenset()
+    paths.sort(key=lambda p: p not in changed)  # stable: the changed ones first
     keys: set[str] = set()
-    for path in paths:
+    for index, path in enumerate(paths):
         cfg = ctx.parsed("master_config", path)
         if cfg is None or cfg.problems:
             return None
         keys.update(cfg.entries)
+        if wanted and index + 1 < len(paths):
+            known = sorted(keys)
+            if all(matching_keys(key, known) for key in wanted):
+                return known
     return sorted(keys)
 
 
@@ -176,7 +187,19 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     diff = base_diff(changelog, ctx)
     if diff is None or not diff.new:
         return
-    known = master_keys(ctx)
+    wanted = sorted(
+        {
+            key
+            for entry in diff.new
+            for key in (
+                entry.get("config-keys") if isinstance(entry.get("config-keys"), list) else []
+            )
+            if isinstance(key, str) and key
+        }
+    )
+    if not wanted:
+        return
+    known = master_keys(ctx, wanted)
     if known is None:
         return
     # the master-config globs this tree uses (an older layout keeps them elsewhere)

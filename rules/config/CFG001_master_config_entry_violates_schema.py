@@ -16,7 +16,8 @@ from bot.parse.master_config import (
     MasterEntry,
     base_master_configs,
     entry_changes,
-    head_master_configs,
+    master_config_paths,
+    may_hold,
 )
 from bot.parse.pydantic_models import ModelTable, declares
 from bot.parse.schema_errors import SchemaProblem, backticked, problems, show, types_text
@@ -474,7 +475,7 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
         ]
     if not changes:
         return
-    others = [m for m in head_master_configs(ctx) if m.path != master.path]
+    others = [p for p in master_config_paths(ctx) if p != master.path]
     repository = _validator(ctx)
     for entry, item, was, before in changes:
         # a scenario the PR adds to an entry is a new place, judged like a new entry:
@@ -486,9 +487,13 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
 
         if "*" in entry.key:
             yield _hit(master, entry, "wildcard-key", entry.start_line, ())
-        for other in others:
-            if entry.key in other.entries:
-                yield _hit(master, entry, "duplicate-key", entry.start_line, (), other=other.path)
+        for path in others:
+            # a file whose text cannot name the key is not parsed for it
+            if not may_hold(ctx.text(path), entry.key):
+                continue
+            other = ctx.parsed("master_config", path)
+            if other is not None and entry.key in other.entries:
+                yield _hit(master, entry, "duplicate-key", entry.start_line, (), other=path)
                 break
         seen: set[tuple[int, str]] = set()
         kinds: set[tuple[tuple[Hashable, ...], str]] = set()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 
 from bot.base.knowledge import Knowledge
 from bot.core.context import RuleContext
@@ -213,7 +213,10 @@ dsv4-fp4-vr200-trt:
 
 def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     base = base_master_configs(ctx)
-    heads = [m for m in head_master_configs(ctx) if m.path != master.path] + [master]
+
+    def heads() -> list[MasterConfig]:  # parsed only when an entry needs the pool
+        return [m for m in head_master_configs(ctx) if m.path != master.path] + [master]
+
     if base is None:
         # a merged tree has no order, only coverage: missing coverage may be an approved exception
         for entry in master.entries.values():
@@ -221,14 +224,14 @@ def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
         return
     for change in entry_changes(master, base):
         if change.changed("framework", "model-prefix", "runner"):
-            yield from _check(master, change.entry, ctx, [*base, *heads], None)
+            yield from _check(master, change.entry, ctx, lambda: [*base, *heads()], None)
 
 
 def _check(
     master: MasterConfig,
     entry: MasterEntry,
     ctx: RuleContext,
-    pool: Iterable[MasterConfig],
+    pool: Callable[[], Iterable[MasterConfig]],
     condition: str | None,
 ) -> Iterator[Finding]:
     framework, model, runner = (
@@ -249,7 +252,7 @@ def _check(
     family = model_family(model, knowledge)
     assigned = next((primary[m] for m in sorted(family) if primary.get(m)), None)
     wanted = [str(e) for e in assigned or engines]
-    for cfg in pool:
+    for cfg in pool():
         for other in cfg.entries.values():
             if _covers(other, family, sku, wanted, knowledge):
                 return

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Hashable, Iterator, Mapping
+from collections.abc import Callable, Hashable, Iterator, Mapping
 from datetime import date
 from typing import Any
 
@@ -301,7 +301,12 @@ def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
             continue  # points moved out or removed: nothing is submitted
         enabled = [d for d in items if d.scope != "new" or change.is_new]
         model = change.entry.get("model-prefix")
-        pool = [e for cfg in base for e in cfg.entries.values() if e.get("model-prefix") == model]
+
+        def pool(model: object = model) -> list[MasterEntry]:  # read once a point needs it
+            return [
+                e for cfg in base for e in cfg.entries.values() if e.get("model-prefix") == model
+            ]
+
         yield from _entry_findings(
             master, change.entry, change.before, enabled, tree=False, pool=pool
         )
@@ -327,8 +332,9 @@ def _entry_findings(
     items: list[Deprecation],
     *,
     tree: bool,
-    pool: list[MasterEntry] | None = None,
+    pool: Callable[[], list[MasterEntry]] | None = None,
 ) -> Iterator[Finding]:
+    same_model: list[MasterEntry] | None = None
     if not isinstance(entry.data, dict):
         return
     model = entry.get("model-prefix")
@@ -343,10 +349,15 @@ def _entry_findings(
         if before is not None and isinstance(before.data, dict):
             old = [p.value for p in _parts(before.data, item)]
             parts = [p for p in parts if p.value not in old]
-        if parts and pool and not item.whole_entry:
+        if parts and pool is not None and not item.whole_entry:
             # a point moved from another entry of the same model is not a new submission
+            if same_model is None:
+                same_model = pool()
             moved = [
-                p.value for e in pool if isinstance(e.data, dict) for p in _parts(e.data, item)
+                p.value
+                for e in same_model
+                if isinstance(e.data, dict)
+                for p in _parts(e.data, item)
             ]
             parts = [p for p in parts if p.value not in moved]
         hit = False
