@@ -405,10 +405,12 @@ def resolve_ref(
     except SourceError:
         raise SourceError(f"unknown ref {ref!r} in {repo_dir}") from None
     sha = out.decode().strip()
-    if _FULL_SHA.fullmatch(ref) and sha == ref:
+    if _FULL_SHA.fullmatch(sha):
+        # a full commit SHA names that commit for ever: the next lookup of it, as
+        # the trees and the merge-base of a change make, starts no process
         if len(_COMMITS) >= 4096:
             _COMMITS.clear()
-        _COMMITS[(top, ref)] = sha
+        _COMMITS[(top, sha)] = sha
     return sha
 
 
@@ -418,10 +420,15 @@ def merge_base(
     head: str | None = None,
     *,
     reader: ObjectReader | None = None,
+    resolved: tuple[str, str] | None = None,
 ) -> str:
-    """The commit a PR from `base` to `head` (default HEAD) forks from."""
-    base_sha = resolve_ref(repo_dir, base, reader=reader)
-    head_sha = resolve_ref(repo_dir, head or "HEAD", reader=reader)
+    """The commit a PR from `base` to `head` (default HEAD) forks from; `resolved`
+    gives the two commits the caller already resolved the refs to."""
+    if resolved is not None:
+        base_sha, head_sha = resolved
+    else:
+        base_sha = resolve_ref(repo_dir, base, reader=reader)
+        head_sha = resolve_ref(repo_dir, head or "HEAD", reader=reader)
     try:
         out = git(repo_dir, "merge-base", base_sha, head_sha)
     except SourceError:

@@ -189,7 +189,9 @@ def open_local_change(
     change opens and owns its own."""
     reader = within.reader if within is not None else None
     base_sha = resolve_ref(repo, base, reader=reader)
-    fork = merge_base(repo, base, head, reader=reader)
+    # the head resolved once: the merge-base, its tree and the diff read that commit
+    head_sha = resolve_ref(repo, head or "HEAD", reader=reader)
+    fork = merge_base(repo, base, head, reader=reader, resolved=(base_sha, head_sha))
     opened: list[GitTree] = []
 
     def tree(ref: str) -> GitTree:
@@ -201,7 +203,7 @@ def open_local_change(
     try:
         change = Change(
             base=tree(fork),
-            head=tree(head) if head is not None else FsTree(repo),
+            head=tree(head_sha) if head is not None else FsTree(repo),
             paths=frozenset(),
             base_tip=tree(base_sha) if base_sha != fork else None,
             pr=pr,
@@ -210,7 +212,9 @@ def open_local_change(
             config_ref=base,
             closers=list(opened),
         )
-        change.paths = frozenset(changed_paths(repo, base, head))
+        change.paths = frozenset(
+            changed_paths(repo, base_sha, head_sha if head is not None else None)
+        )
         if repository is None:
             repository = within.origin() if within is not None else github_repository(repo)
         change.repository = repository
