@@ -15,7 +15,6 @@ from bot.parse.master_config import (
     MAX_BYTES,
     MasterConfig,
     engine_family,
-    entry_changes,
     image_repository,
     model_family,
     normalise_image,
@@ -23,6 +22,7 @@ from bot.parse.master_config import (
     runner_sku,
     upstream_image,
 )
+from bot.parse.master_sets import entry_changes
 from bot.parse.yamlsafe import load_safe
 
 PATH = "configs/nvidia-master.yaml"

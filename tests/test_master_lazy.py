@@ -16,17 +16,17 @@ import pytest
 from lintkit import default_config, lint_pr, rules_for
 
 import bot.parse.kinds as kinds
-import bot.parse.master_config as master_config
+import bot.parse.master_sets as master_sets
 from bot.core.changeset import build_changeset
 from bot.core.context import Context
 from bot.core.tree import MemoryTree
-from bot.parse.master_config import (
+from bot.parse.master_config import parse_master_config
+from bot.parse.master_sets import (
     BaseMasterConfigs,
     EntryChange,
     base_master_configs,
     entry_changes,
     may_hold,
-    parse_master_config,
 )
 
 A, B = "configs/amd-master.yaml", "configs/nvidia-master.yaml"
@@ -191,7 +191,7 @@ def test_findings_are_those_of_every_file_parsed(
     keys = ["dsr1-fp8-mi355x-vllm", "dsr1-esc-vllm", "dsr1-*-b200-*", "dsr1-unknown-vllm"]
     base, head = _with_log(base), _with_log(head, *keys)
     lazy = _findings(base, head)
-    monkeypatch.setattr(master_config, "may_hold", lambda text, key: True)
+    monkeypatch.setattr(master_sets, "may_hold", lambda text, key: True)
     for module in ("CFG001_master_config_entry_violates_schema",):
         monkeypatch.setattr(f"bot.rules.config.{module}.may_hold", lambda text, key: True)
     assert lazy == _findings(base, head)

@@ -17,7 +17,8 @@ from typing import Any
 
 from bot.base.records import dataclass
 from bot.parse.context import ParseContext
-from bot.parse.master_config import MasterConfig, MasterEntry, head_master_configs
+from bot.parse.master_config import MasterConfig, MasterEntry
+from bot.parse.master_sets import head_master_configs
 
 # where `CONFIG_FILE=recipes/<x>` lives in the repository (srt-slurm's
 # `recipes/` is copied from this directory by the runners)

@@ -26,12 +26,8 @@ from bot.core.tree import glob_match
 from bot.parse.changelog import Changelog
 from bot.parse.changelog_diff import base_diff
 from bot.parse.facts import spec
-from bot.parse.master_config import (
-    MasterConfig,
-    base_master_configs,
-    engine_family,
-    entry_changes,
-)
+from bot.parse.master_config import MasterConfig, engine_family
+from bot.parse.master_sets import base_master_configs, entry_changes
 from bot.parse.recipe import Recipe
 from bot.signoff.model import BenchmarkChange, PrContent, SignoffFacts
 

@@ -11,14 +11,8 @@ from bot.base.fastschema import QuickSchema
 from bot.core.config import load_schema
 from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Example, Finding, Ratchet, Rule, Span, T
-from bot.parse.master_config import (
-    MasterConfig,
-    MasterEntry,
-    base_master_configs,
-    entry_changes,
-    master_config_paths,
-    may_hold,
-)
+from bot.parse.master_config import MasterConfig, MasterEntry
+from bot.parse.master_sets import base_master_configs, entry_changes, master_config_paths, may_hold
 from bot.parse.pydantic_models import ModelTable, declares
 from bot.parse.schema_errors import SchemaProblem, backticked, problems, show, types_text
 

@@ -25,8 +25,9 @@ from bot.core.model import (
 from bot.core.tree import glob_match
 from bot.parse.changelog import Changelog, Entry
 from bot.parse.changelog_diff import config_keys, diff_changelogs, readable, wildcard_match
-from bot.parse.master_config import MasterEntry, moved_master_configs
+from bot.parse.master_config import MasterEntry
 from bot.parse.master_diff import entry_diff
+from bot.parse.master_sets import moved_master_configs
 
 DEFAULT_PREFIX = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
 # the scenario types the sweep knows (`utils/process_changelog.py`: SCENARIO_TYPES)

@@ -9,14 +9,13 @@ from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Sp
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
-    base_master_configs,
     engine_family,
-    entry_changes,
     established_sku,
     image_repository,
     runner_sku,
     upstream_image,
 )
+from bot.parse.master_sets import base_master_configs, entry_changes
 
 _BASE = """\
 dsr1-fp8-mi355x-sglang:

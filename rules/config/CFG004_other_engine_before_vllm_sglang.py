@@ -10,14 +10,16 @@ from bot.core.model import ERROR, INFO, Condition, Example, Finding, Join, Rule,
 from bot.parse.master_config import (
     MasterConfig,
     MasterEntry,
-    archived_master_configs,
-    base_master_configs,
     engine_family,
-    entry_changes,
     established_sku,
-    head_master_configs,
     model_family,
     runner_sku,
+)
+from bot.parse.master_sets import (
+    archived_master_configs,
+    base_master_configs,
+    entry_changes,
+    head_master_configs,
 )
 
 _SGLANG = """\

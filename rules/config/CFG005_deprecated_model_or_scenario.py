@@ -24,12 +24,8 @@ from bot.core.model import (
     Span,
     T,
 )
-from bot.parse.master_config import (
-    MasterConfig,
-    MasterEntry,
-    base_master_configs,
-    entry_changes,
-)
+from bot.parse.master_config import MasterConfig, MasterEntry
+from bot.parse.master_sets import base_master_configs, entry_changes
 
 _SIZE = re.compile(r"^(\d+)k(\d+)k$")
 _SEVERITIES: dict[str, Severity] = {s: s for s in SEVERITIES}

@@ -9,12 +9,9 @@ from bot.core.context import RuleContext
 from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T, part
 from bot.parse import facts
 from bot.parse.golden import candidates
-from bot.parse.master_config import (
-    MasterConfig,
-    base_master_configs,
-    entry_changes,
-)
+from bot.parse.master_config import MasterConfig
 from bot.parse.master_launch import entry_launches, recipe_path
+from bot.parse.master_sets import base_master_configs, entry_changes
 
 _RECIPE = (
     "benchmarks/multi_node/srt-slurm-recipes/vllm/minimax-m3/agentic/gb300-fp4/1p1d-c8-agentic.yaml"

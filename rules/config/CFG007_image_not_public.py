@@ -18,7 +18,8 @@ from bot.core.model import (
     T,
     part,
 )
-from bot.parse.master_config import MasterConfig, MasterEntry, base_master_configs, entry_changes
+from bot.parse.master_config import MasterConfig, MasterEntry
+from bot.parse.master_sets import base_master_configs, entry_changes
 
 _ENTRY = """\
 dsr1-fp8-h200-sglang:
