@@ -22,6 +22,7 @@ from ruamel.yaml.main import YAML
 from bot.core.engine import Context
 from bot.core.tree import MemoryTree
 from bot.parse import master_config as M
+from bot.parse import master_sets as S
 from bot.parse.yamlsafe import thread_yaml
 
 SHARED = Path(__file__).resolve().parents[1].parent / "shared" / "inferencex"
@@ -139,14 +140,14 @@ DEPRECATED = {
 
 def test_only_configs_naming_the_family_are_parsed_and_only_up_to_the_cover() -> None:
     ctx, parsed = _context(DEPRECATED)
-    configs = M.archived_master_configs(ctx, naming=frozenset({"glm5", "glm5.1"}))
+    configs = S.archived_master_configs(ctx, naming=frozenset({"glm5", "glm5.1"}))
     first = next(configs)
     assert first.path == "configs/deprecated/b-master.yaml"
     assert parsed == ["configs/deprecated/b-master.yaml"]  # `a` names neither; `c` not yet
     assert [c.path for c in configs] == ["configs/deprecated/c-master.yaml"]
     # without names: every archived config, in path order
     ctx, parsed = _context(DEPRECATED)
-    assert [c.path for c in M.archived_master_configs(ctx)] == sorted(DEPRECATED)
+    assert [c.path for c in S.archived_master_configs(ctx)] == sorted(DEPRECATED)
 
 
 @pytest.mark.parametrize(
@@ -162,18 +163,18 @@ def test_only_configs_naming_the_family_are_parsed_and_only_up_to_the_cover() ->
 def test_a_config_that_may_hold_a_name_is_always_parsed(text: str) -> None:
     files = {"configs/deprecated/a-master.yaml": text}
     ctx, parsed = _context(files)
-    got = list(M.archived_master_configs(ctx, naming=frozenset({"glm5"})))
+    got = list(S.archived_master_configs(ctx, naming=frozenset({"glm5"})))
     assert parsed == ["configs/deprecated/a-master.yaml"]
     assert [e.get("model-prefix") for c in got for e in c.entries.values()][-1] == "glm5"
 
 
 def test_names_that_quoting_or_folding_can_produce_read_every_config() -> None:
-    assert M._literal("glm5.1") and M._literal("dsr1-fp8")
+    assert S._literal("glm5.1") and S._literal("dsr1-fp8")
     for name in ("glm 5", "it's", 'a"b', "a\\b", "a\tb", ""):
-        assert not M._literal(name)
+        assert not S._literal(name)
     files = {"configs/deprecated/a-master.yaml": _entry("k", "'glm 5'")}
     ctx, parsed = _context(files)
-    assert len(list(M.archived_master_configs(ctx, naming=["glm 5", "zzz"]))) == 1
+    assert len(list(S.archived_master_configs(ctx, naming=["glm 5", "zzz"]))) == 1
     assert parsed == ["configs/deprecated/a-master.yaml"]
 
 
