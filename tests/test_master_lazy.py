@@ -73,6 +73,9 @@ BASE_LOG = log("dsr1-fp8-b200-vllm").split("\n\n")[0] + "\n"
     [
         (entry("dsr1-fp8-b200-vllm"), "dsr1-fp8-b200-vllm", True),
         (entry("dsr1-fp8-b200-vllm"), "dsr1-fp8-h100-vllm", False),
+        # in the text, but only as the start of a longer key
+        (entry("dsr1-fp8-b200-vllm"), "dsr1-fp8-b200", False),
+        ('{"dsr1-fp8-b200": 1, other-key: [a-b]}\n', "dsr1-fp8-b200", True),
         # an escape can spell a key the text does not write out
         ('"dsr1\\x2dfp8": {}\n', "dsr1-fp8", True),
         # keys YAML could resolve to another value, or quote, are not judged by the text
@@ -85,7 +88,10 @@ BASE_LOG = log("dsr1-fp8-b200-vllm").split("\n\n")[0] + "\n"
 def test_may_hold_is_false_only_where_the_text_cannot_name_the_key(
     text: str | None, key: str, expected: bool
 ) -> None:
-    assert may_hold(text, key) is expected
+    files = {} if text is None else {A: text}
+    ctx = _ctx(files, files, [])
+    assert may_hold(ctx, A, key, ctx.base) is expected
+    assert may_hold(ctx, A, key) is expected
 
 
 def _ctx(base: dict[str, str], head: dict[str, str], paths: list[str]) -> Context:
@@ -123,6 +129,10 @@ SCENARIOS: dict[str, tuple[dict[str, str], dict[str, str]]] = {
     "another file that does not parse": (
         {A: entry("dsr1-fp8-mi355x-vllm"), B: "dsr1-broken: [\n"},
         {A: entry("dsr1-fp8-mi355x-vllm") + entry("dsr1-new-vllm"), B: "dsr1-broken: [\n"},
+    ),
+    "a key that only starts another file's key": (
+        {A: entry("dsr1-pre-vllm-long"), B: entry("dsr1-pre-vllm", tp=2)},
+        {A: entry("dsr1-pre-vllm-long"), B: entry("dsr1-pre-vllm", tp=4)},
     ),
     "a file the PR moved": (
         {
@@ -191,9 +201,14 @@ def test_findings_are_those_of_every_file_parsed(
     keys = ["dsr1-fp8-mi355x-vllm", "dsr1-esc-vllm", "dsr1-*-b200-*", "dsr1-unknown-vllm"]
     base, head = _with_log(base), _with_log(head, *keys)
     lazy = _findings(base, head)
-    monkeypatch.setattr(master_sets, "may_hold", lambda text, key: True)
-    for module in ("CFG001_master_config_entry_violates_schema",):
-        monkeypatch.setattr(f"bot.rules.config.{module}.may_hold", lambda text, key: True)
+
+    def always(*args: object) -> bool:
+        return True
+
+    monkeypatch.setattr(master_sets, "may_hold", always)
+    monkeypatch.setattr(
+        "bot.rules.config.CFG001_master_config_entry_violates_schema.may_hold", always
+    )
     assert lazy == _findings(base, head)
 
 
@@ -215,3 +230,10 @@ def test_a_new_entry_reads_the_other_files_for_a_twin(parses: list[str]) -> None
     assert B in parses
     # the twin of another file's entry counts as a renamed one: not a new entry for CFG002
     assert not any(f[0] == "CFG002" for f in found)
+
+
+def test_a_key_inside_a_longer_word_does_not_read_that_file(parses: list[str]) -> None:
+    """`dsr1-pre-vllm` is in `dsr1-pre-vllm-long:` as text but not as a key."""
+    base, head = SCENARIOS["a key that only starts another file's key"]
+    _findings(_with_log(base), _with_log(head, "dsr1-pre-vllm"))
+    assert A not in parses and B in parses

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Callable, Collection, Iterable, Iterator
+from collections.abc import Collection, Iterable, Iterator
 from typing import Any
 
 from bot.base.glob import glob_match
@@ -65,13 +65,16 @@ def entry_changes(
     if base is None:
         return [EntryChange(e) for e in head.entries.values()]
     bases: Iterable[MasterConfig] = [base] if isinstance(base, MasterConfig) else base
-    lookup: Callable[[str], MasterEntry | None]
     old: dict[str, MasterEntry] | None = None
     if isinstance(bases, BaseMasterConfigs):
-        lookup = bases.entry
+        lazy = bases
+
+        def lookup(key: str) -> MasterEntry | None:
+            return lazy.entry(key, head.path)
+
     else:
         old = _by_key(bases)
-        lookup = old.get
+        lookup = old.get  # type: ignore[assignment]
     gone: dict[str, str] | None = None  # base entries the head lacks, by value: made once needed
     out: list[EntryChange] = []
     for key, entry in head.entries.items():
@@ -100,15 +103,32 @@ def _by_key(bases: Iterable[MasterConfig]) -> dict[str, MasterEntry]:
 
 # a key that YAML writes out as it is: no quoting, escape or folding can make it, and it
 # resolves to no number, date, boolean or null (a letter first, a hyphen inside)
+_WORD = re.compile(r"[A-Za-z0-9._-]+")
 _PLAIN_KEY = re.compile(r"[A-Za-z][A-Za-z0-9._]*-[A-Za-z0-9._-]*\Z")
 
 
-def may_hold(text: str | None, key: str) -> bool:
-    """Whether a master config of this text can have top-level key `key`: False only when
-    the key is plain and the text, with no backslash escape, does not contain it."""
-    if text is None or "\\" in text or _PLAIN_KEY.match(key) is None:
+def key_words(text: str | None) -> frozenset[str] | None:
+    """The words of key characters in `text` (letters, digits, `.`, `_`, `-`); None when
+    the text is missing or has a backslash (an escape can spell any key).
+
+    A plain key (`_PLAIN_KEY`: no quoting, escape or folding can make one, and it
+    resolves to no number, date, boolean or null) that a master config has is written
+    out in its text as one whole such word: what stands next to a scalar is a space, a
+    quote, `:`, `,`, a bracket or a line end, never another key character."""
+    if text is None or "\\" in text:
+        return None
+    return frozenset(_WORD.findall(text))
+
+
+def may_hold(ctx: ParseContext, path: str, key: str, tree: Tree | None = None) -> bool:
+    """Whether the master config at `path` (of `tree`, default the head) can have
+    top-level key `key`: False only for a plain key that is not a word of its text.
+    The words of each text are found once per run."""
+    if _PLAIN_KEY.match(key) is None:
         return True
-    return key in text
+    src = tree or ctx.tree
+    words = ctx.memo(f"master-key-words:{id(src)}:{path}", lambda: key_words(ctx.text(path, src)))
+    return words is None or key in words
 
 
 class BaseMasterConfigs:
@@ -121,6 +141,7 @@ class BaseMasterConfigs:
         self._ctx = ctx
         self._paths = paths
         self._parsed: dict[str, MasterConfig | None] = {}
+        self._found: dict[str, MasterEntry | None] = {}
 
     def _get(self, path: str) -> MasterConfig | None:
         if path not in self._parsed:
@@ -134,15 +155,24 @@ class BaseMasterConfigs:
             if cfg is not None:
                 yield cfg
 
-    def entry(self, key: str) -> MasterEntry | None:
-        """The entry of `key` in the first base file that has one."""
+    def entry(self, key: str, near: str | None = None) -> MasterEntry | None:
+        """The entry of `key` in the first base file that has one. The file at `near`
+        (the head's) is parsed without asking whether it may hold the key: it is read
+        anyway, and splitting its text into words would cost more."""
+        if key in self._found:
+            return self._found[key]
+        found = None
+        ctx = self._ctx
         for path in self._paths:
-            if path not in self._parsed and not may_hold(self._ctx.text(path, self._ctx.base), key):
+            unread = path not in self._parsed and path != near
+            if unread and not may_hold(ctx, path, key, ctx.base):
                 continue
             cfg = self._get(path)
             if cfg is not None and key in cfg.entries:
-                return cfg.entries[key]
-        return None
+                found = cfg.entries[key]
+                break
+        self._found[key] = found
+        return found
 
 
 def _canonical(data: Any) -> str:
@@ -190,9 +220,13 @@ def base_master_configs(ctx: ParseContext) -> BaseMasterConfigs | None:
     A master config the change moved is read from where the base keeps it."""
     if ctx.base is None:
         return None
-    paths = list(master_config_paths(ctx, ctx.base))
-    paths += [p for p in moved_master_configs(ctx).values() if p not in paths]
-    return BaseMasterConfigs(ctx, paths)
+
+    def make() -> BaseMasterConfigs:  # one per run: the rules share its parses and lookups
+        paths = list(master_config_paths(ctx, ctx.base))
+        paths += [p for p in moved_master_configs(ctx).values() if p not in paths]
+        return BaseMasterConfigs(ctx, paths)
+
+    return ctx.memo("base-master-configs", make)
 
 
 def archived_master_configs(

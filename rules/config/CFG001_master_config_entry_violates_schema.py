@@ -483,7 +483,7 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
             yield _hit(master, entry, "wildcard-key", entry.start_line, ())
         for path in others:
             # a file whose text cannot name the key is not parsed for it
-            if not may_hold(ctx.text(path), entry.key):
+            if not may_hold(ctx, path, entry.key):
                 continue
             other = ctx.parsed("master_config", path)
             if other is not None and entry.key in other.entries:
