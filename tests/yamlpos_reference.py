@@ -14,7 +14,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
+
+from bot.parse.yamlevents import (
     AliasEvent,
     DocumentStartEvent,
     MappingEndEvent,
@@ -23,7 +24,6 @@ from ruamel.yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
-
 from bot.parse.yamlsafe import (
     NOT_RESOLVED,
     PlainScalars,

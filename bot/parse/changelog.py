@@ -18,7 +18,12 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
+
+from bot.base.problem import Problem, problem
+from bot.base.records import dataclass
+from bot.base.span import Span
+from bot.parse.master_config import walk_yaml
+from bot.parse.yamlevents import (
     AliasEvent,
     MappingEndEvent,
     MappingStartEvent,
@@ -26,11 +31,6 @@ from ruamel.yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
-
-from bot.base.problem import Problem, problem
-from bot.base.records import dataclass
-from bot.base.span import Span
-from bot.parse.master_config import walk_yaml
 from bot.parse.yamlsafe import (
     YamlError,
     file_problem,

@@ -28,15 +28,6 @@ from dataclasses import field
 from typing import Any, Literal
 
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
-    AliasEvent,
-    DocumentStartEvent,
-    MappingEndEvent,
-    MappingStartEvent,
-    ScalarEvent,
-    SequenceEndEvent,
-    SequenceStartEvent,
-)
 
 from bot.base.problem import Problem, problem
 from bot.base.records import dataclass
@@ -48,6 +39,15 @@ from bot.parse.master_facts import model_family as model_family  # re-exported
 from bot.parse.master_facts import normalise_image as normalise_image  # re-exported
 from bot.parse.master_facts import runner_sku as runner_sku  # re-exported
 from bot.parse.master_facts import upstream_image as upstream_image  # re-exported
+from bot.parse.yamlevents import (
+    AliasEvent,
+    DocumentStartEvent,
+    MappingEndEvent,
+    MappingStartEvent,
+    ScalarEvent,
+    SequenceEndEvent,
+    SequenceStartEvent,
+)
 from bot.parse.yamlsafe import (
     NOT_RESOLVED,
     PlainScalars,

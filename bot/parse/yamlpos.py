@@ -22,7 +22,8 @@ from typing import Any
 
 from ruamel.yaml import YAML
 from ruamel.yaml.error import MarkedYAMLError, YAMLError
-from ruamel.yaml.events import (
+
+from bot.parse.yamlevents import (
     AliasEvent,
     DocumentStartEvent,
     MappingEndEvent,
@@ -31,7 +32,6 @@ from ruamel.yaml.events import (
     SequenceEndEvent,
     SequenceStartEvent,
 )
-
 from bot.parse.yamlsafe import (
     NOT_RESOLVED,
     PlainScalars,
