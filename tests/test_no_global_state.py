@@ -29,7 +29,6 @@ PACKAGES = ("bot.base", "bot.core", "bot.parse")
 ALLOWED_MEMOS = {
     # compiled tree-sitter queries (a QueryCursor per use holds the state)
     ("syntax.py", "function_query"),
-    ("recipe.py", "_comment_query"),
     # the rule modules importable in this process: code, loaded once, never written
     ("registry.py", "_registry"),
 }

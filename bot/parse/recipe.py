@@ -15,11 +15,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 from dataclasses import field, replace
-from functools import lru_cache
 from typing import Any, Literal, NamedTuple
-
-import tree_sitter_bash
-from tree_sitter import Language, Query, QueryCursor
 
 from bot.base.problem import Problem, problem
 from bot.base.records import dataclass
@@ -687,15 +683,18 @@ def _dedupe(launches: list[Launch]) -> list[Launch]:
     return out
 
 
-@lru_cache(maxsize=1)
-def _comment_query() -> Any:
-    return Query(Language(tree_sitter_bash.language()), "(comment) @c")
-
-
 def _collect_comments(root: Any, recipe: Recipe, data: bytes) -> None:
-    for node in QueryCursor(_comment_query()).captures(root).get("c", []):
-        text = data[node.start_byte : node.end_byte].decode("utf-8", "replace")
-        recipe.comments[node.start_point.row + 1] = text
+    """Every comment of the script by line. A comment starts with `#`, so only the
+    node at each `#` is looked at (no query to compile at every start)."""
+    at = data.find(b"#")
+    while at >= 0:
+        node = root.descendant_for_byte_range(at, at + 1)
+        if node is not None and node.type == "comment" and node.start_byte == at:
+            text = data[at : node.end_byte].decode("utf-8", "replace")
+            recipe.comments[node.start_point.row + 1] = text
+            at = data.find(b"#", node.end_byte)
+        else:
+            at = data.find(b"#", at + 1)
 
 
 # U+FFFD and control characters other than \t \n \v \f \r and ESC
