@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Hashable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Hashable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from functools import cache
 from typing import TYPE_CHECKING, Any, TypeGuard
@@ -436,7 +436,11 @@ def check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
         )
 
 
-def _validator(ctx: RuleContext) -> tuple[ModelTable, Mapping[str, str]] | None:
+# the repository's own master-config validator, read statically, and the model of an entry by kind
+Repository = tuple[ModelTable, Mapping[str, str]]
+
+
+def _validator(ctx: RuleContext) -> Repository | None:
     """The linted tree's own master-config validator, read statically, and the
     model of an entry by kind (`knowledge.master_config_validator`)."""
     spec = ctx.knowledge.section("master_config_validator") or {}
@@ -470,7 +474,13 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
     if not changes:
         return
     others = [p for p in master_config_paths(ctx) if p != master.path]
-    repository = _validator(ctx)
+    read: list[Repository | None] = []
+
+    def repository() -> Repository | None:  # the repository's own models, read once needed
+        if not read:
+            read.append(_validator(ctx))
+        return read[0]
+
     for entry, item, was, before in changes:
         # a scenario the PR adds to an entry is a new place, judged like a new entry:
         # only what the entry breaks without it was there before
@@ -491,10 +501,6 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
                 break
         seen: set[tuple[int, str]] = set()
         kinds: set[tuple[tuple[Hashable, ...], str]] = set()
-        root = None
-        if repository is not None:
-            multi = isinstance(entry.data, dict) and entry.data.get("multinode") is True
-            root = repository[1].get("multi" if multi else "single")
         for error in _errors(entry.data):
             # one schema branch may restate another's type or value check on the same field
             kind = (tuple(error.absolute_path), str(error.validator))
@@ -502,7 +508,7 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
                 continue
             kinds.add(kind)
             for p in problems(error):
-                if repository is not None and root and declares(repository[0], root, p):
+                if _declared(repository(), entry.data, p):
                     continue  # the repository's own models declare it
                 finding = _finding(master, entry, p)
                 mark = (finding.span.line, finding.message.en)
@@ -524,7 +530,7 @@ def _kept(
     master: MasterConfig,
     entry: MasterEntry,
     before: MasterEntry | None,
-    repository: tuple[ModelTable, Mapping[str, str]] | None,
+    repository: Callable[[], Repository | None],
 ) -> set[str] | None:
     """The constraints `entry` breaks without the scenarios the PR adds to it (None
     when it adds none: every constraint it breaks is the entry's own)."""
@@ -535,17 +541,24 @@ def _kept(
         return None
     scenarios = entry.data["scenarios"]
     data = {**entry.data, "scenarios": {k: v for k, v in scenarios.items() if str(k) in old}}
-    root = None
-    if repository is not None:
-        root = repository[1].get("multi" if data.get("multinode") is True else "single")
     out: set[str] = set()
     for error in _errors(data):
         for p in problems(error):
-            if repository is not None and root and declares(repository[0], root, p):
+            if _declared(repository(), data, p):
                 continue
             out.add(_constraint(p))
     out.update(f.subject.split(" ", 1)[0] for f in _relational(master, entry, data, ()))
     return out
+
+
+def _declared(repository: Repository | None, data: Any, p: SchemaProblem) -> bool:
+    """Whether the repository's own model of this kind of entry declares what `p` says
+    the schema lacks."""
+    if repository is None:
+        return False
+    multi = isinstance(data, dict) and data.get("multinode") is True
+    root = repository[1].get("multi" if multi else "single")
+    return root is not None and bool(root) and declares(repository[0], root, p)
 
 
 def _constraint(p: SchemaProblem) -> str:
