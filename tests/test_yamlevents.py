@@ -129,3 +129,23 @@ def test_a_constructor_of_another_shape_is_left_alone(monkeypatch: pytest.Monkey
     monkeypatch.setattr(stock.ScalarEvent, "__init__", other)
     assert yamlevents._install() is False
     assert all(getattr(_c, name) is getattr(stock, name) for name in NAMES)
+
+
+def test_a_parser_that_does_not_build_them_keeps_ruamels_classes(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A C parser that looked its classes up elsewhere would hand the walkers events they no
+    longer recognise: the install checks what the parser builds and undoes itself."""
+    for name in NAMES:
+        monkeypatch.setattr(_c, name, getattr(stock, name))
+
+    class Parser:
+        def __init__(self, text: str) -> None:
+            self.events = iter([stock.ScalarEvent(None, None, (True, False), "a")])
+
+        def get_event(self) -> Any:
+            return next(self.events, None)
+
+    monkeypatch.setattr(_c, "CParser", Parser)
+    assert yamlevents._install() is False
+    assert all(getattr(_c, name) is getattr(stock, name) for name in NAMES)

@@ -122,6 +122,13 @@ def _install() -> bool:
             return False
     for name, fast in _FAST.items():
         setattr(_c, name, fast)
+    # the parser must really build them: one that looks its classes up elsewhere would
+    # hand the walkers ruamel's own, which they would no longer recognise
+    made = {type(e).__name__: type(e) for e in iter(_c.CParser("a: [1]\n").get_event, None)}
+    if any(made.get(name) is not fast for name, fast in _FAST.items()):
+        for name in _FAST:
+            setattr(_c, name, getattr(_stock, name))
+        return False
     return True
 
 
