@@ -26,7 +26,7 @@ import inspect
 import reprlib
 import sys
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from operator import attrgetter
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -81,10 +81,7 @@ def _process(cls: type[T], init: bool, repr: bool, eq: bool, frozen: bool) -> ty
     if fields is None:  # a shape this module does not build itself
         return _standard(cls, init, repr, eq, frozen)
     own = cls.__dict__
-    class_hash = own.get("__hash__", dataclasses.MISSING)
-    explicit_hash = not (
-        class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in own)
-    )
+    explicit_hash = _explicit_hash(own)
     cls.__dataclass_params__ = _PARAMS(init, repr, eq, False, False, frozen)  # type: ignore[attr-defined]
     cls.__dataclass_fields__ = fields  # type: ignore[attr-defined]
     listed = tuple(fields.values())
@@ -103,11 +100,7 @@ def _process(cls: type[T], init: bool, repr: bool, eq: bool, frozen: bool) -> ty
                 raise TypeError(f"Cannot overwrite attribute {name} in class {cls.__name__}")
             type.__setattr__(cls, name, method(cls, names))
     if eq and not explicit_hash:
-        if frozen:
-            hashed = tuple(f.name for f in listed if (f.compare if f.hash is None else f.hash))
-            type.__setattr__(cls, "__hash__", _hash(hashed))
-        else:
-            type.__setattr__(cls, "__hash__", None)
+        type.__setattr__(cls, "__hash__", _made_hash(listed, frozen))
     if not cls.__doc__:
         cls.__doc__ = _doc(cls, init_fields) if made_init else _sig_doc(cls)
     if "__match_args__" not in own:
@@ -119,10 +112,7 @@ def _process(cls: type[T], init: bool, repr: bool, eq: bool, frozen: bool) -> ty
 def _standard(cls: type[T], init: bool, repr: bool, eq: bool, frozen: bool) -> type[T]:
     """The standard library's decorator, with the shared `__repr__`, `__eq__`, `__hash__`."""
     own = cls.__dict__
-    class_hash = own.get("__hash__", dataclasses.MISSING)
-    explicit_hash = not (
-        class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in own)
-    )
+    explicit_hash = _explicit_hash(own)
     own_repr, own_eq = "__repr__" in own, "__eq__" in own
     out = dataclasses.dataclass(cls, init=init, repr=False, eq=False, frozen=frozen)
     fields = dataclasses.fields(out)  # type: ignore[arg-type]
@@ -132,14 +122,22 @@ def _standard(cls: type[T], init: bool, repr: bool, eq: bool, frozen: bool) -> t
         return out
     if not own_eq:
         out.__eq__ = _eq(tuple(f.name for f in fields if f.compare))  # type: ignore[method-assign]
-    if explicit_hash:
-        return out
-    if frozen:
-        hashed = tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash))
-        out.__hash__ = _hash(hashed)  # type: ignore[assignment]
-    else:
-        out.__hash__ = None  # type: ignore[assignment]
+    if not explicit_hash:
+        out.__hash__ = _made_hash(fields, frozen)  # type: ignore[method-assign]
     return out
+
+
+def _explicit_hash(own: Any) -> bool:
+    """Whether the class body defines `__hash__` itself (not the `None` an `__eq__` implies)."""
+    class_hash = own.get("__hash__", dataclasses.MISSING)
+    return not (class_hash is dataclasses.MISSING or (class_hash is None and "__eq__" in own))
+
+
+def _made_hash(fields: Iterable[dataclasses.Field[Any]], frozen: bool) -> Any:
+    """The `__hash__` an `eq` class gets: over the hashed fields when frozen, else None."""
+    if not frozen:
+        return None
+    return _hash(tuple(f.name for f in fields if (f.compare if f.hash is None else f.hash)))
 
 
 # the standard library's own markers, where this Python has them under these names

@@ -10,7 +10,8 @@ from __future__ import annotations
 import json
 import posixpath
 import re
-from collections.abc import Collection, Iterable, Iterator
+from collections.abc import Callable, Collection, Iterable, Iterator
+from functools import partial
 from typing import Any
 
 from bot.base.glob import glob_match
@@ -66,15 +67,12 @@ def entry_changes(
         return [EntryChange(e) for e in head.entries.values()]
     bases: Iterable[MasterConfig] = [base] if isinstance(base, MasterConfig) else base
     old: dict[str, MasterEntry] | None = None
+    lookup: Callable[[str], MasterEntry | None]
     if isinstance(bases, BaseMasterConfigs):
-        lazy = bases
-
-        def lookup(key: str) -> MasterEntry | None:
-            return lazy.entry(key, head.path)
-
+        lookup = partial(bases.entry, near=head.path)
     else:
         old = _by_key(bases)
-        lookup = old.get  # type: ignore[assignment]
+        lookup = old.get
     gone: dict[str, str] | None = None  # base entries the head lacks, by value: made once needed
     out: list[EntryChange] = []
     for key, entry in head.entries.items():

@@ -187,15 +187,9 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     diff = base_diff(changelog, ctx)
     if diff is None or not diff.new:
         return
+    named = [entry.get("config-keys") for entry in diff.new]
     wanted = sorted(
-        {
-            key
-            for entry in diff.new
-            for key in (
-                entry.get("config-keys") if isinstance(entry.get("config-keys"), list) else []
-            )
-            if isinstance(key, str) and key
-        }
+        {k for keys in named if isinstance(keys, list) for k in keys if isinstance(k, str) and k}
     )
     if not wanted:
         return
