@@ -246,8 +246,11 @@ def test_write_pacing_and_rate_limit_holds_are_shared_by_replicas(pg_url: str) -
             t.join()
         stamps.sort()
         gaps = [b - a for a, b in itertools.pairwise(stamps)]
-        # one pace for both replicas (unshared, each would write its own pairs at once)
-        assert len(stamps) == 8 and min(gaps) >= 0.1, gaps
+        # one pace for both replicas (unshared, each would write its own pairs at once, a
+        # millisecond apart). A stamp is taken after the pacer's grant, so a thread held up
+        # between the two shortens one gap by that delay (0.047 s seen on a busy machine):
+        # the gaps are held to a fifth of the pace, the span below to the whole
+        assert len(stamps) == 8 and min(gaps) >= 0.03, gaps
         # seven paces end to end (unshared: three each, about 0.45 s); the pace is kept by
         # the database's clock, read here through another one: a tenth of slack
         assert stamps[-1] - stamps[0] >= 7 * 0.15 * 0.9
