@@ -364,10 +364,10 @@ def count_work(repo: Path) -> dict[str, Any]:
     from bot.parse import srt_recipe
 
     _patch(srt_recipe, "_scalar_str", counted("srt_recipe _scalar_str"))
-    _patch(master_config, "archived_master_configs", counted("archived_master_configs"))
     import importlib
 
-    cfg004 = importlib.import_module("bot.rules.config.CFG004_other_engine_before_vllm_sglang")
+    cfg004 = importlib.import_module("rules.config.CFG004_other_engine_before_vllm_sglang")
+    _patch(cfg004, "archived_master_configs", counted("archived_master_configs"))
     _patch(cfg004, "_covers", counted("CFG004 _covers"))
 
     # JSON Schema validations started from the bot (nested descents not counted)

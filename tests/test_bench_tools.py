@@ -91,3 +91,23 @@ def test_another_build_runs_from_its_own_source_tree(tmp_path: Path) -> None:
         outputs.append(proc.stdout)
     assert "0.0.0-other" in outputs[0]
     assert "OTHER BUILD:" in outputs[1]
+
+
+def test_the_counting_pass_runs_against_this_build() -> None:
+    """The counting pass wraps functions by module and name: a function moved to another
+    module (as `archived_master_configs` was) must fail here, not in a later profile."""
+    code = (
+        "import json, sys; sys.path.insert(0, sys.argv[2]); import profile_lint_tree as p; "
+        "print(json.dumps(p.count_work(__import__('pathlib').Path(sys.argv[1]))))"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code, str(EXAMPLE), str(ROOT / "benchmarks")],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    counts = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert counts["files"] > 0
+    assert counts["calls"]["interpreter runs"] > 0
+    assert counts["calls"]["parser changelog"] == 1
