@@ -12,6 +12,7 @@ Every defect of the file as a whole (bytes, YAML, layout) becomes a
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import field
 from difflib import SequenceMatcher
@@ -516,11 +517,77 @@ def entry_changes(head: Changelog, base: Changelog | None) -> list[Change]:
     new = [e.raw for e in head.entries]
     out: list[Change] = []
     matcher = SequenceMatcher(None, old, new, autojunk=False)
-    for tag, i1, i2, j1, j2 in matcher.get_opcodes():
-        if tag == "equal":
-            continue
-        befores = _pair(base.entries[i1:i2], head.entries[j1:j2]) if tag == "replace" else {}
-        out.extend(Change(head.entries[j], befores.get(j - j1)) for j in range(j1, j2))
+    ops = [op for op in matcher.get_opcodes() if op[0] != "equal"]
+    moved = moved_entries(ops, base.entries, head.entries)
+    taken = {id(before) for before, _ in moved.values()}
+    for tag, i1, i2, j1, j2 in ops:
+        news = [e for e in head.entries[j1:j2] if e.index not in moved]
+        olds = [e for e in base.entries[i1:i2] if id(e) not in taken]
+        befores = _pair(olds, news) if tag == "replace" else {}
+        out.extend(Change(e, befores.get(k)) for k, e in enumerate(news))
+        # a moved entry whose `pr-link` changed is that entry edited
+        for e in head.entries[j1:j2]:
+            if e.index in moved and not moved[e.index][1]:
+                out.append(Change(e, moved[e.index][0]))
+    out.sort(key=lambda c: c.entry.index)
+    return out
+
+
+def without_pr_link(data: Any) -> Any:
+    if isinstance(data, dict):
+        return {k: v for k, v in data.items() if k != "pr-link"}
+    return data
+
+
+def signature(entry: Entry) -> str:
+    """The entry's data but `pr-link`, as text: equal for an entry and its link correction."""
+    data = without_pr_link(entry.data)
+    try:
+        return json.dumps(data, sort_keys=True, default=str)
+    except (TypeError, ValueError):  # keys of mixed types
+        return repr(data)
+
+
+def moved_entries(
+    ops: Sequence[tuple[str, int, int, int, int]],
+    olds: Sequence[Entry],
+    news: Sequence[Entry],
+) -> dict[int, tuple[Entry, bool]]:
+    """Head entries (by index) that are base entries the alignment (`ops`, opcodes of
+    the entries' texts without the equal runs) lost, moved: the base entry, and whether
+    the text is the same (else the data is, but `pr-link`).
+
+    A history reordered entry by entry (InferenceX #1161 sorted its changelog) aligns
+    as deletions and insertions; each moved entry is found again here, so it is neither
+    new nor deleted. An entry found in the very block it was lost from was edited in
+    place, not moved: the block's own pairing judges it."""
+    lost = [
+        (e, n) for n, (tag, i1, i2, _, _) in enumerate(ops) if tag != "insert" for e in olds[i1:i2]
+    ]
+    found = [
+        (e, n) for n, (tag, _, _, j1, j2) in enumerate(ops) if tag != "delete" for e in news[j1:j2]
+    ]
+    out: dict[int, tuple[Entry, bool]] = {}
+    if not lost or not found:
+        return out
+    used: set[int] = set()
+    for exact in (True, False):
+        pool: dict[str, list[tuple[Entry, int]]] = {}
+        for e, n in lost:
+            if id(e) not in used:
+                pool.setdefault(e.raw if exact else signature(e), []).append((e, n))
+        for e, n in found:
+            if e.index in out:
+                continue
+            same = pool.get(e.raw if exact else signature(e))
+            if not same:
+                continue
+            at = next((k for k, (_, m) in enumerate(same) if m != n), None)
+            if at is None:
+                continue
+            before = same.pop(at)[0]
+            used.add(id(before))
+            out[e.index] = (before, exact)
     return out
 
 

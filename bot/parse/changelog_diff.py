@@ -27,7 +27,15 @@ from difflib import SequenceMatcher
 from typing import Any, Literal
 
 from bot.base.records import dataclass
-from bot.parse.changelog import Change, Changelog, Entry, parse_changelog
+from bot.parse.changelog import (
+    Change,
+    Changelog,
+    Entry,
+    moved_entries,
+    parse_changelog,
+    signature,
+    without_pr_link,
+)
 from bot.parse.context import ParseContext
 
 # Problems after which the parser keeps no entries: such a side cannot be compared.
@@ -92,6 +100,16 @@ class Separator:
 
 
 @dataclass(frozen=True, eq=False)
+class Move:
+    """A base entry the head keeps elsewhere: the same text, or the same data but
+    `pr-link` (then `edit` says what changed besides the place)."""
+
+    before: Entry
+    after: Entry
+    edit: Edit | None = None
+
+
+@dataclass(frozen=True, eq=False)
 class ChangelogDiff:
     base: Changelog
     head: Changelog
@@ -99,6 +117,8 @@ class ChangelogDiff:
     inserted: tuple[Entry, ...]
     edits: tuple[Edit, ...]
     deletions: tuple[Deletion, ...]
+    # base entries the head moved (a reordered history): neither new nor deleted
+    moved: tuple[Move, ...] = ()
 
     @property
     def new(self) -> tuple[Entry, ...]:
@@ -119,15 +139,23 @@ def diff_changelogs(base: Changelog | None, head: Changelog | None) -> Changelog
     edits: list[Edit] = []
     deletions: list[Deletion] = []
     added: list[Entry] = []
-    for tag, i1, i2, j1, j2 in _opcodes([e.raw for e in old], [e.raw for e in new]):
+    ops = list(_opcodes([e.raw for e in old], [e.raw for e in new]))
+    changed = [op for op in ops if op[0] != "equal"]
+    moves = moved_entries(changed, old, new)
+    taken = {id(before) for before, _ in moves.values()}
+    for tag, i1, i2, j1, j2 in ops:
         if tag == "equal":
             matched.update(range(j1, j2))
-        elif tag == "insert":
-            added.extend(new[j1:j2])
-        elif tag == "delete":
-            deletions.append(Deletion(tuple(old[i1:i2]), _anchor(head, j1)))
+            continue
+        olds = [e for e in old[i1:i2] if id(e) not in taken]
+        news = [e for e in new[j1:j2] if e.index not in moves]
+        if tag == "insert" or not olds:
+            added.extend(news)
+        elif tag == "delete" or not news:
+            at = _anchor(head, j1 if tag == "delete" else j2)
+            deletions.extend(Deletion(tuple(run), at) for run in _runs(olds))
         else:
-            pairs, lone_old, lone_new = _pair(old[i1:i2], new[j1:j2])
+            pairs, lone_old, lone_new = _pair(olds, news)
             for before, after in pairs:
                 matched.add(after.index)
                 edits.append(_classify(before, after))
@@ -136,6 +164,15 @@ def diff_changelogs(base: Changelog | None, head: Changelog | None) -> Changelog
                 # where the first entry after the run sits in the head now
                 nxt = [a.index for b, a in pairs if b.index > run[-1].index]
                 deletions.append(Deletion(tuple(run), _anchor(head, min(nxt, default=j2))))
+    moved: list[Move] = []
+    for index, (before, exact) in moves.items():
+        after = new[index]
+        edit = None if exact else _classify(before, after)
+        moved.append(Move(before, after, edit))
+        matched.add(index)
+        if edit is not None:
+            # what a moved entry changed besides its place is judged as any edit is
+            edits.append(edit)
     last = max(matched, default=-1)
     added.sort(key=lambda e: e.index)
     return ChangelogDiff(
@@ -145,6 +182,7 @@ def diff_changelogs(base: Changelog | None, head: Changelog | None) -> Changelog
         inserted=tuple(e for e in added if e.index < last),
         edits=tuple(sorted(_link_migration(edits), key=lambda e: e.after.index)),
         deletions=tuple(deletions),
+        moved=tuple(sorted(moved, key=lambda m: m.after.index)),
     )
 
 
@@ -247,18 +285,7 @@ def _runs(entries: Sequence[Entry]) -> Iterator[list[Entry]]:
         yield run
 
 
-def without_pr_link(data: Any) -> Any:
-    if isinstance(data, dict):
-        return {k: v for k, v in data.items() if k != "pr-link"}
-    return data
-
-
-def _signature(entry: Entry) -> str:
-    data = without_pr_link(entry.data)
-    try:
-        return json.dumps(data, sort_keys=True, default=str)
-    except (TypeError, ValueError):  # keys of mixed types
-        return repr(data)
+_signature = signature
 
 
 def _keys_label(entry: Entry) -> str:
@@ -375,6 +402,9 @@ def history_hunks(diff: ChangelogDiff) -> list[HistoryHunk]:
             skip_base.update(range(edit.before.start_line - 1, edit.before.end_line))
     for entry in diff.inserted:
         skip_head.update(range(entry.start_line - 1, entry.end_line))
+    for move in diff.moved:
+        skip_head.update(range(move.after.start_line - 1, move.after.end_line))
+        skip_base.update(range(move.before.start_line - 1, move.before.end_line))
     for deletion in diff.deletions:
         for entry in deletion.entries:
             skip_base.update(range(entry.start_line - 1, entry.end_line))
@@ -564,24 +594,38 @@ def base_changelog(ctx: ParseContext, path: str) -> Changelog | None:
 
         # each carried entry goes where the head has it: after the merge-base entry
         # that precedes it in the head (a stacked branch carries an entry main merged
-        # mid-file), else after the last entry
+        # mid-file), or above the first one when none does (main's newest entry at
+        # the top of a history that grew downwards then); with the blank lines the
+        # head has around it (early histories had none between entries)
         by_raw = {e.raw: e for e in base.entries}
+        head_lines = head.text.split("\n")
+
+        def blank(line: int) -> bool:  # 1-based head line
+            return 1 <= line <= len(head_lines) and not head_lines[line - 1].strip()
+
         after: dict[int, list[str]] = {}
-        anchor = base.entries[-1].end_line if base.entries else 0
+        top: list[str] = []
         last_seen: int | None = None
         for e in head.entries:
             if e.raw in by_raw:
                 last_seen = by_raw[e.raw].end_line
             elif carried_from_tip(e):
-                after.setdefault(last_seen if last_seen is not None else anchor, []).append(e.raw)
-        if not after:
+                raw = e.raw.rstrip("\n").split("\n")
+                if last_seen is None and base.entries:
+                    top += [*raw, *([""] if blank(e.end_line + 1) else [])]
+                else:
+                    at = last_seen if last_seen is not None else 0
+                    after.setdefault(at, []).extend(
+                        [*([""] if blank(e.start_line - 1) else []), *raw]
+                    )
+        if not after and not top:
             return base
         lines = base.text.split("\n")
         for line_no in sorted(after, reverse=True):
-            block: list[str] = []
-            for raw in after[line_no]:
-                block += ["", *raw.rstrip("\n").split("\n")]
-            lines[line_no:line_no] = block
+            lines[line_no:line_no] = after[line_no]
+        if top:
+            first = base.entries[0].start_line - 1
+            lines[first:first] = top
         text = "\n".join(lines)
         return parse_changelog(path, text if text.endswith("\n") else text + "\n")
 

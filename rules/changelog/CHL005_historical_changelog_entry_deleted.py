@@ -76,7 +76,10 @@ RULE = Rule(
             "fewer entries. Most deletions are accidental: a branch that is behind main shows "
             "main's newer entries as deleted, and a three-way merge of the file can drop "
             "lines. The repository's repair (`KLAUD_DEBUG.md` §1.1) is to take main's file "
-            "verbatim and append only this pull request's entry."
+            "verbatim and append only this pull request's entry. Moving merged entries "
+            "(sorting the file) deletes their lines and adds them again elsewhere, which the "
+            "same check rejects; a reordered history is one finding, and a moved entry is "
+            "neither new nor deleted."
         ),
         zh=(
             "`perf-changelog.yaml` 从不删除条目：每个条目都是某次已合并基准变更的记录，"
@@ -85,7 +88,9 @@ RULE = Rule(
             "allowed`），`utils/validate_perf_changelog.py` 中的 `compare_entries` 也会拒绝"
             "条目数变少的版本。大多数删除是无意的：落后于 main 的分支会把 main 新增的条目"
             "显示为已删除，对该文件做三方合并也可能丢行。仓库的修复方法（`KLAUD_DEBUG.md` "
-            "§1.1）是逐字采用 main 的文件，再只追加本 PR 的条目。"
+            "§1.1）是逐字采用 main 的文件，再只追加本 PR 的条目。移动已合并条目（例如给文件排序）"
+            "等于删除这些行再在别处重新添加，同样会被该检查拒绝；重排的历史只报告一次，被移动的"
+            "条目既不算新增也不算删除。"
         ),
     ),
     variants={
@@ -96,6 +101,18 @@ RULE = Rule(
         "no_link": T(
             en="Merged entry for `{keys}` (without a `pr-link`) was deleted",
             zh="`{keys}` 的已合并条目（没有 `pr-link`）被删除",
+        ),
+        "moved": T(
+            en="Merged entry for `{keys}` ({link}) was moved from line {was} of the base: "
+            "merged history keeps its order",
+            zh="`{keys}` 的已合并条目（{link}）从 base 的第 {was} 行被移到此处：已合并的历史"
+            "须保持原有顺序",
+        ),
+        "many_moved": T(
+            en="{count} merged entries were moved, the first for `{keys}` ({link}) from line "
+            "{was} of the base: merged history keeps its order",
+            zh="{count} 个已合并条目被移动，第一个是 `{keys}` 的条目（{link}），原在 base 的"
+            "第 {was} 行：已合并的历史须保持原有顺序",
         ),
         "many_no_link": T(
             en="{count} merged entries were deleted here, the first for `{keys}` (without a "
@@ -123,6 +140,17 @@ RULE = Rule(
             base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND + "\n" + _THIRD},
             note="a branch behind main: the two entries main gained since look deleted",
         ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_SECOND.replace("- config-keys:\n", "- config-keys:  # [CHL005]\n")
+            + "\n"
+            + _FIRST
+            + "\n"
+            + _THIRD,
+            pr=2431,
+            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND + "\n" + _THIRD},
+            note="a history reordered: moved entries are neither new nor deleted (InferenceX #1161)",
+        ),
     ),
     good=(
         Example(
@@ -145,6 +173,20 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
     diff = base_diff(changelog, ctx)
     if diff is None:
         return
+    if diff.moved:
+        # a reordered history: one finding, where the first moved entry now stands
+        moved = diff.moved[0]
+        count = len(diff.moved)
+        yield RULE.hit(
+            changelog.path,
+            Span(moved.after.start_line),
+            "moved " + "\n".join(m.before.raw for m in diff.moved),
+            variant="many_moved" if count > 1 else "moved",
+            keys=keys_text(moved.after),
+            link=str(moved.before.get("pr-link") or "no `pr-link`"),
+            was=moved.before.start_line,
+            count=count,
+        )
     for deletion in diff.deletions:
         first = deletion.entries[0]
         link = first.get("pr-link")

@@ -1,0 +1,109 @@
+"""A reordered history, and entries carried from the base tip placed where the head has
+them (found on InferenceX #1161, #1145 and #306)."""
+
+from __future__ import annotations
+
+from bot.core.changeset import build_changeset
+from bot.core.config import build_config
+from bot.core.engine import Context, lint
+from bot.core.registry import all_rules
+from bot.core.tree import MemoryTree
+from bot.parse.changelog import entry_changes, parse_changelog
+from bot.parse.changelog_diff import diff_changelogs
+
+CHANGELOG = "perf-changelog.yaml"
+PULL = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
+APPEND_RULE = {"AGENTS.md": "New entries MUST be appended to the END of the file.\n"}
+
+
+def entry(key: str, n: int, text: str = "Bump the image") -> str:
+    return f'- config-keys:\n    - {key}\n  description:\n    - "{text}"\n  pr-link: {PULL}{n}\n'
+
+
+def log(*entries: str, sep: str = "\n") -> str:
+    return sep.join(entries)
+
+
+A, B, C, D, E = (
+    entry(f"{k}-fp8-h100-vllm", n) for k, n in zip("abcde", (10, 20, 30, 40, 50), strict=True)
+)
+
+
+def lint_change(head: str, base: str, pr: int, tip: str | None = None) -> list[tuple[str, str]]:
+    change = build_changeset(
+        MemoryTree({CHANGELOG: base, **APPEND_RULE}),
+        MemoryTree({CHANGELOG: head, **APPEND_RULE}),
+        [CHANGELOG],
+        pr=pr,
+    )
+    ctx = Context.for_change(
+        change, build_config(None), base_tip=MemoryTree({CHANGELOG: tip}) if tip else None
+    )
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+    report = lint(ctx, paths=[CHANGELOG], rules=rules)
+    return [(f.rule, f.message.en) for f in report.findings]
+
+
+def test_a_reordered_history_moves_entries_and_adds_none() -> None:
+    base = log(A, B, C, D, E)
+    fixed = entry("b-fp8-h100-vllm", 21)  # B moved, its pr-link corrected
+    head = log(A, C, D, fixed, E)
+    diff = diff_changelogs(parse_changelog(CHANGELOG, base), parse_changelog(CHANGELOG, head))
+    assert diff is not None
+    assert diff.new == () and diff.deletions == ()
+    assert [(m.before.get("pr-link"), m.after.get("pr-link")) for m in diff.moved] == [
+        (f"{PULL}20", f"{PULL}21")
+    ]
+    assert [e.kind for e in diff.edits] == ["pr-link"]
+    changes = entry_changes(parse_changelog(CHANGELOG, head), parse_changelog(CHANGELOG, base))
+    # only the corrected link is a change, and of the merged entry, not a new one
+    assert [(c.entry.get("pr-link"), c.is_new) for c in changes] == [(f"{PULL}21", False)]
+    found = lint_change(head, base, 99)
+    chl005 = [text for rule, text in found if rule == "CHL005"]
+    assert len(chl005) == 1 and "was moved from line 7 of the base" in chl005[0], found
+    assert not any(rule in ("CHL002", "CHL003", "CHL006") for rule, _ in found), found
+
+
+def test_a_new_entry_in_a_reordered_history_is_still_new() -> None:
+    base = log(A, B, C)
+    head = log(C, A, B, entry("p-fp8-h100-vllm", 99))
+    diff = diff_changelogs(parse_changelog(CHANGELOG, base), parse_changelog(CHANGELOG, head))
+    assert diff is not None
+    assert [e.get("pr-link") for e in diff.appended] == [f"{PULL}99"]
+    assert len(diff.moved) == 1 and diff.deletions == ()
+
+
+def test_a_link_corrected_in_place_is_an_edit_not_a_move() -> None:
+    base = log(A, B, C)
+    head = log(A, entry("b-fp8-h100-vllm", 21), C)
+    diff = diff_changelogs(parse_changelog(CHANGELOG, base), parse_changelog(CHANGELOG, head))
+    assert diff is not None
+    assert diff.moved == () and [e.kind for e in diff.edits] == ["pr-link"]
+    assert not any(rule == "CHL005" for rule, _ in lint_change(head, base, 21))
+
+
+def test_an_entry_deleted_and_another_added_is_not_a_move() -> None:
+    base = log(A, B, C)
+    head = log(A, C, entry("p-fp8-h100-vllm", 99))
+    found = lint_change(head, base, 99)
+    chl005 = [text for rule, text in found if rule == "CHL005"]
+    assert len(chl005) == 1 and "was deleted" in chl005[0], found
+
+
+def test_an_entry_carried_at_the_top_stays_at_the_top() -> None:
+    # InferenceX #1145: main's newest entry (#1131) sits at the top of main and of the
+    # branch; put at the end of the merge-base's history it looked inserted and deleted
+    top = entry("t-fp4-b200-sglang", 31)
+    merge_base, tip = log(A, B), log(top, A, B)
+    head = log(top, A, B, entry("p-fp8-h100-vllm", 45))
+    assert lint_change(head, merge_base, 45, tip=tip) == []
+    # without the tip, #31's entry is judged as this PR's
+    assert any(rule == "CHL002" for rule, _ in lint_change(head, merge_base, 45))
+
+
+def test_carried_entries_keep_the_heads_separators() -> None:
+    # InferenceX #306: an early history had no blank line between entries; the carried
+    # entry, given one, made the unchanged file look rewritten (CHL008)
+    merge_base = log(A, B, sep="")
+    tip = head = log(A, B, C, sep="")
+    assert lint_change(head, merge_base, 306, tip=tip) == []
