@@ -273,13 +273,17 @@ def _repository_model(ctx: RuleContext) -> tuple[ModelTable, str] | None:
     """The linted tree's own changelog-entry model, read statically
     (`knowledge.changelog_validator`), or None where it cannot be read."""
     spec = ctx.knowledge.section("changelog_validator") or {}
-    path, model = spec.get("path"), spec.get("entry_model")
-    if not isinstance(path, str) or not isinstance(model, str):
+    paths, model = spec.get("path"), spec.get("entry_model")
+    if not isinstance(model, str):
         return None
-    table = ctx.parsed("pydantic_models", path)
-    if not isinstance(table, ModelTable) or not table.ok or table.model(model) is None:
-        return None
-    return table, model
+    # one path, or several where the model lived over time: the first that holds it
+    for path in [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []:
+        if not isinstance(path, str):
+            continue
+        table = ctx.parsed("pydantic_models", path)
+        if isinstance(table, ModelTable) and table.ok and table.model(model) is not None:
+            return table, model
+    return None
 
 
 def _findings(

@@ -53,10 +53,23 @@ _NEW = """
     - "Synthetic acceptance pinned to golden AL 2.83 (minimaxm3_eagle3.yaml, thinking_on, K=3)"
 """
 
+# the changelog's first weeks linked each pull request from a `PR:` line of a `description`
+# block (InferenceX #319, #330); #343 moved the links into a `pr-link` key
+_NO_PR_LINK_KEY = """\
+- config-keys:
+    - dsr1-fp4-b200-sglang
+  description: |
+    - Update the SGLang image for DeepSeek-R1 FP4 on B200
+    PR: https://github.com/InferenceMAX/InferenceMAX/pull/318
+"""
+
 RULE = Rule(
     id="CHL002",
     slug="pr-link-missing-or-wrong",
     severity=ERROR,
+    # a base whose entries have no `pr-link` key (before InferenceX #343) predates the rule
+    # (`knowledge.practices.changelog-pr-link`)
+    practice="changelog-pr-link",
     conditions={
         "merged": Condition(
             WARNING,
@@ -261,6 +274,14 @@ RULE = Rule(
             pr=2423,
             base={"perf-changelog.yaml": _OLD_NAME},
             note="a base from before the repository's rename links under its old name",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_NO_PR_LINK_KEY
+            + _NO_PR_LINK_KEY.replace("318", "330").replace("DeepSeek-R1 FP4 on B200", "MI355X"),
+            pr=330,
+            base={"perf-changelog.yaml": _NO_PR_LINK_KEY},
+            note="a base whose entries link their pull request without a `pr-link` key (#330)",
         ),
     ),
 )
