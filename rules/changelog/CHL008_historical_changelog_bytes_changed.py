@@ -96,9 +96,17 @@ RULE = Rule(
             en="Change rewrites the merged history between entries and adds no entry",
             zh="本次变更改写了已合并条目之间的历史内容，却没有新增条目",
         ),
+        "trailing": T(
+            en="Change adds only comments or blank lines after the last entry, and no entry",
+            zh="本次变更只在最后一个条目之后添加了注释或空行，没有新增条目",
+        ),
     },
     variant_fixes={
         "only": T(
+            en="Drop the edit to `perf-changelog.yaml`, or append an entry describing the benchmark change",
+            zh="撤销对 `perf-changelog.yaml` 的修改，或追加一个描述基准变更的条目",
+        ),
+        "trailing": T(
             en="Drop the edit to `perf-changelog.yaml`, or append an entry describing the benchmark change",
             zh="撤销对 `perf-changelog.yaml` 的修改，或追加一个描述基准变更的条目",
         ),
@@ -110,6 +118,13 @@ RULE = Rule(
             pr=2431,
             base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND},
             note="a comment added to the history, and nothing appended",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_FIRST + "\n" + _SECOND + "# will be reverted  # [CHL008]\n",
+            pr=1114,
+            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND},
+            note="a comment after the last entry, and nothing appended (InferenceX #1114)",
         ),
         Example(
             path="perf-changelog.yaml",
@@ -151,12 +166,14 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
         return
     adds = bool(diff.new)
     lines = changelog.text.split("\n")
+    last = changelog.entries[-1].end_line if changelog.entries else 0
     for hunk in history_hunks(diff):
         variant: str | None
         if hunk.text_removed:
             variant, condition = "text", None
         elif not adds:
-            variant, condition = "only", None
+            # below every entry nothing merged is rewritten: only something added
+            variant, condition = ("trailing" if hunk.line > last else "only"), None
         else:
             variant, condition = None, "whitespace-beside-entry"
         # the line above the hunk and the hunk itself name the place, not its line number
