@@ -10,7 +10,7 @@ from bot.base.knowledge import BenchmarkClient
 from bot.core.conditions import CLAUSES
 from bot.core.conditions import when as when_clause
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, Example, Finding, Rule, T
+from bot.core.model import ERROR, Example, Finding, Part, Rule, T, part
 from bot.parse import argv, commands, facts
 from bot.parse.recipe import Recipe, Run
 from bot.parse.values import Str
@@ -66,46 +66,50 @@ RULE = Rule(
     message=T(
         en=(
             "`{client}` sends prompts without a chat template (no chat flag) to a server running "
-            "`{method}` speculative decoding, so the measured acceptance length is not what chat "
+            "{method}, so the measured acceptance length is not what chat "
             "traffic gets{when}"
         ),
         zh=(
-            "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词（没有 chat 参数），"
+            "`{client}` 向运行{method}的服务发送未套用聊天模板的提示词（没有 chat 参数），"
             "测得的接受长度与真实对话流量不符{when}"
         ),
     ),
     variants={
         **CLAUSES,
+        # what the server runs: the method as the launch writes it, or none it names (an
+        # input's default spells it: `${VLLM_SPEC_CONFIG:-{...}}`)
+        "method": T(en="`{method}` speculative decoding", zh=" `{method}` 投机解码"),
+        "unnamed-method": T(en="speculative decoding", zh="投机解码"),
         "backend": T(
             en=(
                 "`{client}` sends prompts without a chat template (`{value}` backend) to a server "
-                "running `{method}` speculative decoding, so the measured acceptance length is not "
+                "running {method}, so the measured acceptance length is not "
                 "what chat traffic gets{when}"
             ),
             zh=(
-                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
+                "`{client}` 向运行{method}的服务发送未套用聊天模板的提示词"
                 "（`{value}` 后端），测得的接受长度与真实对话流量不符{when}"
             ),
         ),
         "endpoint": T(
             en=(
                 "`{client}` sends prompts without a chat template (`{value}` endpoint) to a server "
-                "running `{method}` speculative decoding, so the measured acceptance length is not "
+                "running {method}, so the measured acceptance length is not "
                 "what chat traffic gets{when}"
             ),
             zh=(
-                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
+                "`{client}` 向运行{method}的服务发送未套用聊天模板的提示词"
                 "（`{value}` 端点），测得的接受长度与真实对话流量不符{when}"
             ),
         ),
         "setting": T(
             en=(
                 "`{client}` sends prompts without a chat template (`{value}` in `benchmark`) to "
-                "servers running `{method}` speculative decoding, so the measured acceptance "
+                "servers running {method}, so the measured acceptance "
                 "length is not what chat traffic gets{when}"
             ),
             zh=(
-                "`{client}` 向运行 `{method}` 投机解码的服务发送未套用聊天模板的提示词"
+                "`{client}` 向运行{method}的服务发送未套用聊天模板的提示词"
                 "（`benchmark` 中的 `{value}`），测得的接受长度与真实对话流量不符{when}"
             ),
         ),
@@ -244,7 +248,7 @@ def _spec(recipe: Recipe, ctx: RuleContext) -> str | None:
             continue
         s = facts.spec(launch, ctx.knowledge)
         if s is not None:
-            return s.raw_method or s.method or "speculative"
+            return s.raw_method or s.method or ""
     return "MTP" if recipe.mtp else None
 
 
@@ -292,6 +296,10 @@ def _verdict(run: Run, client: str, start: int, table: BenchmarkClient) -> tuple
     return False, ""
 
 
+def _served(method: str) -> Part:
+    return part("method", method=method) if method else part("unnamed-method")
+
+
 def _multi_node(recipe: Recipe, table: BenchmarkClient, method: str) -> Iterator[Finding]:
     """The `benchmark` block of a multi-node recipe: a client that turns its chat template
     off (or leaves a default that is off)."""
@@ -309,7 +317,7 @@ def _multi_node(recipe: Recipe, table: BenchmarkClient, method: str) -> Iterator
             setting.span if setting is not None else block.span,
             f"{block.type} {key} off",
             client=block.type,
-            method=method,
+            method=_served(method),
             variant="setting" if setting is not None else None,
             value=f"{key}: {setting.text}" if setting is not None else "",
             flag=f"{key}: true",
@@ -367,7 +375,7 @@ def check(recipe: Recipe, ctx: RuleContext) -> Iterator[Finding]:
             run.span,
             f"{client} raw completions",
             client=client,
-            method=method,
+            method=_served(method),
             variant=variant,
             value=value,
             flag=str(clients.get(client, "--use-chat-template")),
