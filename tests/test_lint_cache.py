@@ -227,3 +227,36 @@ def test_reads_are_noted_per_file_and_through_shared_views() -> None:
     untracked = Context.for_tree(MemoryTree(files), build_config(None))
     with pytest.raises(ValueError), untracked.reading():
         pass
+
+
+def test_a_cached_finding_is_the_finding_field_for_field() -> None:
+    """Every field of a finding survives the cache (a practice or a ratchet dropped there
+    made a warm run's findings differ from the cold run's)."""
+    import dataclasses
+
+    from bot.app.cache import finding_data, finding_of
+    from bot.core.model import Finding, Ratchet, Span, T
+
+    finding = Finding(
+        rule="CFG001",
+        slug="master-config-entry-violates-schema",
+        severity="error",
+        path="configs/nvidia-master.yaml",
+        span=Span(3, 1, 5, 2),
+        title=T(en="t", zh="标"),
+        message=T(en="m", zh="信"),
+        fix=T(en="f", zh="修"),
+        subject="schema x",
+        suggestion="x: 1",
+        in_diff=True,
+        line_text="  x: 2",
+        proposal="p",
+        comment_lines=(3, 5),
+        practice="changelog-pr-link",
+        ratchet=Ratchet("enum runner", "dsv4-fp8-b200-vllm", True),
+    )
+    names = {f.name for f in dataclasses.fields(Finding)}
+    set_fields = {n for n in names if getattr(finding, n) != getattr(Finding, n, object())}
+    assert set_fields == names  # the test sets every field, so a new one must be added here
+    again = finding_of(json.loads(json.dumps(finding_data(finding))))
+    assert again == finding

@@ -39,7 +39,7 @@ from typing import TYPE_CHECKING, Any
 from bot.base.span import Span
 from bot.base.tree import Tree
 from bot.core.configfile import CONFIG_FILENAMES
-from bot.core.model import Finding, T
+from bot.core.model import Finding, Ratchet, T
 from bot.core.reads import Reads
 from bot.core.suppress import Suppression
 from bot.sources import CACHE_DIR_NAME, FsTree, SourceError
@@ -269,6 +269,12 @@ def finding_data(f: Finding) -> dict[str, Any]:
         "line_text": f.line_text,
         "proposal": f.proposal,
         "comment_lines": list(f.comment_lines) if f.comment_lines is not None else None,
+        "practice": f.practice,
+        "ratchet": (
+            [f.ratchet.constraint, f.ratchet.item, f.ratchet.prior]
+            if f.ratchet is not None
+            else None
+        ),
     }
 
 
@@ -291,6 +297,8 @@ def finding_of(d: Mapping[str, Any]) -> Finding:
         line_text=d["line_text"],
         proposal=d["proposal"],
         comment_lines=(int(lines[0]), int(lines[1])) if lines is not None else None,
+        practice=d.get("practice"),
+        ratchet=Ratchet(str(r[0]), str(r[1]), bool(r[2])) if (r := d.get("ratchet")) else None,
     )
 
 
