@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from bot.core.context import RuleContext
-from bot.core.model import ERROR, Example, Finding, Rule, Span, T
+from bot.core.model import ERROR, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.changelog import Changelog
 from bot.parse.changelog_diff import base_diff, keys_text
 
@@ -53,6 +53,16 @@ RULE = Rule(
     id="CHL005",
     slug="historical-changelog-entry-deleted",
     severity=ERROR,
+    conditions={
+        "adds-none": Condition(
+            WARNING,
+            T(
+                en="the change adds no entry, as a revert that removes the entry of the change "
+                "it reverts does",
+                zh="本次变更没有新增条目，与删除被回退变更条目的回退一致",
+            ),
+        ),
+    },
     target="changelog",
     title=T(
         en="Merged changelog entry was deleted",
@@ -69,8 +79,7 @@ RULE = Rule(
     rationale=T(
         en=(
             "`perf-changelog.yaml` never loses an entry: each one is the record of a merged "
-            "benchmark change that published results point back to. A revert, too, appends "
-            "an entry that says what was reverted instead of removing the old one. The CI "
+            "benchmark change that published results point back to. The CI "
             "check `check-changelog` rejects any deleted line (`Deletions are not allowed`), "
             "and `compare_entries` in `utils/validate_perf_changelog.py` refuses a head with "
             "fewer entries. Most deletions are accidental: a branch that is behind main shows "
@@ -79,18 +88,22 @@ RULE = Rule(
             "verbatim and append only this pull request's entry. Moving merged entries "
             "(sorting the file) deletes their lines and adds them again elsewhere, which the "
             "same check rejects; a reordered history is one finding, and a moved entry is "
-            "neither new nor deleted."
+            "neither new nor deleted. The one deletion the maintainers merge is a revert's: "
+            "every revert on InferenceX's main (#1536, #1563, #2164, #2227 and more) removes "
+            "the entry of the change it reverts and adds none, so a deletion in a change that "
+            "adds no entry is a warning."
         ),
         zh=(
             "`perf-changelog.yaml` 从不删除条目：每个条目都是某次已合并基准变更的记录，"
-            "已发布的结果都指向它。即使回退，也是追加一个说明回退内容的新条目，而不是删掉"
-            "旧条目。CI 检查 `check-changelog` 会拒绝任何删除行（`Deletions are not "
+            "已发布的结果都指向它。CI 检查 `check-changelog` 会拒绝任何删除行（`Deletions are not "
             "allowed`），`utils/validate_perf_changelog.py` 中的 `compare_entries` 也会拒绝"
             "条目数变少的版本。大多数删除是无意的：落后于 main 的分支会把 main 新增的条目"
             "显示为已删除，对该文件做三方合并也可能丢行。仓库的修复方法（`KLAUD_DEBUG.md` "
             "§1.1）是逐字采用 main 的文件，再只追加本 PR 的条目。移动已合并条目（例如给文件排序）"
             "等于删除这些行再在别处重新添加，同样会被该检查拒绝；重排的历史只报告一次，被移动的"
-            "条目既不算新增也不算删除。"
+            "条目既不算新增也不算删除。维护者合并的唯一一种删除是回退：InferenceX main 上的"
+            "每次回退（#1536、#1563、#2164、#2227 等）都删除被回退变更的条目且不新增条目，"
+            "因此在不新增条目的变更中出现的删除报告为警告。"
         ),
     ),
     variants={
@@ -126,7 +139,7 @@ RULE = Rule(
             text=_FIRST + "\n" + _THIRD.replace("- config-keys:\n", "- config-keys:  # [CHL005]\n"),
             pr=2431,
             base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND + "\n" + _THIRD},
-            note="a revert that removes the entry instead of appending one",
+            note="a revert removing the entry of what it reverts: a warning (the change adds none)",
         ),
         Example(
             path="perf-changelog.yaml",
@@ -187,6 +200,8 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
             was=moved.before.start_line,
             count=count,
         )
+    # a revert removes the entry of what it reverts and adds none (see the rationale)
+    condition = "adds-none" if not diff.new else None
     for deletion in diff.deletions:
         first = deletion.entries[0]
         link = first.get("pr-link")
@@ -198,6 +213,7 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
             variant=("many" if count > 1 else None)
             if link
             else ("many_no_link" if count > 1 else "no_link"),
+            condition=condition,
             keys=keys_text(first),
             link=str(link or ""),
             count=count,
