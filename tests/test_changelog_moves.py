@@ -107,3 +107,11 @@ def test_carried_entries_keep_the_heads_separators() -> None:
     merge_base = log(A, B, sep="")
     tip = head = log(A, B, C, sep="")
     assert lint_change(head, merge_base, 306, tip=tip) == []
+
+
+def test_carried_separators_keep_their_spaces() -> None:
+    # InferenceX #671: main's separators were lines of four spaces; rebuilt as empty
+    # lines, the unchanged file looked rewritten (CHL008)
+    merge_base = log(A, B, sep="    \n")
+    tip = head = log(A, B, C, sep="    \n")
+    assert lint_change(head, merge_base, 671, tip=tip) == []

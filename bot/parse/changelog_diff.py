@@ -600,8 +600,11 @@ def base_changelog(ctx: ParseContext, path: str) -> Changelog | None:
         by_raw = {e.raw: e for e in base.entries}
         head_lines = head.text.split("\n")
 
-        def blank(line: int) -> bool:  # 1-based head line
-            return 1 <= line <= len(head_lines) and not head_lines[line - 1].strip()
+        def blank(line: int) -> list[str]:
+            """Head line `line` (1-based) when it is blank, as written (spaces kept)."""
+            if 1 <= line <= len(head_lines) and not head_lines[line - 1].strip():
+                return [head_lines[line - 1]]
+            return []
 
         after: dict[int, list[str]] = {}
         top: list[str] = []
@@ -612,12 +615,10 @@ def base_changelog(ctx: ParseContext, path: str) -> Changelog | None:
             elif carried_from_tip(e):
                 raw = e.raw.rstrip("\n").split("\n")
                 if last_seen is None and base.entries:
-                    top += [*raw, *([""] if blank(e.end_line + 1) else [])]
+                    top += [*raw, *blank(e.end_line + 1)]
                 else:
                     at = last_seen if last_seen is not None else 0
-                    after.setdefault(at, []).extend(
-                        [*([""] if blank(e.start_line - 1) else []), *raw]
-                    )
+                    after.setdefault(at, []).extend([*blank(e.start_line - 1), *raw])
         if not after and not top:
             return base
         lines = base.text.split("\n")
