@@ -115,3 +115,50 @@ def test_carried_separators_keep_their_spaces() -> None:
     merge_base = log(A, B, sep="    \n")
     tip = head = log(A, B, C, sep="    \n")
     assert lint_change(head, merge_base, 671, tip=tip) == []
+
+
+MASTER = "configs/nvidia-master.yaml"
+
+
+def master(conc_end: int) -> str:
+    return (
+        "dsr1-fp8-h200-sglang:\n"
+        "  image: lmsysorg/sglang:v0.5.9\n"
+        "  model: deepseek-ai/DeepSeek-R1-0528\n"
+        "  model-prefix: dsr1\n"
+        "  runner: h200\n"
+        "  precision: fp8\n"
+        "  framework: sglang\n"
+        "  multinode: false\n"
+        "  scenarios:\n"
+        "    fixed-seq-len:\n"
+        "    - isl: 1024\n"
+        "      osl: 1024\n"
+        "      search-space:\n"
+        f"      - {{tp: 8, conc-start: 4, conc-end: {conc_end}}}\n"
+    )
+
+
+def test_a_config_change_the_base_tip_already_has_is_not_the_prs() -> None:
+    # InferenceX #671 merged main into its branch as a one-parent commit: a config change
+    # main had merged without a changelog entry came along. Squash-merged onto main, that
+    # entry does not change: it is not this PR's to announce
+    own = entry("gptoss-fp4-h100-vllm", 671)
+    merge_base = {CHANGELOG: A, MASTER: master(64), **APPEND_RULE}
+    tip = {CHANGELOG: A, MASTER: master(256), **APPEND_RULE}
+    head = {CHANGELOG: log(A, own), MASTER: master(256), **APPEND_RULE}
+    rules = [rm for rm in all_rules() if rm.rule.id == "CFG002"]
+
+    def run(tip_tree: dict[str, str] | None) -> list[str]:
+        change = build_changeset(
+            MemoryTree(merge_base), MemoryTree(head), [CHANGELOG, MASTER], pr=671
+        )
+        base_tip = MemoryTree(tip_tree) if tip_tree is not None else None
+        ctx = Context.for_change(change, build_config(None), base_tip=base_tip)
+        return [f.rule for f in lint(ctx, paths=[CHANGELOG, MASTER], rules=rules).findings]
+
+    assert run(tip) == []
+    # the PR's own change of the entry still needs its entry
+    assert run({**tip, MASTER: master(128)}) == ["CFG002"]
+    # without the tip, the change looks like this PR's
+    assert run(None) == ["CFG002"]

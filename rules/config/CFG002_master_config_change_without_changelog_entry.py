@@ -511,7 +511,13 @@ def _changed(
         cfg = ctx.parsed("master_config", path, tree=change.head)
         if cfg is None or cfg.problems:
             continue  # deleted (nothing to cover) or unreadable (CFG000 reports it)
+        tip = _tip_entries(ctx, path)
         for key, entry in cfg.entries.items():
+            if key in tip and tip[key].data == entry.data:
+                # what the base branch already has (main merged into the branch as one
+                # commit, a branch built on a PR merged since): squash-merged onto the
+                # tip, the entry does not change; its changelog entry is on the tip too
+                continue
             before = base.get(key)
             if before is None:
                 yield _Changed(path, entry, None, None)
@@ -530,6 +536,15 @@ def _changed(
             meta = sorted({d.field or "" for d in diffs if d.kind == "metadata"} - {""})
             if meta:
                 yield _Changed(path, entry, before, None, tuple(meta))
+
+
+def _tip_entries(ctx: RuleContext, path: str) -> Mapping[str, MasterEntry]:
+    """The entries of `path` on the base branch's tip, when it is ahead of the merge-base
+    (`ctx.base_tip`); empty otherwise."""
+    if ctx.base_tip is None:
+        return {}
+    cfg = ctx.parsed("master_config", path, tree=ctx.base_tip)
+    return cfg.entries if cfg is not None and not cfg.problems else {}
 
 
 def _scenarios_of(data: Any) -> dict[str, Any] | None:
