@@ -133,8 +133,15 @@ def build(root: Path) -> dict[str, str]:
     shas: dict[str, str] = {}
     shas["m0"] = r.commit(
         "Initial",
-        # the folder waivers are filed in: the base shows the waiver rule (RCP008)
-        {"README.md": "hello\n", GLM: CLEAN, "perf-changelog.yaml": CHANGELOG, WAIVERS: ""},
+        # the folder waivers are filed in: the base shows the waiver rule (RCP008); the
+        # reviewer prompt's code-style section: the base shows the style rule (RCP012)
+        {
+            "README.md": "hello\n",
+            GLM: CLEAN,
+            "perf-changelog.yaml": CHANGELOG,
+            WAIVERS: "",
+            ".github/workflows/claude-pr-review.yml": "## Benchmark Script Code Style Guidelines:\n",
+        },
     )
     r.git("checkout", "-q", "-b", "pr6", "main")
     shas["pr6c1"] = r.commit("Add a fine recipe", {OK6: CLEAN})

@@ -30,6 +30,7 @@ from bot.core.registry import RuleModule, all_rules, get_rule
 
 CASES = Path(__file__).resolve().parent / "rule_cases"
 
+FILE_KEYS = {"rule", "cases", "both"}
 CASE_KEYS = {
     "name",
     "note",
@@ -111,8 +112,11 @@ def _rule(rule_id: str, where: str) -> Rule:
 
 def parse_case_file(path: Path, data: Any) -> list[Case]:
     rule_id = path.stem
-    if not isinstance(data, Mapping) or set(data) != {"rule", "cases"}:
-        raise CaseError(f"{path.name}: top level is `rule:` and `cases:`")
+    if not isinstance(data, Mapping) or not {"rule", "cases"} <= set(data) <= FILE_KEYS:
+        raise CaseError(f"{path.name}: top level is `rule:`, `cases:` and an optional `both:`")
+    # files every case's repository holds, and its base when it has one (the marks of a
+    # practice the cases rely on), unless the case writes that path itself
+    both = _texts(data["both"], f"{path.name} both") if "both" in data else {}
     if data["rule"] != rule_id:
         raise CaseError(f"{path.name}: `rule: {data['rule']}` does not match the file name")
     _rule(rule_id, path.name)
@@ -137,13 +141,17 @@ def parse_case_file(path: Path, data: Any) -> list[Case]:
         files = _texts(raw["files"], f"{where} files")
         base = _texts(raw["base"], f"{where} base") if "base" in raw else None
         mode = raw.get("mode", "pr" if base is not None else "paths")
+        own_files = dict(files)
         if mode not in ("paths", "tree", "pr") or (mode == "pr" and base is None):
             raise CaseError(f"{where}: `mode` is pr (which needs a base), paths or tree")
         if mode == "tree" and base is not None:
             raise CaseError(f"{where}: a whole-tree run has no base")
         default_path = (
-            _strings(raw["paths"], where)[0] if raw.get("paths") else next(iter(files), "")
+            _strings(raw["paths"], where)[0] if raw.get("paths") else next(iter(own_files), "")
         )
+        files = {**files, **{k: v for k, v in both.items() if k not in files}}
+        if base is not None:
+            base = {**base, **{k: v for k, v in both.items() if k not in base}}
         expected = []
         if not isinstance(raw["findings"], list):
             raise CaseError(f"{where}: `findings:` is a list ([] for none)")

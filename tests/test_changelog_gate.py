@@ -109,12 +109,16 @@ MASTER = master(*(config_block(k) for k in KEYS))
 MASTER_MTP = master(MASTER, config_block("minimaxm3-fp8-h100-vllm-agentic-mtp"))
 
 
+# the file of InferenceX #1821's byte contract: the base shows it (CHL007, CHL008)
+BYTES = {"utils/validate_perf_changelog.py": "def validate_raw_change(base, head): ...\n"}
+
+
 def pr_files(changelog: str, nvidia: str = MASTER_MTP) -> dict[str, str]:
-    return {LOG: changelog, NV: nvidia}
+    return {LOG: changelog, NV: nvidia, **BYTES}
 
 
 def base_files() -> dict[str, str]:
-    return {LOG: BASE, NV: MASTER}
+    return {LOG: BASE, NV: MASTER, **BYTES}
 
 
 def line_of(text: str, needle: str, start: int = 1) -> int:

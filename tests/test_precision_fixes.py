@@ -105,8 +105,12 @@ def _entry(key: str, link: str) -> str:
     )
 
 
-# the append rule of InferenceX #1067, which CHL003 relies on (`knowledge.practices`)
-_APPEND_RULE = {"AGENTS.md": "New entries MUST be appended to the END of the file.\n"}
+# the append rule of InferenceX #1067, which CHL003 relies on, and the byte contract of
+# #1821, which CHL007 relies on (`knowledge.practices`)
+_APPEND_RULE = {
+    "AGENTS.md": "New entries MUST be appended to the END of the file.\n",
+    "utils/validate_perf_changelog.py": "def validate_raw_change(base, head): ...\n",
+}
 
 
 def _changelog_pr(head: str, base: str, pr: int, tip: str | None = None) -> Context:

@@ -40,8 +40,14 @@ SPLIT = (
 
 
 def test_crowded_launch_line_is_a_warning_when_the_pr_writes_it() -> None:
-    (f,) = run("RCP012", {RECIPE: ONE_LINE}, base={RECIPE: SPLIT})
+    # the reviewer prompt's code-style section (InferenceX #647) is in force at the base
+    style = {
+        ".github/workflows/claude-pr-review.yml": "## Benchmark Script Code Style Guidelines:\n"
+    }
+    (f,) = run("RCP012", {RECIPE: ONE_LINE, **style}, base={RECIPE: SPLIT, **style})
     assert (f.severity, f.span.line) == ("warning", 2)
+    # before it, several arguments per line were merged throughout
+    assert run("RCP012", {RECIPE: ONE_LINE}, base={RECIPE: SPLIT}) == []
     assert "3 server arguments" in f.message.en and "3 个服务器参数" in f.message.zh
     assert "`sglang`" in f.message.en
 

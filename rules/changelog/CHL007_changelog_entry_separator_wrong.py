@@ -43,10 +43,17 @@ def _marked(entry: str) -> str:
     return entry.replace("- config-keys:\n", "- config-keys:  # [CHL007]\n", 1)
 
 
+# the file InferenceX #1821 added with the byte contract: a base that has it is one the
+# contract is in force in (`knowledge.practices.changelog-bytes`)
+_BYTES = {"utils/validate_perf_changelog.py": "def validate_raw_change(base, head): ...\n"}
+
 RULE = Rule(
     id="CHL007",
     slug="changelog-entry-separator-wrong",
     severity=WARNING,
+    # the byte contract arrived with `utils/validate_perf_changelog.py` (InferenceX #1821);
+    # before it the merge tooling read entries, not bytes (`knowledge.practices.changelog-bytes`)
+    practice="changelog-bytes",
     target="changelog",
     title=T(
         en="Changelog entries not separated by one empty line",
@@ -101,42 +108,55 @@ RULE = Rule(
             path="perf-changelog.yaml",
             text=_BASE + _marked(_NEW),
             pr=2423,
-            base={"perf-changelog.yaml": _BASE},
+            base={"perf-changelog.yaml": _BASE, **_BYTES},
+            files=_BYTES,
             note="no empty line above the new entry",
         ),
         Example(
             path="perf-changelog.yaml",
             text=_BASE + "\n" + _NEW + "\n\n" + _marked(_EVAL),
             pr=2423,
-            base={"perf-changelog.yaml": _BASE},
+            base={"perf-changelog.yaml": _BASE, **_BYTES},
+            files=_BYTES,
         ),
         Example(
             path="perf-changelog.yaml",
             text=_BASE + "  \n" + _marked(_NEW),
             pr=2423,
-            base={"perf-changelog.yaml": _BASE},
+            base={"perf-changelog.yaml": _BASE, **_BYTES},
+            files=_BYTES,
             note="the line above holds two spaces: it looks empty, but is not",
         ),
         Example(
             path="perf-changelog.yaml",
             text=_BASE + "\n" + _NEW + "# [CHL007]\n",
             pr=2423,
-            base={"perf-changelog.yaml": _BASE},
+            base={"perf-changelog.yaml": _BASE, **_BYTES},
+            files=_BYTES,
             note="an empty line after the last entry",
         ),
     ),
     good=(
         Example(
             path="perf-changelog.yaml",
+            text=_BASE + _NEW,
+            pr=1100,
+            base={"perf-changelog.yaml": _BASE},
+            note="a base from before the byte contract (InferenceX #1821): separators were free",
+        ),
+        Example(
+            path="perf-changelog.yaml",
             text=_BASE + "\n" + _NEW + "\n" + _EVAL,
             pr=2423,
-            base={"perf-changelog.yaml": _BASE},
+            base={"perf-changelog.yaml": _BASE, **_BYTES},
+            files=_BYTES,
         ),
         Example(
             path="perf-changelog.yaml",
             text=_BASE + "\n" + _NEW,
             pr=2423,
-            base={"perf-changelog.yaml": _BASE + "\n"},
+            base={"perf-changelog.yaml": _BASE + "\n", **_BYTES},
+            files=_BYTES,
             note="the base already ends with an empty line: the entry follows it directly",
         ),
     ),

@@ -39,6 +39,10 @@ _NEW = """
   pr-link: https://github.com/SemiAnalysisAI/InferenceX/pull/2423
 """
 
+# the file InferenceX #1821 added with the byte contract: a base that has it is one the
+# contract is in force in (`knowledge.practices.changelog-bytes`)
+_BYTES = {"utils/validate_perf_changelog.py": "def validate_raw_change(base, head): ...\n"}
+
 RULE = Rule(
     id="CHL008",
     slug="historical-changelog-bytes-changed",
@@ -116,21 +120,24 @@ RULE = Rule(
             path="perf-changelog.yaml",
             text=_FIRST + "# superseded by #2418  # [CHL008]\n\n" + _SECOND,
             pr=2431,
-            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND},
+            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND, **_BYTES},
+            files=_BYTES,
             note="a comment added to the history, and nothing appended",
         ),
         Example(
             path="perf-changelog.yaml",
             text=_FIRST + "\n" + _SECOND + "# will be reverted  # [CHL008]\n",
             pr=1114,
-            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND},
+            base={"perf-changelog.yaml": _FIRST + "\n" + _SECOND, **_BYTES},
+            files=_BYTES,
             note="a comment after the last entry, and nothing appended (InferenceX #1114)",
         ),
         Example(
             path="perf-changelog.yaml",
             text=_FIRST + "# [CHL008]\n" + _SECOND + _NEW,
             pr=2423,
-            base={"perf-changelog.yaml": _FIRST + "  \n\n" + _SECOND},
+            base={"perf-changelog.yaml": _FIRST + "  \n\n" + _SECOND, **_BYTES},
+            files=_BYTES,
             note="an editor stripped a line of two spaces between old entries (a warning)",
         ),
         Example(
@@ -153,8 +160,17 @@ RULE = Rule(
             path="perf-changelog.yaml",
             text=_FIRST + "  \n\n" + _SECOND + _NEW,
             pr=2423,
-            base={"perf-changelog.yaml": _FIRST + "  \n\n" + _SECOND},
+            base={"perf-changelog.yaml": _FIRST + "  \n\n" + _SECOND, **_BYTES},
+            files=_BYTES,
             note="odd whitespace in the history stays as it was",
+        ),
+        Example(
+            path="perf-changelog.yaml",
+            text=_FIRST + "\n" + _SECOND + _NEW,
+            pr=697,
+            base={"perf-changelog.yaml": _FIRST + "  \n\n" + _SECOND},
+            note="the same stripped line beside a new entry on a base from before the byte "
+            "contract (InferenceX #1821), whose check allowed deleting blank lines",
         ),
     ),
 )
@@ -185,4 +201,7 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
             f"{variant or 'whitespace'} {context}",
             variant=variant,
             condition=condition,
+            # whitespace beside a new entry breaks only the byte contract of InferenceX #1821;
+            # before it the repository's check allowed deleting blank lines
+            practice="changelog-bytes" if condition == "whitespace-beside-entry" else None,
         )

@@ -515,10 +515,18 @@ def _check(master: MasterConfig, ctx: RuleContext) -> Iterator[Finding]:
                 if mark not in seen:
                     seen.add(mark)
                     c = _constraint(p)
-                    yield replace(finding, ratchet=Ratchet(c, item, prior(c)))
+                    # the schema holds where the base has master configs of its own: the PR
+                    # that creates them (InferenceX #145) brings the shape they take
+                    yield replace(
+                        finding, ratchet=Ratchet(c, item, prior(c)), practice=SCHEMA_PRACTICE
+                    )
         for finding in _relational(master, entry, entry.data, ()):
             c = finding.subject.split(" ", 1)[0]
             yield replace(finding, ratchet=Ratchet(c, item, prior(c)))
+
+
+# `knowledge.practices.master-config-schema`
+SCHEMA_PRACTICE = "master-config-schema"
 
 
 def _scenarios(data: object) -> set[str]:

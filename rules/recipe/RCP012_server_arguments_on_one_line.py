@@ -9,10 +9,17 @@ from bot.core.context import RuleContext
 from bot.core.model import INFO, WARNING, Condition, Example, Finding, Rule, Span, T
 from bot.parse.recipe import Launch, Recipe
 
+# the reviewer prompt's section InferenceX #647 added: a base that has it is one the style
+# rule is in force in (`knowledge.practices.server-args-style`)
+_STYLE = {".github/workflows/claude-pr-review.yml": "## Benchmark Script Code Style Guidelines:\n"}
+
 RULE = Rule(
     id="RCP012",
     slug="server-arguments-on-one-line",
     severity=WARNING,
+    # the style rule arrived with InferenceX #647 in the reviewer prompt
+    # (`knowledge.practices.server-args-style`)
+    practice="server-args-style",
     conditions={
         "preexisting": Condition(
             INFO,
@@ -56,7 +63,8 @@ RULE = Rule(
     bad=(
         Example(
             path="benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh",
-            base={},  # the PR adds the recipe: it writes the command
+            base=_STYLE,  # the PR adds the recipe: it writes the command
+            files=_STYLE,
             text=(
                 "#!/usr/bin/env bash\n"
                 "python3 -m sglang.launch_server --model-path $MODEL --tp $TP --port $PORT &"
@@ -82,6 +90,15 @@ RULE = Rule(
                 "#!/usr/bin/env bash\n"
                 'vllm serve "$MODEL" --port $PORT \\\n'
                 "    --tensor-parallel-size $TP &\n"
+            ),
+        ),
+        Example(
+            path="benchmarks/single_node/fixed_seq_len/dsr1_fp8_h200.sh",
+            base={},
+            note="a base from before the style rule (InferenceX #647)",
+            text=(
+                "#!/usr/bin/env bash\n"
+                "python3 -m sglang.launch_server --model-path $MODEL --tp $TP --port $PORT &\n"
             ),
         ),
     ),
