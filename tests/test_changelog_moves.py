@@ -10,6 +10,7 @@ from bot.core.registry import all_rules
 from bot.core.tree import MemoryTree
 from bot.parse.changelog import entry_changes, parse_changelog
 from bot.parse.changelog_diff import diff_changelogs
+from tests.test_precision_fixes import ARCHIVED_SGLANG
 
 CHANGELOG = "perf-changelog.yaml"
 PULL = "https://github.com/SemiAnalysisAI/InferenceX/pull/"
@@ -121,22 +122,8 @@ MASTER = "configs/nvidia-master.yaml"
 
 
 def master(conc_end: int) -> str:
-    return (
-        "dsr1-fp8-h200-sglang:\n"
-        "  image: lmsysorg/sglang:v0.5.9\n"
-        "  model: deepseek-ai/DeepSeek-R1-0528\n"
-        "  model-prefix: dsr1\n"
-        "  runner: h200\n"
-        "  precision: fp8\n"
-        "  framework: sglang\n"
-        "  multinode: false\n"
-        "  scenarios:\n"
-        "    fixed-seq-len:\n"
-        "    - isl: 1024\n"
-        "      osl: 1024\n"
-        "      search-space:\n"
-        f"      - {{tp: 8, conc-start: 4, conc-end: {conc_end}}}\n"
-    )
+    """One master-config entry, its search space ending at `conc_end`."""
+    return ARCHIVED_SGLANG.replace("conc-end: 64", f"conc-end: {conc_end}")
 
 
 def test_a_config_change_the_base_tip_already_has_is_not_the_prs() -> None:
