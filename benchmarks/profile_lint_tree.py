@@ -366,7 +366,7 @@ def count_work(repo: Path) -> dict[str, Any]:
     _patch(srt_recipe, "_scalar_str", counted("srt_recipe _scalar_str"))
     import importlib
 
-    cfg004 = importlib.import_module("rules.config.CFG004_other_engine_before_vllm_sglang")
+    cfg004 = importlib.import_module("bot.rules.config.CFG004_other_engine_before_vllm_sglang")
     _patch(cfg004, "archived_master_configs", counted("archived_master_configs"))
     _patch(cfg004, "_covers", counted("CFG004 _covers"))
 

@@ -98,7 +98,12 @@ def test_the_counting_pass_runs_against_this_build() -> None:
     module (as `archived_master_configs` was) must fail here, not in a later profile."""
     code = (
         "import json, sys; sys.path.insert(0, sys.argv[2]); import profile_lint_tree as p; "
-        "print(json.dumps(p.count_work(__import__('pathlib').Path(sys.argv[1]))))"
+        "counts = p.count_work(__import__('pathlib').Path(sys.argv[1])); "
+        # the rule module the counting pass patched is the one the registry runs
+        "from bot.core.registry import all_rules; "
+        "mods = {rm.rule.id: sys.modules[rm.module] for rm in all_rules()}; "
+        "counts['patched'] = getattr(mods['CFG004']._covers, '__name__', '') == 'wrapper'; "
+        "print(json.dumps(counts))"
     )
     proc = subprocess.run(
         [sys.executable, "-c", code, str(EXAMPLE), str(ROOT / "benchmarks")],
@@ -111,3 +116,4 @@ def test_the_counting_pass_runs_against_this_build() -> None:
     assert counts["files"] > 0
     assert counts["calls"]["interpreter runs"] > 0
     assert counts["calls"]["parser changelog"] == 1
+    assert counts["patched"]

@@ -149,3 +149,70 @@ def test_a_config_change_the_base_tip_already_has_is_not_the_prs() -> None:
     assert run({**tip, MASTER: master(128)}) == ["CFG002"]
     # without the tip, the change looks like this PR's
     assert run(None) == ["CFG002"]
+
+
+def test_practices_follow_the_configured_paths() -> None:
+    # a repository that keeps its changelog elsewhere still shows `changelog-pr-link`: the
+    # mark names the configured changelog (`{changelog}`), not InferenceX's path
+    log_path = "docs/perf-log.yaml"
+    config = build_config("paths:\n  changelog: docs/perf-log.yaml\n")
+    unlinked = '- config-keys:\n    - p-fp8-h100-vllm\n  description:\n    - "New"\n'
+    change = build_changeset(
+        MemoryTree({log_path: A}), MemoryTree({log_path: log(A, unlinked)}), [log_path], pr=5
+    )
+    ctx = Context.for_change(change, config)
+    rules = [rm for rm in all_rules() if rm.rule.id == "CHL002"]
+    found = [f.message.en for f in lint(ctx, paths=[log_path], rules=rules).findings]
+    assert found == ["Entry has no `pr-link`"]
+
+
+def test_a_link_corrected_in_place_beside_a_twin_elsewhere_is_not_a_move() -> None:
+    # an entry and its twin (same data, other link) further down: the PR corrects the
+    # first's link in place and drops the twin; the correction must not be taken for the
+    # twin moved up (InferenceX's main has 16 such twins)
+    twin = entry("x-fp8-h100-vllm", 1)
+    base = log(twin, A, entry("x-fp8-h100-vllm", 2), B)
+    head = log(entry("x-fp8-h100-vllm", 11), A, B)
+    diff = diff_changelogs(parse_changelog(CHANGELOG, base), parse_changelog(CHANGELOG, head))
+    assert diff is not None and diff.moved == ()
+    assert [(e.kind, e.before.get("pr-link")) for e in diff.edits] == [("pr-link", f"{PULL}1")]
+    assert [[x.get("pr-link") for x in d.entries] for d in diff.deletions] == [[f"{PULL}2"]]
+
+
+def test_a_moved_entry_without_a_link_is_worded_in_both_languages() -> None:
+    bare = '- config-keys:\n    - z-fp8-h100-vllm\n  description:\n    - "Old"\n'
+    base, head = log(A, bare, C, D, E), log(A, C, D, bare, E)
+    change = build_changeset(
+        MemoryTree({CHANGELOG: base, **APPEND_RULE}),
+        MemoryTree({CHANGELOG: head, **APPEND_RULE}),
+        [CHANGELOG],
+        pr=99,
+    )
+    ctx = Context.for_change(change, build_config(None))
+    rules = [rm for rm in all_rules() if rm.rule.id == "CHL005"]
+    (f,) = lint(ctx, paths=[CHANGELOG], rules=rules).findings
+    assert f.message.en == (
+        "Merged entry for `z-fp8-h100-vllm` (without a `pr-link`) was moved from line 7 of the "
+        "base: merged history keeps its order"
+    )
+    assert "（没有 `pr-link`）" in f.message.zh and "no `pr-link`" not in f.message.zh
+
+
+def test_the_prs_own_edit_of_a_carried_separator_is_seen() -> None:
+    # the separator above a carried entry is the tip's: a PR that drops it changes what
+    # squash-merging onto the tip keeps, however its own branch writes it
+    bytes_rule = {"utils/validate_perf_changelog.py": "def validate_raw_change(base, head): ...\n"}
+    merge_base, tip = log(A, B), log(A, B, C)
+    head = A + "\n" + B + C + "\n" + entry("p-fp8-h100-vllm", 77)
+    change = build_changeset(
+        MemoryTree({CHANGELOG: merge_base, **APPEND_RULE, **bytes_rule}),
+        MemoryTree({CHANGELOG: head, **APPEND_RULE, **bytes_rule}),
+        [CHANGELOG],
+        pr=77,
+    )
+    ctx = Context.for_change(
+        change, build_config(None), base_tip=MemoryTree({CHANGELOG: tip, **bytes_rule})
+    )
+    rules = [rm for rm in all_rules() if rm.rule.target == "changelog"]
+    found = [(f.rule, f.severity) for f in lint(ctx, paths=[CHANGELOG], rules=rules).findings]
+    assert found == [("CHL008", "warning")], found

@@ -34,6 +34,27 @@ from bot.core.context import Context, route
 from bot.core.model import Finding
 from bot.core.registry import RuleModule
 
+# a mark's path may name a configured path instead of a fixed one: the changelog, or any
+# master config (`paths.changelog`, `paths.master_configs` of the configuration)
+CHANGELOG_PLACEHOLDER = "{changelog}"
+MASTER_CONFIGS_PLACEHOLDER = "{master_configs}"
+
+
+def configured(
+    marks: Sequence[Mark], changelog: str, master_configs: Sequence[str]
+) -> tuple[Mark, ...]:
+    """`marks` with `{changelog}` and `{master_configs}` paths replaced by the paths the
+    configuration names, so a repository that keeps them elsewhere shows the practice."""
+    out: list[Mark] = []
+    for mark in marks:
+        if mark.path == CHANGELOG_PLACEHOLDER:
+            out.append(Mark(changelog, mark.contains))
+        elif mark.path == MASTER_CONFIGS_PLACEHOLDER:
+            out.extend(Mark(glob, mark.contains) for glob in master_configs)
+        else:
+            out.append(mark)
+    return tuple(out)
+
 
 def shows(tree: Tree, paths: Sequence[str], marks: Sequence[Mark]) -> bool:
     """Whether `tree` (whose file list is `paths`) bears any of `marks`.
@@ -95,7 +116,7 @@ def judged_by_base(raw: list[Finding], ctx: Context, rules: Sequence[RuleModule]
     practices = ctx.knowledge.practices
 
     def shown_by_base(name: str) -> bool:
-        marks = practices.get(name, ())
+        marks = configured(practices.get(name, ()), ctx.config.changelog, ctx.config.master_configs)
         return ctx.memo(f"practice:{name}", lambda: shows(base, ctx.all_paths(base), marks))
 
     shown = {name: shown_by_base(name) for name in names}

@@ -580,11 +580,9 @@ def moved_entries(
             if e.index in out:
                 continue
             same = pool.get(e.raw if exact else signature(e))
-            if not same:
-                continue
-            at = next((k for k, (_, m) in enumerate(same) if m != n), None)
-            if at is None:
-                continue
+            if not same or any(m == n for _, m in same):
+                continue  # none, or one in its own block: the block's pairing judges it
+            at = 0
             before = same.pop(at)[0]
             used.add(id(before))
             out[e.index] = (before, exact)

@@ -595,15 +595,20 @@ def base_changelog(ctx: ParseContext, path: str) -> Changelog | None:
         # each carried entry goes where the head has it: after the merge-base entry
         # that precedes it in the head (a stacked branch carries an entry main merged
         # mid-file), or above the first one when none does (main's newest entry at
-        # the top of a history that grew downwards then); with the blank lines the
-        # head has around it (early histories had none between entries)
+        # the top of a history that grew downwards then); with the blank lines the tip
+        # has around it, as written (early histories had none between entries, some
+        # had spaces): what squash-merging onto the tip keeps
         by_raw = {e.raw: e for e in base.entries}
-        head_lines = head.text.split("\n")
+        padded = "\n" + tip + "\n"
+        tip_lines = tip.split("\n")
 
-        def blank(line: int) -> list[str]:
-            """Head line `line` (1-based) when it is blank, as written (spaces kept)."""
-            if 1 <= line <= len(head_lines) and not head_lines[line - 1].strip():
-                return [head_lines[line - 1]]
+        def blank(raw: list[str], before: bool) -> list[str]:
+            """The tip's blank line just before (or after) the entry `raw`, if any."""
+            at = padded.find("\n" + "\n".join(raw) + "\n")
+            start = tip.count("\n", 0, at)  # 0-based tip line of the entry's first line
+            line = start - 1 if before else start + len(raw)
+            if 0 <= line < len(tip_lines) and not tip_lines[line].strip():
+                return [tip_lines[line]]
             return []
 
         after: dict[int, list[str]] = {}
@@ -615,10 +620,10 @@ def base_changelog(ctx: ParseContext, path: str) -> Changelog | None:
             elif carried_from_tip(e):
                 raw = e.raw.rstrip("\n").split("\n")
                 if last_seen is None and base.entries:
-                    top += [*raw, *blank(e.end_line + 1)]
+                    top += [*raw, *blank(raw, before=False)]
                 else:
                     at = last_seen if last_seen is not None else 0
-                    after.setdefault(at, []).extend([*blank(e.start_line - 1), *raw])
+                    after.setdefault(at, []).extend([*blank(raw, before=True), *raw])
         if not after and not top:
             return base
         lines = base.text.split("\n")

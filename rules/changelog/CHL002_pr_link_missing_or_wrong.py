@@ -278,7 +278,9 @@ RULE = Rule(
         Example(
             path="perf-changelog.yaml",
             text=_NO_PR_LINK_KEY
-            + _NO_PR_LINK_KEY.replace("318", "330").replace("DeepSeek-R1 FP4 on B200", "MI355X"),
+            + _NO_PR_LINK_KEY.replace("318", "330")
+            .replace("DeepSeek-R1 FP4 on B200", "MI355X")
+            .replace("b200", "mi355x"),
             pr=330,
             base={"perf-changelog.yaml": _NO_PR_LINK_KEY},
             note="a base whose entries link their pull request without a `pr-link` key (#330)",

@@ -127,6 +127,18 @@ RULE = Rule(
             zh="{count} 个已合并条目被移动，第一个是 `{keys}` 的条目（{link}），原在 base 的"
             "第 {was} 行：已合并的历史须保持原有顺序",
         ),
+        "moved_no_link": T(
+            en="Merged entry for `{keys}` (without a `pr-link`) was moved from line {was} of the "
+            "base: merged history keeps its order",
+            zh="`{keys}` 的已合并条目（没有 `pr-link`）从 base 的第 {was} 行被移到此处：已合并的"
+            "历史须保持原有顺序",
+        ),
+        "many_moved_no_link": T(
+            en="{count} merged entries were moved, the first for `{keys}` (without a `pr-link`) "
+            "from line {was} of the base: merged history keeps its order",
+            zh="{count} 个已合并条目被移动，第一个是 `{keys}` 的条目（没有 `pr-link`），原在 "
+            "base 的第 {was} 行：已合并的历史须保持原有顺序",
+        ),
         "many_no_link": T(
             en="{count} merged entries were deleted here, the first for `{keys}` (without a "
             "`pr-link`)",
@@ -190,18 +202,20 @@ def check(changelog: Changelog, ctx: RuleContext) -> Iterator[Finding]:
         # a reordered history: one finding, where the first moved entry now stands
         moved = diff.moved[0]
         count = len(diff.moved)
+        link = moved.before.get("pr-link")
+        variant = "many_moved" if count > 1 else "moved"
         yield RULE.hit(
             changelog.path,
             Span(moved.after.start_line),
             "moved " + "\n".join(m.before.raw for m in diff.moved),
-            variant="many_moved" if count > 1 else "moved",
+            variant=variant if link else f"{variant}_no_link",
             keys=keys_text(moved.after),
-            link=str(moved.before.get("pr-link") or "no `pr-link`"),
+            link=str(link or ""),
             was=moved.before.start_line,
             count=count,
         )
     # a revert removes the entry of what it reverts and adds none (see the rationale)
-    condition = "adds-none" if not diff.new else None
+    condition = "adds-none" if not diff.new and not diff.moved else None
     for deletion in diff.deletions:
         first = deletion.entries[0]
         link = first.get("pr-link")

@@ -101,8 +101,8 @@ RULE = Rule(
             zh="本次变更改写了已合并条目之间的历史内容，却没有新增条目",
         ),
         "trailing": T(
-            en="Change adds only comments or blank lines after the last entry, and no entry",
-            zh="本次变更只在最后一个条目之后添加了注释或空行，没有新增条目",
+            en="Change edits only comments or blank lines after the last entry, and adds no entry",
+            zh="本次变更只改动了最后一个条目之后的注释或空行，没有新增条目",
         ),
     },
     variant_fixes={
