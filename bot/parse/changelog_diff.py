@@ -102,11 +102,10 @@ class Separator:
 @dataclass(frozen=True, eq=False)
 class Move:
     """A base entry the head keeps elsewhere: the same text, or the same data but
-    `pr-link` (then `edit` says what changed besides the place)."""
+    `pr-link` (what changed besides the place is among `ChangelogDiff.edits`)."""
 
     before: Entry
     after: Entry
-    edit: Edit | None = None
 
 
 @dataclass(frozen=True, eq=False)
@@ -166,13 +165,11 @@ def diff_changelogs(base: Changelog | None, head: Changelog | None) -> Changelog
                 deletions.append(Deletion(tuple(run), _anchor(head, min(nxt, default=j2))))
     moved: list[Move] = []
     for index, (before, exact) in moves.items():
-        after = new[index]
-        edit = None if exact else _classify(before, after)
-        moved.append(Move(before, after, edit))
+        moved.append(Move(before, new[index]))
         matched.add(index)
-        if edit is not None:
+        if not exact:
             # what a moved entry changed besides its place is judged as any edit is
-            edits.append(edit)
+            edits.append(_classify(before, new[index]))
     last = max(matched, default=-1)
     added.sort(key=lambda e: e.index)
     return ChangelogDiff(
@@ -285,9 +282,6 @@ def _runs(entries: Sequence[Entry]) -> Iterator[list[Entry]]:
         yield run
 
 
-_signature = signature
-
-
 def _keys_label(entry: Entry) -> str:
     keys = entry.get("config-keys")
     return json.dumps(keys, default=str) if isinstance(keys, list) else ""
@@ -304,7 +298,7 @@ def _pair(
     """
     pairs: list[tuple[Entry, Entry]] = []
     lone_old, lone_new = list(old), list(new)
-    for key in (_signature, _keys_label):
+    for key in (signature, _keys_label):
         if not lone_old or not lone_new:
             break
         matcher = SequenceMatcher(

@@ -277,9 +277,8 @@ def _repository_model(ctx: RuleContext) -> tuple[ModelTable, str] | None:
     if not isinstance(model, str):
         return None
     # one path, or several where the model lived over time: the first that holds it
-    for path in [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []:
-        if not isinstance(path, str):
-            continue
+    listed = [paths] if isinstance(paths, str) else paths if isinstance(paths, list) else []
+    for path in (p for p in listed if isinstance(p, str)):
         table = ctx.parsed("pydantic_models", path)
         if isinstance(table, ModelTable) and table.ok and table.model(model) is not None:
             return table, model

@@ -516,7 +516,7 @@ def _changed(
             if key in tip and tip[key].data == entry.data:
                 # what the base branch already has (main merged into the branch as one
                 # commit, a branch built on a PR merged since): squash-merged onto the
-                # tip, the entry does not change; its changelog entry is on the tip too
+                # tip, the entry does not change, so the change is not this PR's to announce
                 continue
             before = base.get(key)
             if before is None:
