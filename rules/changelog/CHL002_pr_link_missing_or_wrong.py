@@ -369,7 +369,12 @@ def _check(
         return None
 
     condition: str | None = None
-    if merged:
+    # a merged entry the change edits keeps the link it had: that link is history, not
+    # this change's (InferenceX #1411 re-spaced an entry whose `pr-link` was still `XXX`);
+    # `before` is the entry itself only where the base's text is unknown
+    before = change.before
+    inherited = before is not None and before is not entry and before.get(KEY) == value
+    if merged or inherited:
         variant = f"merged-{variant or 'malformed'}"
         condition = "merged"
     subject = f"{KEY} {variant or 'malformed'} {link} {entry.label}"
